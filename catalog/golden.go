@@ -1,0 +1,180 @@
+package catalog
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+// Presence says whether a golden exists.
+type Presence int
+
+const (
+	// Unobserved: its DataVolume and PVC were not both observed and neither
+	// was seen, so it may or may not exist.
+	Unobserved Presence = iota
+	// Absent: observed, neither its DataVolume nor its PVC exists.
+	Absent
+	// Present: its DataVolume or its PVC exists.
+	Present
+)
+
+// Import is how far a present golden's import has come.
+type Import int
+
+const (
+	// ImportUnknown: the golden is not present, or only its PVC was seen
+	// while DataVolumes were not observed.
+	ImportUnknown Import = iota
+	// Populated: its DataVolume succeeded, or only its PVC is left (CDI
+	// garbage-collected the completed DataVolume).
+	Populated
+	// Importing: any other phase, not failing.
+	Importing
+	// Stalled: still importing but failing (Running False with reason Error
+	// or ImagePullFailed, or at least one importer restart).
+	Stalled
+	// Failed: phase Failed, or Running False with 3 importer restarts or more.
+	Failed
+)
+
+// FailedRestarts is the importer restart count at which a golden whose
+// import is not running counts as failed: CDI rarely sets phase Failed and
+// retries an import that cannot succeed for ever.
+const FailedRestarts = 3
+
+// Golden is a golden as the cluster has it, with the catalog entry's values
+// where the cluster has nothing yet: what exists beats what the values say.
+type Golden struct {
+	Name       string
+	Presence   Presence
+	Import     Import
+	DataVolume *cdiv1.DataVolume
+	PVC        *corev1.PersistentVolumeClaim
+	// NamedClass is the class the live golden's spec names (before it exists,
+	// the entry's); BoundClass is its bound PVC's class.
+	NamedClass string
+	BoundClass string
+	// BoundKnown reports whether the golden's PVC was observed.
+	BoundKnown bool
+	// Request is the golden's requested size: the live DataVolume's, the
+	// PVC's for a PVC-only golden, the entry's before it exists.
+	Request resource.Quantity
+	// Capacity is the bound PVC's capacity (zero when unbound or unknown).
+	Capacity resource.Quantity
+	// URL is the source URL: the live DataVolume's, the PVC's import
+	// endpoint annotation for a PVC-only golden ("" when unknown), the
+	// entry's before it exists.
+	URL string
+}
+
+// Size is the larger of the request and the bound capacity: a clone target
+// cannot be smaller than its source.
+func (g *Golden) Size() resource.Quantity {
+	if g.Capacity.Cmp(g.Request) > 0 {
+		return g.Capacity
+	}
+	return g.Request
+}
+
+// ResolveClass resolves the golden's class: the class its spec names, else
+// its bound PVC's (frozen), else the cluster default.
+func (g *Golden) ResolveClass(def storage.DefaultResult) (storage.Resolution, error) {
+	in := storage.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def}
+	if g.BoundClass != "" {
+		in.Bound = []string{g.BoundClass}
+	}
+	return storage.Resolve(in)
+}
+
+// Live looks the golden of e up in the cluster. e may be nil for a golden
+// that no entry manages (then only what exists is known).
+func Live(name string, e *Entry, snap *state.Snapshot) Golden {
+	ns := naming.GoldenNamespace
+	d := snap.Disk(ns, name)
+	dvKnown := snap.Covers(state.DataVolume, ns, name)
+	pvcKnown := snap.Covers(state.PersistentVolumeClaim, ns, name)
+	g := Golden{Name: name, DataVolume: d.DataVolume, PVC: d.PVC, BoundKnown: pvcKnown}
+	switch {
+	case d.DataVolume != nil || d.PVC != nil:
+		g.Presence = Present
+	case dvKnown && pvcKnown:
+		g.Presence = Absent
+	}
+	if e != nil {
+		g.NamedClass, g.Request, g.URL = e.StorageClass, e.Size, e.URL
+	}
+	if p := d.PVC; p != nil && p.Status.Phase == corev1.ClaimBound {
+		if p.Spec.StorageClassName != nil {
+			g.BoundClass = *p.Spec.StorageClassName
+		}
+		g.Capacity = p.Status.Capacity[corev1.ResourceStorage]
+	}
+	switch dv := d.DataVolume; {
+	case dv != nil:
+		g.NamedClass = state.DataVolumeClass(dv)
+		g.Request = dataVolumeRequest(dv)
+		g.URL = ""
+		if s := dv.Spec.Source; s != nil && s.HTTP != nil {
+			g.URL = s.HTTP.URL
+		}
+		g.Import = importOf(dv)
+	case d.PVC != nil:
+		p := d.PVC
+		g.NamedClass = ""
+		if p.Spec.StorageClassName != nil {
+			g.NamedClass = *p.Spec.StorageClassName
+		}
+		g.Request = p.Spec.Resources.Requests[corev1.ResourceStorage]
+		g.URL = p.Annotations[naming.ImportEndpointAnnotation]
+		if dvKnown {
+			g.Import = Populated
+		}
+	}
+	return g
+}
+
+func dataVolumeRequest(dv *cdiv1.DataVolume) resource.Quantity {
+	if s := dv.Spec.Storage; s != nil {
+		return s.Resources.Requests[corev1.ResourceStorage]
+	}
+	if p := dv.Spec.PVC; p != nil {
+		return p.Resources.Requests[corev1.ResourceStorage]
+	}
+	return resource.Quantity{}
+}
+
+// importOf reads a golden DataVolume's status the way SPEC section 9 says.
+func importOf(dv *cdiv1.DataVolume) Import {
+	switch dv.Status.Phase {
+	case cdiv1.Succeeded:
+		return Populated
+	case cdiv1.Failed:
+		return Failed
+	}
+	running := runningCondition(dv)
+	if running == nil || running.Status != corev1.ConditionFalse {
+		return Importing
+	}
+	restarts := dv.Status.RestartCount
+	switch {
+	case restarts >= FailedRestarts:
+		return Failed
+	case restarts >= 1 || running.Reason == "Error" || running.Reason == "ImagePullFailed":
+		return Stalled
+	}
+	return Importing
+}
+
+func runningCondition(dv *cdiv1.DataVolume) *cdiv1.DataVolumeCondition {
+	for i := range dv.Status.Conditions {
+		if dv.Status.Conditions[i].Type == cdiv1.DataVolumeRunning {
+			return &dv.Status.Conditions[i]
+		}
+	}
+	return nil
+}

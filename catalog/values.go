@@ -1,0 +1,79 @@
+package catalog
+
+import (
+	"encoding/json"
+)
+
+// The catalog package's chart defaults (the kubernetes-worker-image values).
+// The default flavor must stay the pool chart's default Talos flavor on the
+// pool chart's default class: a test keeps the two in step.
+const (
+	DefaultImageFactoryURL = "https://factory.talos.dev"
+	DefaultStorageClass    = "replicated"
+	DefaultStorage         = "6Gi"
+	DefaultSchematicID     = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+	DefaultVersion         = "v1.13.6"
+)
+
+// Values are the catalog package's values, with the chart's defaults applied
+// (use Default, or decode with encoding/json or sigs.k8s.io/yaml, which apply
+// them for keys that are absent).
+type Values struct {
+	// Enabled turns the catalog on; it is opt-in.
+	Enabled bool `json:"enabled"`
+	// ImageFactoryURL is the factory every entry imports from unless it names its own.
+	ImageFactoryURL string `json:"imageFactoryURL"`
+	// StorageClass of every golden unless an entry names its own; "" is the
+	// cluster default.
+	StorageClass string `json:"storageClass"`
+	// Storage is the size of every golden unless an entry names its own.
+	Storage string `json:"storage"`
+	// Images are the goldens. Absent means the one default flavor; an
+	// explicit empty list means none.
+	Images []Image `json:"images"`
+}
+
+// Image is one catalog entry: one golden per (SchematicID, Version). Empty
+// optional fields fall back to the catalog's, as Helm's default does.
+type Image struct {
+	SchematicID     string `json:"schematicID"`
+	Version         string `json:"version"`
+	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
+	Storage         string `json:"storage,omitempty"`
+	StorageClass    string `json:"storageClass,omitempty"`
+}
+
+// Default returns the shipped catalog values: disabled, holding the pool
+// chart's default flavor.
+func Default() Values {
+	return Values{
+		ImageFactoryURL: DefaultImageFactoryURL,
+		StorageClass:    DefaultStorageClass,
+		Storage:         DefaultStorage,
+		Images:          []Image{{SchematicID: DefaultSchematicID, Version: DefaultVersion}},
+	}
+}
+
+// UnmarshalJSON applies the chart defaults for absent keys, so decoding
+// `enabled: true` yields the default catalog, enabled.
+func (v *Values) UnmarshalJSON(data []byte) error {
+	type plain Values
+	d := plain(Default())
+	d.Images = nil
+	var probe struct {
+		Images json.RawMessage `json:"images"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return err
+	}
+	if probe.Images == nil || string(probe.Images) == "null" {
+		d.Images = Default().Images
+	} else if d.Images == nil {
+		d.Images = []Image{}
+	}
+	*v = Values(d)
+	return nil
+}

@@ -1,0 +1,98 @@
+package plan
+
+import (
+	"encoding/json"
+)
+
+// The kubernetes-nodes chart's defaults (SPEC section 2).
+const (
+	DefaultDiskSize            = "20Gi"
+	DefaultStorageClass        = "replicated"
+	DefaultSchematicID         = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+	DefaultVersion             = "v1.13.6"
+	DefaultImageFactoryURL     = "https://factory.talos.dev"
+	DefaultInstallerRepository = "factory.talos.dev/installer"
+)
+
+// Pool is one KubernetesNodes resource (apps.cozystack.io/v1alpha1).
+type Pool struct {
+	// Namespace is the tenant namespace.
+	Namespace string `json:"namespace"`
+	// Name is the KubernetesNodes name, "<cluster>-<pool>".
+	Name string `json:"name"`
+	// Spec is the kubernetes-nodes chart's values.
+	Spec PoolSpec `json:"spec"`
+}
+
+// PoolSpec holds the values of the kubernetes-nodes chart that decide the
+// worker disk, with the chart's defaults applied: start from DefaultPoolSpec,
+// or decode with encoding/json or sigs.k8s.io/yaml, which apply them for keys
+// that are absent.
+type PoolSpec struct {
+	// Cluster is the parent cluster's name (required).
+	Cluster string `json:"cluster"`
+	// DiskSize is the worker system disk's size; "" falls back to 20Gi.
+	DiskSize string `json:"diskSize"`
+	// StorageClass is the worker disk's class; "" means the cluster default.
+	StorageClass string `json:"storageClass"`
+	// OSImage picks the image source; nil is the pre-feature HTTP import
+	// from Talos.
+	OSImage *OSImage `json:"osImage,omitempty"`
+	// Talos is the pool's default flavor.
+	Talos Talos `json:"talos"`
+}
+
+// OSImage picks where the worker disk comes from. Setting both is refused.
+type OSImage struct {
+	// Builtin clones the catalog's golden of the flavor.
+	Builtin *Builtin `json:"builtin,omitempty"`
+	// Factory imports over HTTP from an Image Factory.
+	Factory *Factory `json:"factory,omitempty"`
+}
+
+// Builtin is a flavor of the catalog; empty fields fall back to Talos.
+type Builtin struct {
+	SchematicID string `json:"schematicID,omitempty"`
+	Version     string `json:"version,omitempty"`
+}
+
+// Factory is an Image Factory flavor; empty fields fall back to Talos.
+type Factory struct {
+	SchematicID     string `json:"schematicID,omitempty"`
+	Version         string `json:"version,omitempty"`
+	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
+}
+
+// Talos is the chart's talos values.
+type Talos struct {
+	SchematicID         string `json:"schematicID"`
+	Version             string `json:"version"`
+	ImageFactoryURL     string `json:"imageFactoryURL"`
+	InstallerRepository string `json:"installerRepository"`
+}
+
+// DefaultTalos returns the chart's talos defaults.
+func DefaultTalos() Talos {
+	return Talos{
+		SchematicID:         DefaultSchematicID,
+		Version:             DefaultVersion,
+		ImageFactoryURL:     DefaultImageFactoryURL,
+		InstallerRepository: DefaultInstallerRepository,
+	}
+}
+
+// DefaultPoolSpec returns the chart's defaults for a pool of cluster.
+func DefaultPoolSpec(cluster string) PoolSpec {
+	return PoolSpec{Cluster: cluster, DiskSize: DefaultDiskSize, StorageClass: DefaultStorageClass, Talos: DefaultTalos()}
+}
+
+// UnmarshalJSON applies the chart's defaults for keys that are absent.
+func (s *PoolSpec) UnmarshalJSON(data []byte) error {
+	type plain PoolSpec
+	d := plain(DefaultPoolSpec(""))
+	if err := json.Unmarshal(data, &d); err != nil {
+		return err
+	}
+	*s = PoolSpec(d)
+	return nil
+}

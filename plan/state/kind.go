@@ -1,0 +1,58 @@
+package state
+
+import "strings"
+
+// Kind is one kind of object the planner reads. Kinds combine as a set.
+type Kind uint8
+
+const (
+	StorageClass Kind = 1 << iota
+	PersistentVolumeClaim
+	DataVolume
+	StorageProfile
+	CDI
+	CSIDriver
+
+	// AllKinds is every kind the planner reads.
+	AllKinds = StorageClass | PersistentVolumeClaim | DataVolume | StorageProfile | CDI | CSIDriver
+)
+
+var kindNames = [...]string{"StorageClass", "PersistentVolumeClaim", "DataVolume", "StorageProfile", "CDI", "CSIDriver"}
+
+// Has reports whether every kind of o is in k.
+func (k Kind) Has(o Kind) bool { return k&o == o }
+
+// Each lists the single kinds in k, in a fixed order.
+func (k Kind) Each() []Kind {
+	var out []Kind
+	for i := range kindNames {
+		if b := Kind(1 << i); k&b != 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// String names the kinds, "StorageClass|CDI".
+func (k Kind) String() string {
+	var names []string
+	for i, n := range kindNames {
+		if k&Kind(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+// KindByName finds a kind by its Kubernetes kind name.
+func KindByName(name string) (Kind, bool) {
+	for i, n := range kindNames {
+		if n == name {
+			return Kind(1 << i), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,253 @@
+package state
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+// Key names a namespaced object.
+type Key struct{ Namespace, Name string }
+
+// Disk is a worker disk (or a golden) known by its DataVolume, its PVC, or
+// both: CDI can garbage-collect a completed DataVolume and leave its PVC,
+// which carries the same annotations.
+type Disk struct {
+	Namespace, Name string
+	DataVolume      *cdiv1.DataVolume
+	PVC             *corev1.PersistentVolumeClaim
+}
+
+// Class is the PVC's class, or the DataVolume's when only it is seen.
+func (d Disk) Class() string {
+	if d.PVC != nil {
+		if c := d.PVC.Spec.StorageClassName; c != nil {
+			return *c
+		}
+		return ""
+	}
+	return DataVolumeClass(d.DataVolume)
+}
+
+// Cloned reports whether the disk is populated: its DataVolume succeeded or
+// its PVC is bound.
+func (d Disk) Cloned() bool {
+	return (d.DataVolume != nil && d.DataVolume.Status.Phase == cdiv1.Succeeded) ||
+		(d.PVC != nil && d.PVC.Status.Phase == corev1.ClaimBound)
+}
+
+// Annotation reads an annotation from the DataVolume, else the PVC.
+func (d Disk) Annotation(key string) string {
+	if d.DataVolume != nil {
+		if v, ok := d.DataVolume.Annotations[key]; ok {
+			return v
+		}
+	}
+	if d.PVC != nil {
+		return d.PVC.Annotations[key]
+	}
+	return ""
+}
+
+// DataVolumeClass is the class a DataVolume asks for ("" when none).
+func DataVolumeClass(dv *cdiv1.DataVolume) string {
+	if dv == nil {
+		return ""
+	}
+	if s := dv.Spec.Storage; s != nil && s.StorageClassName != nil {
+		return *s.StorageClassName
+	}
+	if p := dv.Spec.PVC; p != nil && p.StorageClassName != nil {
+		return *p.StorageClassName
+	}
+	return ""
+}
+
+type cloneKey struct{ namespace, pool, golden string }
+
+// Snapshot is an indexed, read-only State: every lookup the planner makes is
+// a map hit. Build it once with NewSnapshot and share it between goroutines;
+// it keeps pointers into the State's slices, which must not change after.
+type Snapshot struct {
+	observed   Kind
+	namespaces map[string]bool
+	objects    map[Ref]bool
+
+	classes  map[string]*storagev1.StorageClass
+	def      storage.DefaultResult
+	pvcs     map[Key]*corev1.PersistentVolumeClaim
+	dvs      map[Key]*cdiv1.DataVolume
+	profiles map[string]*cdiv1.StorageProfile
+	drivers  map[string]*storagev1.CSIDriver
+	cdi      *cdiv1.CDI
+	cloned   map[cloneKey][]Disk
+
+	src *State
+}
+
+// NewSnapshot indexes s.
+func NewSnapshot(s *State) *Snapshot {
+	if s == nil {
+		s = &State{}
+	}
+	x := &Snapshot{
+		observed: s.Observed & AllKinds,
+		classes:  make(map[string]*storagev1.StorageClass, len(s.StorageClasses)),
+		pvcs:     make(map[Key]*corev1.PersistentVolumeClaim, len(s.PersistentVolumeClaims)),
+		dvs:      make(map[Key]*cdiv1.DataVolume, len(s.DataVolumes)),
+		profiles: make(map[string]*cdiv1.StorageProfile, len(s.StorageProfiles)),
+		drivers:  make(map[string]*storagev1.CSIDriver, len(s.CSIDrivers)),
+		cloned:   map[cloneKey][]Disk{},
+		src:      s,
+	}
+	if s.Namespaces != nil {
+		x.namespaces = make(map[string]bool, len(s.Namespaces))
+		for _, ns := range s.Namespaces {
+			x.namespaces[ns] = true
+		}
+	}
+	if len(s.Objects) > 0 {
+		x.objects = make(map[Ref]bool, len(s.Objects))
+		for _, r := range s.Objects {
+			x.objects[r] = true
+		}
+	}
+	classes := make([]*storagev1.StorageClass, 0, len(s.StorageClasses))
+	for i := range s.StorageClasses {
+		c := &s.StorageClasses[i]
+		x.classes[c.Name] = c
+		classes = append(classes, c)
+	}
+	x.def = storage.DefaultResult{Known: x.observed.Has(StorageClass), Name: storage.DefaultClassOf(classes)}
+	for i := range s.PersistentVolumeClaims {
+		p := &s.PersistentVolumeClaims[i]
+		x.pvcs[Key{p.Namespace, p.Name}] = p
+	}
+	for i := range s.DataVolumes {
+		d := &s.DataVolumes[i]
+		x.dvs[Key{d.Namespace, d.Name}] = d
+	}
+	for i := range s.StorageProfiles {
+		p := &s.StorageProfiles[i]
+		x.profiles[p.Name] = p
+	}
+	for i := range s.CSIDrivers {
+		d := &s.CSIDrivers[i]
+		x.drivers[d.Name] = d
+	}
+	if len(s.CDIs) > 0 {
+		// The CDI resource is a singleton; should a broken cluster hold
+		// several, the first by name decides, never list order.
+		x.cdi = &s.CDIs[0]
+		for i := range s.CDIs {
+			if s.CDIs[i].Name < x.cdi.Name {
+				x.cdi = &s.CDIs[i]
+			}
+		}
+	}
+	x.indexClones()
+	return x
+}
+
+// indexClones records every populated disk that carries both the pool and
+// the golden annotation, merged by name across DataVolumes and PVCs.
+func (x *Snapshot) indexClones() {
+	seen := map[Key]bool{}
+	add := func(k Key, a map[string]string) {
+		pool, golden := a[naming.PoolAnnotation], a[naming.GoldenAnnotation]
+		if pool == "" || golden == "" || seen[k] {
+			return
+		}
+		seen[k] = true
+		d := Disk{Namespace: k.Namespace, Name: k.Name, DataVolume: x.dvs[k], PVC: x.pvcs[k]}
+		if !d.Cloned() {
+			return
+		}
+		ck := cloneKey{k.Namespace, pool, golden}
+		x.cloned[ck] = append(x.cloned[ck], d)
+	}
+	for i := range x.src.DataVolumes {
+		d := &x.src.DataVolumes[i]
+		add(Key{d.Namespace, d.Name}, d.Annotations)
+	}
+	for i := range x.src.PersistentVolumeClaims {
+		p := &x.src.PersistentVolumeClaims[i]
+		add(Key{p.Namespace, p.Name}, p.Annotations)
+	}
+	for _, ds := range x.cloned {
+		sort.Slice(ds, func(i, j int) bool { return ds[i].Name < ds[j].Name })
+	}
+}
+
+// State returns the State the snapshot indexes. Do not modify it.
+func (x *Snapshot) State() *State { return x.src }
+
+// Observed reports whether every kind of k was observed in full.
+func (x *Snapshot) Observed(k Kind) bool {
+	if !x.observed.Has(k) {
+		return false
+	}
+	return x.namespaces == nil || k&(PersistentVolumeClaim|DataVolume) == 0
+}
+
+// Covers reports whether the object (or its absence) was observed: its kind
+// was read in its namespace, or it was read by name.
+func (x *Snapshot) Covers(k Kind, namespace, name string) bool {
+	if x.objects[Ref{k, namespace, name}] {
+		return true
+	}
+	if !x.observed.Has(k) {
+		return false
+	}
+	return x.namespaces == nil || k&(PersistentVolumeClaim|DataVolume) == 0 || x.namespaces[namespace]
+}
+
+// CoversNamespace reports whether kind k was read in full in namespace.
+func (x *Snapshot) CoversNamespace(k Kind, namespace string) bool {
+	if !x.observed.Has(k) {
+		return false
+	}
+	return x.namespaces == nil || k&(PersistentVolumeClaim|DataVolume) == 0 || x.namespaces[namespace]
+}
+
+// StorageClass looks a class up by name.
+func (x *Snapshot) StorageClass(name string) *storagev1.StorageClass { return x.classes[name] }
+
+// DefaultClass is the cluster default as CDI picks it for a DataVolume.
+func (x *Snapshot) DefaultClass() storage.DefaultResult { return x.def }
+
+// PVC looks a PersistentVolumeClaim up.
+func (x *Snapshot) PVC(namespace, name string) *corev1.PersistentVolumeClaim {
+	return x.pvcs[Key{namespace, name}]
+}
+
+// DataVolume looks a DataVolume up.
+func (x *Snapshot) DataVolume(namespace, name string) *cdiv1.DataVolume {
+	return x.dvs[Key{namespace, name}]
+}
+
+// Disk is the DataVolume and the PVC of one name, either possibly nil.
+func (x *Snapshot) Disk(namespace, name string) Disk {
+	k := Key{namespace, name}
+	return Disk{Namespace: namespace, Name: name, DataVolume: x.dvs[k], PVC: x.pvcs[k]}
+}
+
+// StorageProfile looks CDI's StorageProfile of a class up.
+func (x *Snapshot) StorageProfile(class string) *cdiv1.StorageProfile { return x.profiles[class] }
+
+// CSIDriver looks a CSIDriver up by name.
+func (x *Snapshot) CSIDriver(name string) *storagev1.CSIDriver { return x.drivers[name] }
+
+// CDI is the CDI resource, nil when there is none.
+func (x *Snapshot) CDI() *cdiv1.CDI { return x.cdi }
+
+// ClonedDisks lists, by name, the populated disks in namespace that carry the
+// pool's annotation (its CAPI name) and the golden's.
+func (x *Snapshot) ClonedDisks(namespace, poolCAPIName, golden string) []Disk {
+	return x.cloned[cloneKey{namespace, poolCAPIName, golden}]
+}

@@ -1,0 +1,36 @@
+package state
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// State is what was observed of a cluster. Each kind is either observed
+// (possibly empty) or unknown; the zero State knows nothing, and unknown is
+// never treated as absent nor as present.
+type State struct {
+	// Observed is the set of kinds that were read.
+	Observed Kind
+	// Namespaces limits what the observed namespaced kinds
+	// (PersistentVolumeClaim, DataVolume) cover: nil means every namespace.
+	Namespaces []string
+	// Objects lists namespaced objects read one by one (a golden fetched by
+	// name), found or not, outside Namespaces. A listed object that is not
+	// in the slices below is known to be absent.
+	Objects []Ref
+
+	StorageClasses         []storagev1.StorageClass
+	PersistentVolumeClaims []corev1.PersistentVolumeClaim
+	DataVolumes            []cdiv1.DataVolume
+	StorageProfiles        []cdiv1.StorageProfile
+	CDIs                   []cdiv1.CDI
+	CSIDrivers             []storagev1.CSIDriver
+}
+
+// Ref names one object of one kind.
+type Ref struct {
+	Kind      Kind
+	Namespace string
+	Name      string
+}

@@ -1,0 +1,111 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Origin says where a resolved class came from.
+type Origin string
+
+const (
+	// Explicit: the values name the class; an explicit class always wins.
+	Explicit Origin = "explicit"
+	// Frozen: the values leave the class empty and disks that already exist
+	// are bound on it, so it stays whatever the cluster default becomes.
+	Frozen Origin = "frozen"
+	// Default: the values leave the class empty and nothing is bound yet,
+	// so CDI will pick the cluster default.
+	Default Origin = "default"
+	// Cluster: the class is left to the cluster at apply time (the HTTP
+	// path, or a clone planned offline).
+	Cluster Origin = "cluster"
+)
+
+// Resolution is a class and where it came from.
+type Resolution struct {
+	Name string `json:"name"`
+	From Origin `json:"from"`
+}
+
+// String reads `"replicated" (explicit)`.
+func (r Resolution) String() string { return fmt.Sprintf("%q (%s)", r.Name, r.From) }
+
+// Input is what a class is resolved from.
+type Input struct {
+	// Named is the class the values or the live object name; "" means not named.
+	Named string
+	// Bound lists the classes of the disks that already exist (duplicates allowed).
+	// BoundKnown is false when those disks could not be observed.
+	Bound      []string
+	BoundKnown bool
+	// Default is the cluster default (see DefaultClass).
+	Default DefaultResult
+}
+
+// Errors of Resolve. They carry no subject: the caller turns them into
+// refusals or warnings.
+var (
+	// ErrNoDefault: the cluster was observed and has no default class.
+	ErrNoDefault = errors.New("the cluster has no default StorageClass")
+	// ErrDefaultUnknown: StorageClasses could not be observed.
+	ErrDefaultUnknown = errors.New("StorageClasses were not observed, so the cluster default is unknown")
+)
+
+// ConflictError says the disks that already exist are on more than one class.
+type ConflictError struct{ Classes []string }
+
+func (e *ConflictError) Error() string {
+	return "existing disks are bound on more than one class: " + strings.Join(e.Classes, ", ")
+}
+
+// Resolve picks the class: the named one if any; else the one the existing
+// disks are bound on (frozen), refusing several; else the cluster default.
+// For example Resolve(Input{Bound: []string{"a", "a"}, BoundKnown: true})
+// is "a" (frozen); with Bound {"a", "b"} it is a *ConflictError, never a pick
+// by list order.
+//
+// When the bound disks are unknown, the default is still resolved (it is the
+// class a first disk gets) and the caller is told via BoundUnknown, because a
+// refusal resting on "no disks yet" cannot be proven.
+func Resolve(in Input) (Resolution, error) {
+	if in.Named != "" {
+		return Resolution{Name: in.Named, From: Explicit}, nil
+	}
+	if classes := Distinct(in.Bound); len(classes) == 1 {
+		return Resolution{Name: classes[0], From: Frozen}, nil
+	} else if len(classes) > 1 {
+		return Resolution{}, &ConflictError{Classes: classes}
+	}
+	switch {
+	case !in.Default.Known:
+		return Resolution{From: Default}, ErrDefaultUnknown
+	case in.Default.Name == "":
+		return Resolution{From: Default}, ErrNoDefault
+	}
+	return Resolution{Name: in.Default.Name, From: Default}, nil
+}
+
+// Distinct returns the sorted distinct non-empty classes.
+func Distinct(classes []string) []string {
+	var out []string
+	for _, c := range classes {
+		if c == "" {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			if o == c {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

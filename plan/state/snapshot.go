@@ -119,28 +119,44 @@ func NewSnapshot(s *State) *Snapshot {
 	}
 	classes := make([]*storagev1.StorageClass, 0, len(s.StorageClasses))
 	for i := range s.StorageClasses {
+		if !x.observed.Has(StorageClass) {
+			break
+		}
 		c := &s.StorageClasses[i]
 		x.classes[c.Name] = c
 		classes = append(classes, c)
 	}
 	x.def = storage.DefaultResult{Known: x.observed.Has(StorageClass), Name: storage.DefaultClassOf(classes)}
+	// Objects of a kind, or in a namespace, that was not observed are
+	// dropped: what was not observed is unknown, and an object seen by
+	// accident must not grant what only an observation may.
 	for i := range s.PersistentVolumeClaims {
 		p := &s.PersistentVolumeClaims[i]
-		x.pvcs[Key{p.Namespace, p.Name}] = p
+		if x.Covers(PersistentVolumeClaim, p.Namespace, p.Name) {
+			x.pvcs[Key{p.Namespace, p.Name}] = p
+		}
 	}
 	for i := range s.DataVolumes {
 		d := &s.DataVolumes[i]
-		x.dvs[Key{d.Namespace, d.Name}] = d
+		if x.Covers(DataVolume, d.Namespace, d.Name) {
+			x.dvs[Key{d.Namespace, d.Name}] = d
+		}
 	}
 	for i := range s.StorageProfiles {
+		if !x.observed.Has(StorageProfile) {
+			break
+		}
 		p := &s.StorageProfiles[i]
 		x.profiles[p.Name] = p
 	}
 	for i := range s.CSIDrivers {
+		if !x.observed.Has(CSIDriver) {
+			break
+		}
 		d := &s.CSIDrivers[i]
 		x.drivers[d.Name] = d
 	}
-	if len(s.CDIs) > 0 {
+	if len(s.CDIs) > 0 && x.observed.Has(CDI) {
 		// The CDI resource is a singleton; should a broken cluster hold
 		// several, the first by name decides, never list order.
 		x.cdi = &s.CDIs[0]
@@ -173,11 +189,15 @@ func (x *Snapshot) indexClones() {
 	}
 	for i := range x.src.DataVolumes {
 		d := &x.src.DataVolumes[i]
-		add(Key{d.Namespace, d.Name}, d.Annotations)
+		if k := (Key{d.Namespace, d.Name}); x.dvs[k] == d {
+			add(k, d.Annotations)
+		}
 	}
 	for i := range x.src.PersistentVolumeClaims {
 		p := &x.src.PersistentVolumeClaims[i]
-		add(Key{p.Namespace, p.Name}, p.Annotations)
+		if k := (Key{p.Namespace, p.Name}); x.pvcs[k] == p {
+			add(k, p.Annotations)
+		}
 	}
 	for _, ds := range x.cloned {
 		sort.Slice(ds, func(i, j int) bool { return ds[i].Name < ds[j].Name })

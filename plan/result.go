@@ -45,6 +45,10 @@ type Result struct {
 	// Golden is the golden's name on the clone path, "" on the HTTP path.
 	Golden string
 	Disk   Disk
+	// DiskSize is the disk's size as the chart renders it (the value as
+	// given, "" falling back to 20Gi), for renderers that must match the
+	// chart's text.
+	DiskSize string
 	// InstallerImage is the in-guest upgrade installer, from the pool's
 	// effective flavor.
 	InstallerImage string

@@ -1,0 +1,53 @@
+package plan
+
+import (
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// clusterKinds are the cluster-scoped kinds a clone plan reads whole.
+var clusterKinds = []state.Kind{state.StorageClass, state.StorageProfile, state.CDI, state.CSIDriver}
+
+// Needs says what Plan reads of the cluster for a pool, so an adapter reads
+// exactly that: nothing for the HTTP path; for a clone, the golden's
+// DataVolume and PVC by name, the pool namespace's DataVolumes and PVCs
+// (its disks), and the cluster-scoped kinds. A pool whose flavor is invalid
+// needs nothing: it is refused without the cluster.
+func Needs(pool Pool) state.Request {
+	img := pool.Spec.OSImage
+	if img == nil || img.Builtin == nil || img.Factory != nil {
+		return state.Request{}
+	}
+	p := planner{pool: &pool}
+	f, _, _ := p.flavor(img.Builtin)
+	name, err := naming.GoldenName(f.SchematicID, f.Version, nil, nil)
+	if err != nil {
+		return state.Request{}
+	}
+	r := state.Request{
+		Gets: []state.Ref{
+			{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: name},
+			{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: name},
+		},
+		Lists: []state.Ref{
+			{Kind: state.DataVolume, Namespace: pool.Namespace},
+			{Kind: state.PersistentVolumeClaim, Namespace: pool.Namespace},
+		},
+	}
+	for _, k := range clusterKinds {
+		r.Lists = append(r.Lists, state.Ref{Kind: k})
+	}
+	return r.Merge(state.Request{})
+}
+
+// NeedsAll merges the needs of many pools: the golden gets and the
+// namespaces' lists they share are read once.
+func NeedsAll(pools []Pool) state.Request {
+	var r state.Request
+	for i := range pools {
+		n := Needs(pools[i])
+		r.Gets = append(r.Gets, n.Gets...)
+		r.Lists = append(r.Lists, n.Lists...)
+	}
+	return r.Merge(state.Request{})
+}

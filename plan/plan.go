@@ -1,0 +1,180 @@
+package plan
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+// Values paths of the fields the planner reads.
+var (
+	pathCluster      = field.NewPath("cluster")
+	pathName         = field.NewPath("metadata", "name")
+	pathDiskSize     = field.NewPath("diskSize")
+	pathStorageClass = field.NewPath("storageClass")
+	pathOSImage      = field.NewPath("osImage")
+	pathBuiltin      = pathOSImage.Child("builtin")
+	pathFactory      = pathOSImage.Child("factory")
+	pathTalos        = field.NewPath("talos")
+)
+
+var (
+	emptySnapshot = state.NewSnapshot(nil)
+	emptyCatalog  = catalog.Compile(catalog.Values{Images: []catalog.Image{}})
+)
+
+// Plan decides a pool's disk-system DataVolume against a catalog and a
+// snapshot of the cluster. It does no I/O, does not modify its inputs, is
+// deterministic and safe for concurrent use. The refusals come back as one
+// error, nil when the pool is planned (the same value as Result.Err);
+// guard.Refusals opens it. A nil catalog is an empty, disabled one; a nil
+// snapshot knows nothing of the cluster.
+func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error) {
+	if cat == nil {
+		cat = emptyCatalog
+	}
+	if snap == nil {
+		snap = emptySnapshot
+	}
+	p := planner{pool: &pool, cat: cat, snap: snap}
+	p.c.Subject = "pool " + pool.Namespace + "/" + pool.Name
+	p.res.Namespace, p.res.Name = pool.Namespace, pool.Name
+	p.plan()
+	return p.finish()
+}
+
+// PlanAll plans many pools against one catalog and one snapshot, in order.
+func PlanAll(pools []Pool, cat *catalog.Catalog, snap *state.Snapshot) []Result {
+	out := make([]Result, len(pools))
+	for i := range pools {
+		out[i], _ = Plan(pools[i], cat, snap)
+	}
+	return out
+}
+
+type planner struct {
+	pool *Pool
+	cat  *catalog.Catalog
+	snap *state.Snapshot
+	c    guard.Collector
+	res  Result
+	// unverified collects the kinds a guard needed but could not read.
+	unverified state.Kind
+}
+
+func (p *planner) finish() (Result, error) {
+	for _, k := range p.unverified.Each() {
+		p.c.Warn(guard.StateUnverified, nil, "%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
+	}
+	p.res.Warnings = p.c.Warnings()
+	p.res.Err = p.c.Err()
+	if p.res.Err != nil {
+		p.res.Outcome = Refused
+		p.res.Disk = Disk{}
+		p.res.Golden, p.res.InstallerImage, p.res.DiskSize = "", "", ""
+		p.res.StorageClass = storage.Resolution{}
+		p.res.Source = ""
+		return p.res, p.res.Err
+	}
+	p.res.Outcome = Planned
+	return p.res, nil
+}
+
+func (p *planner) plan() {
+	spec := &p.pool.Spec
+	p.checkName()
+	img := spec.OSImage
+	switch {
+	case img != nil && img.Builtin != nil && img.Factory != nil:
+		p.c.Refuse(guard.ConflictingImageSource, pathOSImage, "builtin+factory",
+			"osImage sets both builtin and factory; keep builtin to clone the catalog's golden, or factory to import over HTTP")
+	case img != nil && img.Builtin != nil:
+		p.planClone(img.Builtin)
+	default:
+		var f *Factory
+		if img != nil {
+			f = img.Factory
+		}
+		p.planHTTP(f)
+	}
+}
+
+// checkName refuses a KubernetesNodes name that is not "<cluster>-<pool>",
+// as the chart does.
+func (p *planner) checkName() {
+	cluster := p.pool.Spec.Cluster
+	if cluster == "" {
+		p.c.Refuse(guard.InvalidPoolName, pathCluster, "",
+			"cluster is not set; set cluster to the parent cluster's name and name the pool <cluster>-<pool>")
+		return
+	}
+	if rest, ok := strings.CutPrefix(p.pool.Name, cluster+"-"); !ok || rest == "" {
+		p.c.Refuse(guard.InvalidPoolName, pathName, p.pool.Name,
+			"name %q is not %q followed by the pool's name; rename it %s-<pool>", p.pool.Name, cluster+"-", cluster)
+	}
+}
+
+// diskSize is the pool's diskSize with the chart's fallback for "".
+func (p *planner) diskSize() string {
+	if s := p.pool.Spec.DiskSize; s != "" {
+		return s
+	}
+	return DefaultDiskSize
+}
+
+// planHTTP renders what the pre-feature chart rendered: the talos values as
+// given, the factory override's own fields validated.
+func (p *planner) planHTTP(f *Factory) {
+	t := &p.pool.Spec.Talos
+	id, ver, factory := t.SchematicID, t.Version, t.ImageFactoryURL
+	if f != nil {
+		if f.SchematicID != "" {
+			id = f.SchematicID
+			p.c.Check(naming.ValidateSchematicID(id, pathFactory.Child("schematicID")))
+		}
+		if f.Version != "" {
+			ver = f.Version
+			p.c.Check(naming.ValidateVersion(ver, pathFactory.Child("version")))
+		}
+		if f.ImageFactoryURL != "" {
+			factory = f.ImageFactoryURL
+			p.c.Check(naming.ValidateImageFactoryURL(factory, pathFactory.Child("imageFactoryURL")))
+		}
+	}
+	size := p.diskSize()
+	p.res.Source = HTTP
+	p.res.DiskSize = size
+	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)
+	storageSpec := &cdiv1.StorageSpec{}
+	if q, err := resource.ParseQuantity(size); err == nil && q.Sign() > 0 {
+		storageSpec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
+	} else {
+		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
+			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", size, DefaultDiskSize)
+	}
+	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
+	if c := p.pool.Spec.StorageClass; c != "" {
+		p.res.StorageClass = storage.Resolution{Name: c, From: storage.Explicit}
+		storageSpec.StorageClassName = &p.res.StorageClass.Name
+	}
+	p.res.Disk = Disk{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        DiskName,
+			Annotations: map[string]string{naming.UsePopulatorAnnotation: "false"},
+		},
+		Spec: cdiv1.DataVolumeSpec{
+			Source:  &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(factory, id, ver)}},
+			Storage: storageSpec,
+		},
+	}
+}

@@ -1,7 +1,9 @@
 package computeplane
 
 import (
-	"sort"
+	"maps"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -86,11 +88,11 @@ func forward(v any, s shape, fld *field.Path, c *guard.Collector) (any, bool) {
 			return v, true
 		}
 	case texts:
-		return forwardList(v, shape{kind: text}, fld, c)
+		return forwardList(v, s.kind, shape{kind: text}, fld, c)
 	case object:
 		return forwardMap(v, s.fields, fld, c)
 	case objects:
-		return forwardList(v, shape{kind: object, fields: s.fields}, fld, c)
+		return forwardList(v, s.kind, shape{kind: object, fields: s.fields}, fld, c)
 	}
 	refuseType(v, s.kind, fld, c)
 	return nil, false
@@ -104,7 +106,7 @@ func forwardMap(v any, fields map[string]shape, fld *field.Path, c *guard.Collec
 	}
 	out := make(map[string]any, len(m))
 	valid := true
-	for _, key := range sortedKeys(m) {
+	for _, key := range slices.Sorted(maps.Keys(m)) {
 		val := m[key]
 		if val == nil {
 			continue
@@ -126,10 +128,10 @@ func forwardMap(v any, fields map[string]shape, fld *field.Path, c *guard.Collec
 	return out, valid
 }
 
-func forwardList(v any, item shape, fld *field.Path, c *guard.Collector) (any, bool) {
+func forwardList(v any, k kind, item shape, fld *field.Path, c *guard.Collector) (any, bool) {
 	list, ok := v.([]any)
 	if !ok {
-		refuseType(v, texts, fld, c)
+		refuseType(v, k, fld, c)
 		return nil, false
 	}
 	out := make([]any, 0, len(list))
@@ -146,26 +148,5 @@ func forwardList(v any, item shape, fld *field.Path, c *guard.Collector) (any, b
 }
 
 func allowedList(fields map[string]shape) string {
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	s := ""
-	for i, k := range keys {
-		if i > 0 {
-			s += ", "
-		}
-		s += k
-	}
-	return s
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
 }

@@ -1,0 +1,54 @@
+// Package computeplane turns a ComputePlane's values into the values of its
+// kubernetes-nodes pool releases (SPEC section 7). A ComputePlane is a
+// single-tenant cluster for untrusted code: its tenant supplies only
+// nodeGroups, and everything that makes up its security posture, the worker
+// OS image among it, stays the operator's.
+//
+// Plan takes the values as Helm holds them (DecodeValues reads them from
+// YAML) and returns each pool's name, release name and values, the derived
+// contract (Contract), warnings, and the refusals as one error.
+//
+// # Forwarding
+//
+// Only these node-group fields reach a pool release: minReplicas,
+// maxReplicas, instanceType, diskSize, storageClass, roles,
+// resources.{cpu,memory}, gpus[].name and kubelet.{systemReservedMemory,
+// kubeReservedMemory, systemReservedCpu, kubeReservedCpu, evictionHardMemory,
+// evictionSoftMemory}. Every other field (osImage by name, talos, version,
+// images, gpus[].foo, resources.gpu, …) is dropped and reported once, as a
+// DroppedField warning at its path, such as nodeGroups.md0.osImage. The pool
+// chart drops unknown fields silently; saying so is better. Every pool's
+// values carry cluster: computeplane-cluster, which the tenant cannot set.
+//
+// Null, as in Helm, is not set: a null field is neither forwarded nor
+// reported, and a null node group is not supplied.
+//
+// # Defaults
+//
+// nodeGroups absent, null, {} or holding only null groups means no groups
+// supplied: the ComputePlane gets one pool md0 with minReplicas: 0 and
+// roles: [ingress-nginx], the pool chart's defaults for the rest. Supplied
+// groups are authoritative; md0 is not merged in.
+//
+// # Refusals
+//
+// All are reported together, each at its values path:
+//   - InvalidPoolName: a group key that is not a DNS-1123 label.
+//   - PoolNameTooLong: a key over 15 characters, so that
+//     kubernetes-nodes-computeplane-cluster-<pool> fits Helm's 53.
+//   - MissingIngressPool (at nodeGroups): supplied groups of which none has
+//     role ingress-nginx and maxReplicas of 1 or more; an omitted maxReplicas
+//     counts as the pool chart's 10.
+//   - IncompleteResources: resources with only one of cpu and memory.
+//   - InvalidQuantity: a diskSize, resources.cpu or resources.memory that is
+//     not a positive quantity ("" is not set, as the chart reads it).
+//   - InvalidValue: a value of a type the chart cannot read (a list where a
+//     map belongs, a map where a string belongs).
+//
+// # Etcd
+//
+// Cozystack injects _namespace into the values; _namespace.etcd names the
+// tenant's etcd module. When it is empty the ComputePlane provisions nothing
+// while its HelmReleases report Ready, so Plan warns EtcdUnavailable. When
+// _namespace is absent that cannot be known, and Plan warns StateUnverified.
+package computeplane

@@ -1,0 +1,90 @@
+package computeplane
+
+import (
+	"encoding/json"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+)
+
+// Result is a ComputePlane's plan. Its JSON is the computeplane shape of
+// `worker-image computeplane -o json` (SPEC section 8).
+type Result struct {
+	// Pools are the pool releases sorted by name; empty when refused.
+	Pools []Pool
+	// Cluster is the derived contract, the same for every ComputePlane.
+	Cluster Cluster
+	// Warnings let the plan stand: DroppedField, EtcdUnavailable,
+	// StateUnverified.
+	Warnings []guard.Warning
+	// Err holds the refusals, nil when planned; guard.Refusals opens it.
+	Err error
+}
+
+// Pool is one kubernetes-nodes release of a ComputePlane.
+type Pool struct {
+	// Name is the node group's key.
+	Name string `json:"name"`
+	// ReleaseName is kubernetes-nodes-computeplane-cluster-<name>.
+	ReleaseName string `json:"releaseName"`
+	// Values are the release's values: cluster, and the allowlisted fields
+	// the tenant set, as the tenant wrote them.
+	Values map[string]any `json:"values"`
+}
+
+// Cluster is the ComputePlane's cluster release and where its admin
+// kubeconfig is found.
+type Cluster struct {
+	Release         string       `json:"release"`
+	AdminKubeconfig SecretKeyRef `json:"adminKubeconfig"`
+}
+
+// SecretKeyRef names a key of a Secret in the ComputePlane's namespace.
+type SecretKeyRef struct {
+	Secret string `json:"secret"`
+	Key    string `json:"key"`
+}
+
+// Contract is the derived contract as a value: ClusterRelease,
+// AdminKubeconfigSecret and AdminKubeconfigKey.
+func Contract() Cluster {
+	return Cluster{
+		Release:         ClusterRelease,
+		AdminKubeconfig: SecretKeyRef{Secret: AdminKubeconfigSecret, Key: AdminKubeconfigKey},
+	}
+}
+
+// Finding is a warning or a refusal as JSON carries it.
+type Finding struct {
+	Reason  guard.Reason `json:"reason"`
+	Field   string       `json:"field"`
+	Message string       `json:"message"`
+}
+
+// MarshalJSON writes {"pools","cluster","warnings","refusals"}, with empty
+// lists as [] so that tools reading it need no null checks.
+func (r Result) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Pools    []Pool    `json:"pools"`
+		Cluster  Cluster   `json:"cluster"`
+		Warnings []Finding `json:"warnings"`
+		Refusals []Finding `json:"refusals"`
+	}{
+		Pools:    make([]Pool, 0, len(r.Pools)),
+		Cluster:  r.Cluster,
+		Warnings: make([]Finding, 0, len(r.Warnings)),
+		Refusals: []Finding{},
+	}
+	for _, p := range r.Pools {
+		if p.Values == nil {
+			p.Values = map[string]any{}
+		}
+		out.Pools = append(out.Pools, p)
+	}
+	for _, w := range r.Warnings {
+		out.Warnings = append(out.Warnings, Finding{Reason: w.Reason, Field: w.Field, Message: w.Message()})
+	}
+	for _, f := range guard.Refusals(r.Err) {
+		out.Refusals = append(out.Refusals, Finding{Reason: f.Reason, Field: f.Field, Message: f.Message()})
+	}
+	return json.Marshal(out)
+}

@@ -30,8 +30,9 @@ func (c *Collector) Warn(reason Reason, fld *field.Path, format string, args ...
 
 // Check records the refusals err carries (nil records nothing). Refusals
 // without a subject get the collector's. It reports whether err was nil.
+// A typed nil *Refusal counts as nil: it carries no refusal.
 func (c *Collector) Check(err error) bool {
-	if err == nil {
+	if r, ok := err.(*Refusal); err == nil || ok && r == nil {
 		return true
 	}
 	rs := Refusals(err)
@@ -74,17 +75,20 @@ func (c *Collector) Warnings() []Warning { return c.warnings }
 func (c *Collector) Err() error { return Join(c.refusals...) }
 
 // Join aggregates refusals into one error that errors.As and errors.Is see
-// through. It returns a nil error (never a typed nil) when there are none.
+// through. It returns a nil error (never a typed nil) when there are none;
+// nil refusals are skipped, so Join((*Refusal)(nil)) is nil too.
 func Join(refusals ...*Refusal) error {
-	if len(refusals) == 0 {
-		return nil
-	}
-	if len(refusals) == 1 {
-		return refusals[0]
-	}
 	m := &multierror.Error{ErrorFormat: listFormat}
 	for _, r := range refusals {
-		m.Errors = append(m.Errors, r)
+		if r != nil {
+			m.Errors = append(m.Errors, r)
+		}
+	}
+	switch len(m.Errors) {
+	case 0:
+		return nil
+	case 1:
+		return m.Errors[0]
 	}
 	return m
 }
@@ -111,11 +115,14 @@ func Refusals(err error) []*Refusal {
 			return
 		}
 		if r, ok := e.(*Refusal); ok {
-			out = append(out, r)
+			if r != nil {
+				out = append(out, r)
+			}
 			return
 		}
-		var m *multierror.Error
-		if errors.As(e, &m) {
+		// Only e itself: errors.As would find an aggregate deeper in the
+		// tree and skip the refusals beside it.
+		if m, ok := e.(*multierror.Error); ok {
 			for _, w := range m.Errors {
 				walk(w)
 			}

@@ -1,9 +1,9 @@
 package naming
 
 import (
-	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -98,18 +98,8 @@ func urlProblem(raw string) string {
 }
 
 func validPort(p string) bool {
-	return len(validation.IsValidPortNum(atoi(p))) == 0
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' || n > 65535 {
-			return -1
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
+	n, err := strconv.Atoi(p)
+	return err == nil && len(validation.IsValidPortNum(n)) == 0
 }
 
 // GoldenName derives the golden DataVolume's name for a flavor. It validates
@@ -136,10 +126,12 @@ func GoldenName(schematicID, version string, schematicPath, versionPath *field.P
 }
 
 // ParseGoldenName splits a golden's name into its schematic ID and version.
-// It reports false for a name that GoldenName would not derive.
+// It reports false for a name that GoldenName would not derive. For example
+// "talos-worker-ce4c98-v1.13.6" is ("ce4c98", "v1.13.6", true);
+// "talos-worker-ce4c98-v1.13" is not a golden's name.
 func ParseGoldenName(name string) (schematicID, version string, ok bool) {
 	rest, found := strings.CutPrefix(name, GoldenPrefix)
-	if !found {
+	if !found || len(validation.IsDNS1123Subdomain(name)) > 0 {
 		return "", "", false
 	}
 	i := strings.LastIndex(rest, "-")
@@ -169,7 +161,11 @@ func InstallerImage(repository, schematicID, version string) string {
 }
 
 // SameURL compares two source URLs canonically: scheme and host case-blind,
-// default ports dropped. Unparsable URLs compare as strings.
+// default ports dropped; path, query, fragment and user info compared as
+// written, since a different query or credential may fetch another image.
+// Unparsable URLs compare as strings. For example "HTTPS://Factory:443/x"
+// and "https://factory/x" are the same; "https://f/x?a=1" and "https://f/x"
+// are not.
 func SameURL(a, b string) bool {
 	if a == b {
 		return true
@@ -184,13 +180,17 @@ func canonical(raw string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
+	u.Scheme = strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
 	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
 		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
 	}
 	if port != "" {
 		host += ":" + port
 	}
-	return fmt.Sprintf("%s://%s%s", strings.ToLower(u.Scheme), host, u.EscapedPath()), true
+	u.Host = host
+	return u.String(), true
 }

@@ -46,8 +46,11 @@ func (r *Refusal) Is(target error) bool {
 // Warning is a finding that lets the plan stand. It has the shape of a
 // Refusal but is not an error, so it cannot be returned as one by mistake.
 type Warning struct {
-	Reason  Reason
-	Field   string
+	Reason Reason
+	Field  string
+	// Value is what the warning is about where no field says it: the kind a
+	// StateUnverified could not read, the field a DroppedField dropped.
+	Value   string
 	Subject string
 	Detail  string
 }

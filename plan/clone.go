@@ -268,6 +268,9 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	switch {
 	case !p.snap.Observed(state.StorageClass):
 		p.unverified |= state.StorageClass
+		if !p.snap.Observed(state.CSIDriver) {
+			p.unverified |= state.CSIDriver
+		}
 	case sc == nil:
 	case !p.snap.Observed(state.CSIDriver):
 		p.unverified |= state.CSIDriver

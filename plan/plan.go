@@ -73,10 +73,13 @@ type planner struct {
 }
 
 func (p *planner) finish() (Result, error) {
-	for _, k := range p.unverified.Each() {
-		p.c.Warn(guard.StateUnverified, nil, "%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
-	}
 	p.res.Warnings = p.c.Warnings()
+	for _, k := range p.unverified.Each() {
+		w := guard.NewWarning(guard.StateUnverified, nil,
+			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
+		w.Value, w.Subject = k.String(), p.c.Subject
+		p.res.Warnings = append(p.res.Warnings, w)
+	}
 	p.res.Err = p.c.Err()
 	if p.res.Err != nil {
 		p.res.Outcome = Refused

@@ -1,0 +1,119 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+const defaultURL = "https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz"
+
+// TestHTTPPathCarriesPreFeatureValues: an absent osImage and osImage.factory:
+// {} plan exactly what the pre-feature chart rendered.
+func TestHTTPPathCarriesPreFeatureValues(t *testing.T) {
+	variants := map[string]func(*plan.Pool){
+		"osImage absent":     func(*plan.Pool) {},
+		"osImage.factory {}": func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{}} },
+		"osImage {}":         func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{} },
+		"factory empty fields": func(p *plan.Pool) {
+			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "", Version: ""}}
+		},
+	}
+	for name, mutate := range variants {
+		t.Run(name, func(t *testing.T) {
+			p := httpPool()
+			mutate(&p)
+			// The HTTP path reads nothing of the cluster: an offline plan and
+			// a full one are the same.
+			for _, snap := range []*state.Snapshot{nil, state.NewSnapshot(fullState())} {
+				res, err := plan.Plan(p, nil, snap)
+				require.NoError(t, err)
+				assert.Empty(t, res.Warnings)
+				assert.Equal(t, plan.HTTP, res.Source)
+				assert.Empty(t, res.Golden)
+				assert.Equal(t, "disk-system", res.Disk.Name)
+				assert.Equal(t, map[string]string{"cdi.kubevirt.io/storage.usePopulator": "false"}, res.Disk.Annotations)
+				assert.Equal(t, &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: defaultURL}}, res.Disk.Spec.Source)
+				q := res.Disk.Spec.Storage.Resources.Requests[corev1.ResourceStorage]
+				assert.Equal(t, "20Gi", q.String())
+				assert.Equal(t, "20Gi", res.DiskSize)
+				assert.Equal(t, "replicated", *res.Disk.Spec.Storage.StorageClassName)
+				assert.Equal(t, storage.Resolution{Name: "replicated", From: storage.Explicit}, res.StorageClass)
+				assert.Equal(t, "factory.talos.dev/installer/"+plan.DefaultSchematicID+":"+plan.DefaultVersion, res.InstallerImage)
+			}
+		})
+	}
+}
+
+func TestHTTPPath(t *testing.T) {
+	cases := map[string]planCase{
+		"empty class left to the cluster": {reason: "storageClass \"\" is left out", pool: setClass("")},
+		"malformed diskSize warns": {
+			reason:   "the HTTP path renders a malformed diskSize as given and warns",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"malformed talos renders as before": {
+			reason: "talos.* of a pool without osImage is never validated",
+			pool: func(p *plan.Pool) {
+				p.Spec.Talos.SchematicID = "NOT-VALID"
+				p.Spec.Talos.Version = "1.2"
+				p.Spec.Talos.ImageFactoryURL = "factory"
+			},
+		},
+		"factory override schematicID": {
+			reason:   "a factory override's own fields are validated",
+			pool:     func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "X"}} },
+			refusals: []finding{f(guard.InvalidSchematicID, "osImage.factory.schematicID")},
+		},
+		"factory override version": {
+			reason:   "a version without v is refused",
+			pool:     func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Version: "1.13.6"}} },
+			refusals: []finding{f(guard.InvalidVersion, "osImage.factory.version")},
+		},
+		"factory override URL": {
+			reason: "a URL with a query is refused",
+			pool: func(p *plan.Pool) {
+				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{ImageFactoryURL: "https://f.example/?a=b"}}
+			},
+			refusals: []finding{f(guard.InvalidImageFactoryURL, "osImage.factory.imageFactoryURL")},
+		},
+		"factory override valid": {
+			reason: "valid overrides plan",
+			pool: func(p *plan.Pool) {
+				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
+			},
+		},
+		"pool name still checked": {
+			reason:   "the chart refused a bad name before the feature too",
+			pool:     func(p *plan.Pool) { p.Name = "md0" },
+			refusals: []finding{f(guard.InvalidPoolName, "metadata.name")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runPlan(t, tc, httpPool) })
+	}
+}
+
+func TestHTTPPathDetails(t *testing.T) {
+	p := httpPool()
+	p.Spec.StorageClass = ""
+	p.Spec.DiskSize = "20 Gi"
+	p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
+	res, err := plan.Plan(p, nil, nil)
+	require.NoError(t, err)
+	assert.Nil(t, res.Disk.Spec.Storage.StorageClassName)
+	assert.Equal(t, storage.Resolution{From: storage.Cluster}, res.StorageClass)
+	assert.Equal(t, "20 Gi", res.DiskSize, "rendered as given")
+	assert.Empty(t, res.Disk.Spec.Storage.Resources.Requests)
+	assert.Equal(t, "https://f.example/image/abc/v1.12.0/openstack-amd64.raw.xz", res.Disk.Spec.Source.HTTP.URL, "one trailing / trimmed")
+	assert.Equal(t, "factory.talos.dev/installer/abc:v1.12.0", res.InstallerImage)
+}

@@ -1,0 +1,664 @@
+package plan_test
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+// finding is a refusal or warning as tests compare it: reason and field.
+type finding string
+
+func f(r guard.Reason, fld string) finding { return finding(string(r) + "@" + fld) }
+
+func refusalsOf(err error) []finding {
+	var out []finding
+	for _, r := range guard.Refusals(err) {
+		out = append(out, f(r.Reason, r.Field))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// warningsOf compares StateUnverified by the kind it names (it has no field).
+func warningsOf(ws []guard.Warning) []finding {
+	var out []finding
+	for _, w := range ws {
+		fld := w.Field
+		if w.Reason == guard.StateUnverified {
+			fld = w.Value
+		}
+		out = append(out, f(w.Reason, fld))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func sorted(fs ...finding) []finding {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := append([]finding(nil), fs...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+type planCase struct {
+	reason   string
+	pool     func(*plan.Pool)
+	catalog  func(*catalog.Values)
+	state    func(*state.State)
+	refusals []finding
+	warnings []finding
+}
+
+func runPlan(t *testing.T, tc planCase, base func() plan.Pool) plan.Result {
+	t.Helper()
+	p := base()
+	if tc.pool != nil {
+		tc.pool(&p)
+	}
+	v := catalog.Default()
+	v.Enabled = true
+	if tc.catalog != nil {
+		tc.catalog(&v)
+	}
+	st := fullState()
+	if tc.state != nil {
+		tc.state(st)
+	}
+	res, err := plan.Plan(p, catalog.Compile(v), state.NewSnapshot(st))
+	assert.Equal(t, sorted(tc.refusals...), refusalsOf(err), "refusals (-want +got); %s", tc.reason)
+	assert.Equal(t, sorted(tc.warnings...), warningsOf(res.Warnings), "warnings; %s", tc.reason)
+	assert.Equal(t, err, res.Err)
+	if len(tc.refusals) == 0 {
+		assert.Equal(t, plan.Planned, res.Outcome)
+		assert.NoError(t, err)
+	} else {
+		assert.Equal(t, plan.Refused, res.Outcome)
+		assert.Empty(t, res.Disk.Name, "a refused pool has no disk")
+		for _, r := range guard.Refusals(err) {
+			assert.Contains(t, r.Error(), "pool "+p.Namespace+"/"+p.Name, "every message names the pool")
+		}
+	}
+	return res
+}
+
+func setClass(c string) func(*plan.Pool) { return func(p *plan.Pool) { p.Spec.StorageClass = c } }
+
+func setGoldenPhase(phase cdiv1.DataVolumePhase, restarts int32, running corev1.ConditionStatus, reason string) func(*state.State) {
+	return func(s *state.State) {
+		dv := &s.DataVolumes[0]
+		dv.Status.Phase = phase
+		dv.Status.RestartCount = restarts
+		if running != "" {
+			dv.Status.Conditions = []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: running, Reason: reason}}
+		}
+	}
+}
+
+func dropGolden(s *state.State) {
+	s.DataVolumes = nil
+	s.PersistentVolumeClaims = s.PersistentVolumeClaims[1:]
+}
+
+func addDisks(disks ...corev1.PersistentVolumeClaim) func(*state.State) {
+	return func(s *state.State) { s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, disks...) }
+}
+
+func all(fs ...func(*state.State)) func(*state.State) {
+	return func(s *state.State) {
+		for _, f := range fs {
+			f(s)
+		}
+	}
+}
+
+// TestClonePath triggers each refusal and warning of a builtin pool, each
+// next to a case just clear of it.
+func TestClonePath(t *testing.T) {
+	cases := map[string]planCase{
+		"healthy": {reason: "the golden is populated on the pool's class"},
+		"ConflictingImageSource": {
+			reason:   "builtin and factory together are refused",
+			pool:     func(p *plan.Pool) { p.Spec.OSImage.Factory = &plan.Factory{} },
+			refusals: []finding{f(guard.ConflictingImageSource, "osImage")},
+		},
+		"InvalidSchematicID on builtin": {
+			reason:   "the builtin's own schematicID is named",
+			pool:     func(p *plan.Pool) { p.Spec.OSImage.Builtin.SchematicID = "ABC" },
+			refusals: []finding{f(guard.InvalidSchematicID, "osImage.builtin.schematicID")},
+		},
+		"InvalidSchematicID from talos": {
+			reason:   "a builtin falling back to talos.* names talos.schematicID",
+			pool:     func(p *plan.Pool) { p.Spec.Talos.SchematicID = "ce4c-98" },
+			refusals: []finding{f(guard.InvalidSchematicID, "talos.schematicID")},
+		},
+		"InvalidVersion on builtin": {
+			reason:   "a version with a suffix is refused",
+			pool:     func(p *plan.Pool) { p.Spec.OSImage.Builtin.Version = "v1.13.6-rc.1" },
+			refusals: []finding{f(guard.InvalidVersion, "osImage.builtin.version")},
+		},
+		"InvalidVersion from talos": {
+			reason:   "a leading zero is refused, at talos.version",
+			pool:     func(p *plan.Pool) { p.Spec.Talos.Version = "v1.013.6" },
+			refusals: []finding{f(guard.InvalidVersion, "talos.version")},
+		},
+		"builtin with its own valid flavor not in catalog": {
+			reason:   "a valid flavor the catalog lacks is GoldenNotInCatalog, nothing else",
+			pool:     func(p *plan.Pool) { p.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"} },
+			refusals: []finding{f(guard.GoldenNotInCatalog, "osImage.builtin")},
+		},
+		"GoldenNotInCatalog: catalog disabled": {
+			reason:   "a disabled catalog serves no golden, even one left behind by keep",
+			catalog:  func(v *catalog.Values) { v.Enabled = false },
+			refusals: []finding{f(guard.GoldenNotInCatalog, "osImage.builtin")},
+		},
+		"GoldenNotInCatalog: no entry": {
+			reason:   "an unmanaged golden takes no new pools",
+			catalog:  func(v *catalog.Values) { v.Images = []catalog.Image{} },
+			refusals: []finding{f(guard.GoldenNotInCatalog, "osImage.builtin")},
+		},
+		"invalid entry storage": {
+			reason:   "a pool whose entry is invalid gets that entry's refusal with the entry's path",
+			catalog:  func(v *catalog.Values) { v.Images[0].Storage = "six" },
+			refusals: []finding{f(guard.InvalidQuantity, "images[0].storage")},
+		},
+		"invalid entry URL": {
+			reason:   "an entry's own factory URL is validated",
+			catalog:  func(v *catalog.Values) { v.Images[0].ImageFactoryURL = "https://u@factory" },
+			refusals: []finding{f(guard.InvalidImageFactoryURL, "images[0].imageFactoryURL")},
+		},
+		"invalid global storage inherited": {
+			reason:   "an entry inheriting an invalid global storage is refused at the global path",
+			catalog:  func(v *catalog.Values) { v.Storage = "-1Gi" },
+			refusals: []finding{f(guard.InvalidQuantity, "storage")},
+		},
+		"GoldenImportFailed: phase Failed": {
+			reason:   "a Failed golden refuses a pool that never cloned it",
+			state:    setGoldenPhase(cdiv1.Failed, 0, "", ""),
+			refusals: []finding{f(guard.GoldenImportFailed, "osImage.builtin")},
+		},
+		"GoldenImportFailed: 3 restarts": {
+			reason:   "not Succeeded, Running False and 3 restarts is failed",
+			state:    setGoldenPhase(cdiv1.ImportInProgress, 3, corev1.ConditionFalse, "Error"),
+			refusals: []finding{f(guard.GoldenImportFailed, "osImage.builtin")},
+		},
+		"GoldenImportStalled: 2 restarts": {
+			reason:   "one restart short of failed is stalled",
+			state:    setGoldenPhase(cdiv1.ImportInProgress, 2, corev1.ConditionFalse, ""),
+			warnings: []finding{f(guard.GoldenImportStalled, "osImage.builtin")},
+		},
+		"GoldenImportStalled: reason ImagePullFailed": {
+			reason:   "Running False with ImagePullFailed is stalled",
+			state:    setGoldenPhase(cdiv1.ImportScheduled, 0, corev1.ConditionFalse, "ImagePullFailed"),
+			warnings: []finding{f(guard.GoldenImportStalled, "osImage.builtin")},
+		},
+		"GoldenPending: Running False alone": {
+			reason:   "CDI reports Running False before every importer starts: only pending",
+			state:    setGoldenPhase(cdiv1.ImportScheduled, 0, corev1.ConditionFalse, "Pending"),
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
+		},
+		"GoldenPending: 3 restarts but running": {
+			reason:   "restarts while Running True are not failed",
+			state:    setGoldenPhase(cdiv1.ImportInProgress, 5, corev1.ConditionTrue, ""),
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
+		},
+		"GoldenPending: not created yet": {
+			reason:   "an entry whose golden does not exist yet is pending, not refused",
+			state:    dropGolden,
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
+		},
+		"PVC-only golden is populated": {
+			reason: "CDI garbage-collected the DataVolume; the PVC is the golden",
+			state:  func(s *state.State) { s.DataVolumes = nil },
+		},
+		"StorageClassMismatch": {
+			reason:   "an explicit class other than the golden's would copy over the pod network",
+			pool:     setClass("local"),
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"empty class resolves to the golden's default": {
+			reason: "storageClass \"\" takes the cluster default, which is the golden's class",
+			pool:   setClass(""),
+		},
+		"StorageClassMismatch via default": {
+			reason: "storageClass \"\" with another default than the golden's class",
+			pool:   setClass(""),
+			state: func(s *state.State) {
+				s.StorageClasses[0].Annotations = nil
+				s.StorageClasses[1].Annotations = isDefault()
+			},
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"DefaultStorageClassUnresolvable": {
+			reason:   "an empty class, no disks yet, and no default",
+			pool:     setClass(""),
+			state:    func(s *state.State) { s.StorageClasses[0].Annotations = nil },
+			refusals: []finding{f(guard.DefaultStorageClassUnresolvable, "storageClass")},
+		},
+		"no default but frozen": {
+			reason: "an empty class is frozen from the pool's cloned disks, so no default is needed",
+			pool:   setClass(""),
+			state: all(func(s *state.State) { s.StorageClasses[0].Annotations = nil },
+				addDisks(workerDisk("w1", "replicated"))),
+		},
+		"FrozenStorageClassConflict": {
+			reason:   "the pool's cloned disks are on two classes: never resolved by list order",
+			pool:     setClass(""),
+			state:    addDisks(workerDisk("w1", "replicated"), workerDisk("w2", "local")),
+			refusals: []finding{f(guard.FrozenStorageClassConflict, "storageClass")},
+		},
+		"disks of an earlier golden do not freeze": {
+			reason: "only disks of this golden count",
+			pool:   setClass(""),
+			state: func(s *state.State) {
+				d := workerDisk("w2", "local")
+				d.Annotations[naming.GoldenAnnotation] = "talos-worker-abc-v1.0.0"
+				s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, workerDisk("w1", "replicated"), d)
+			},
+		},
+		"unbound disk does not freeze": {
+			reason: "a pending PVC has not cloned",
+			pool:   setClass(""),
+			state: func(s *state.State) {
+				d := workerDisk("w2", "local")
+				d.Status.Phase = corev1.ClaimPending
+				s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, workerDisk("w1", "replicated"), d)
+			},
+		},
+		"DiskSmallerThanGolden: one byte less": {
+			reason:   "6Gi minus one byte is below the golden's 6Gi",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "6442450943" },
+			refusals: []finding{f(guard.DiskSmallerThanGolden, "diskSize")},
+		},
+		"diskSize equal to the golden": {
+			reason: "6144Mi equals 6Gi: quantities, not strings",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "6144Mi" },
+		},
+		"DiskSmallerThanGolden: capacity larger than request": {
+			reason: "the bound capacity counts when larger than the request",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "7Gi" },
+			state: func(s *state.State) {
+				s.PersistentVolumeClaims[0].Status.Capacity[corev1.ResourceStorage] = resource.MustParse("8Gi")
+			},
+			refusals: []finding{f(guard.DiskSmallerThanGolden, "diskSize")},
+		},
+		"InvalidQuantity on the clone path": {
+			reason:   "the clone path refuses a malformed diskSize",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"zero diskSize": {
+			reason:   "a quantity that is not positive is refused",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "0" },
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"empty diskSize falls back to 20Gi": {
+			reason: "\"\" means not set, as Helm's default does",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "" },
+		},
+		"HostAssistedClone: CDI override": {
+			reason:   "cloneStrategyOverride copy beats the profile",
+			state:    func(s *state.State) { s.CDIs[0].Spec.CloneStrategyOverride = ptr.To(cdiv1.CloneStrategyHostAssisted) },
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
+		},
+		"CDI override csi-clone beats a copy profile": {
+			reason: "CDI's order: the override decides before the profile",
+			state: func(s *state.State) {
+				s.CDIs[0].Spec.CloneStrategyOverride = ptr.To(cdiv1.CloneStrategyCsiClone)
+				s.StorageProfiles[0].Status.CloneStrategy = ptr.To(cdiv1.CloneStrategyHostAssisted)
+			},
+		},
+		"HostAssistedClone: profile status": {
+			reason: "the class's StorageProfile status says copy",
+			state: func(s *state.State) {
+				s.StorageProfiles[0].Status.CloneStrategy = ptr.To(cdiv1.CloneStrategyHostAssisted)
+			},
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
+		},
+		"profile spec beats status": {
+			reason: "spec.cloneStrategy csi-clone overrides a status of copy",
+			state: func(s *state.State) {
+				s.StorageProfiles[0].Status.CloneStrategy = ptr.To(cdiv1.CloneStrategyHostAssisted)
+				s.StorageProfiles[0].Spec.CloneStrategy = ptr.To(cdiv1.CloneStrategySnapshot)
+			},
+		},
+		"HostAssistedClone: no CSIDriver": {
+			reason:   "a provisioner without a CSIDriver cannot clone volumes",
+			state:    func(s *state.State) { s.CSIDrivers = s.CSIDrivers[1:] },
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
+		},
+		"HostAssistedClone: no expansion": {
+			reason: "a disk larger than its golden on a class without expansion",
+			state: func(s *state.State) {
+				s.StorageClasses[0].AllowVolumeExpansion = nil
+			},
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
+		},
+		"no expansion needed at the golden's size": {
+			reason: "a disk exactly the golden's size needs no expansion",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "6Gi" },
+			state:  func(s *state.State) { s.StorageClasses[0].AllowVolumeExpansion = ptr.To(false) },
+		},
+		"HostAssistedClone: volume mode": {
+			reason: "the profile picks Filesystem while the golden is Block",
+			state: func(s *state.State) {
+				s.StorageProfiles[0].Status.ClaimPropertySets[0].VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
+			},
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
+		},
+		"profile without claim property sets is Filesystem": {
+			reason: "no claimPropertySets means Filesystem: a Filesystem golden matches",
+			state: func(s *state.State) {
+				s.StorageProfiles[0].Status.ClaimPropertySets = nil
+				s.PersistentVolumeClaims[0].Spec.VolumeMode = nil
+			},
+		},
+		"HostAssistedClone: every proven cause": {
+			reason: "each proven cause is one refusal",
+			state: func(s *state.State) {
+				s.CDIs[0].Spec.CloneStrategyOverride = ptr.To(cdiv1.CloneStrategyHostAssisted)
+				s.CSIDrivers = nil
+				s.StorageClasses[0].AllowVolumeExpansion = nil
+				s.StorageProfiles[0].Status.ClaimPropertySets = nil
+			},
+			refusals: []finding{
+				f(guard.HostAssistedClone, "storageClass"), f(guard.HostAssistedClone, "storageClass"),
+				f(guard.HostAssistedClone, "storageClass"), f(guard.HostAssistedClone, "storageClass"),
+			},
+		},
+		"no StorageProfile refuses nothing": {
+			reason: "what is unknown refuses nothing",
+			state:  func(s *state.State) { s.StorageProfiles = nil },
+		},
+		"NodeLocalStorageClass: WaitForFirstConsumer": {
+			reason: "a class that binds per node warns",
+			state: func(s *state.State) {
+				s.StorageClasses[0].VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
+			},
+			warnings: []finding{f(guard.NodeLocalStorageClass, "storageClass")},
+		},
+		"Immediate binding": {
+			reason: "Immediate binding does not warn",
+			state: func(s *state.State) {
+				s.StorageClasses[0].VolumeBindingMode = ptr.To(storagev1.VolumeBindingImmediate)
+			},
+		},
+		"InvalidPoolName: prefix": {
+			reason:   "the name must start with <cluster>-",
+			pool:     func(p *plan.Pool) { p.Name = "other-md0" },
+			refusals: []finding{f(guard.InvalidPoolName, "metadata.name")},
+		},
+		"InvalidPoolName: no pool part": {
+			reason:   "<cluster>- with nothing after it is no pool",
+			pool:     func(p *plan.Pool) { p.Name = "demo-" },
+			refusals: []finding{f(guard.InvalidPoolName, "metadata.name")},
+		},
+		"InvalidPoolName: no cluster": {
+			reason:   "cluster is required",
+			pool:     func(p *plan.Pool) { p.Spec.Cluster = "" },
+			refusals: []finding{f(guard.InvalidPoolName, "cluster")},
+		},
+		"independent refusals together": {
+			reason: "every independent refusal is reported, not only the first",
+			pool: func(p *plan.Pool) {
+				p.Name = "x"
+				p.Spec.StorageClass = "local"
+				p.Spec.DiskSize = "1Gi"
+			},
+			refusals: []finding{
+				f(guard.InvalidPoolName, "metadata.name"),
+				f(guard.StorageClassMismatch, "storageClass"),
+				f(guard.DiskSmallerThanGolden, "diskSize"),
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
+	}
+}
+
+// TestAlreadyCloned: a pool that has already cloned its golden is never
+// refused for the golden going missing, dropping out of the catalog or
+// failing; it warns GoldenUnavailable.
+func TestAlreadyCloned(t *testing.T) {
+	cloned := addDisks(workerDisk("w1", "replicated"))
+	cases := map[string]planCase{
+		"golden missing": {
+			reason:   "the golden was deleted",
+			state:    all(cloned, dropGolden),
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+		},
+		"golden dropped from the catalog": {
+			reason:   "the entry was dropped; the golden is unmanaged",
+			catalog:  func(v *catalog.Values) { v.Images = []catalog.Image{} },
+			state:    cloned,
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+		},
+		"catalog disabled": {
+			reason:   "the catalog was disabled",
+			catalog:  func(v *catalog.Values) { v.Enabled = false },
+			state:    cloned,
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+		},
+		"golden failed": {
+			reason:   "the golden failed after the pool cloned it",
+			state:    all(cloned, setGoldenPhase(cdiv1.Failed, 0, "", "")),
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+		},
+		"cloned by a succeeded DataVolume only": {
+			reason: "a succeeded DataVolume with both annotations proves the clone",
+			state: all(dropGolden, func(s *state.State) {
+				s.DataVolumes = append(s.DataVolumes, cdiv1.DataVolume{
+					ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "w1", Annotations: map[string]string{
+						naming.GoldenAnnotation: golden, naming.PoolAnnotation: "kubernetes-demo-md0"}},
+					Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded},
+				})
+			}),
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+		},
+		"another pool's disks are no waiver": {
+			reason: "the pool annotation must be this pool's CAPI name",
+			state: all(dropGolden, func(s *state.State) {
+				d := workerDisk("w1", "replicated")
+				d.Annotations[naming.PoolAnnotation] = "kubernetes-demo-md1"
+				s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, d)
+			}),
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
+		},
+		"another pool's disks do not waive a failure": {
+			reason: "disks of another pool prove nothing for this one",
+			state: all(setGoldenPhase(cdiv1.Failed, 0, "", ""), func(s *state.State) {
+				d := workerDisk("w1", "replicated")
+				d.Annotations[naming.PoolAnnotation] = "kubernetes-demo-md1"
+				s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, d)
+			}),
+			refusals: []finding{f(guard.GoldenImportFailed, "osImage.builtin")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
+	}
+}
+
+// TestUnknownIsNeitherAbsentNorPresent: a kind that was not observed never
+// proves a golden missing, a pool diskless or a cluster without default.
+func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
+	unverified := func(kinds ...state.Kind) []finding {
+		var out []finding
+		for _, k := range kinds {
+			out = append(out, f(guard.StateUnverified, k.String()))
+		}
+		return out
+	}
+	cases := map[string]planCase{
+		"offline": {
+			reason:   "nothing observed: every guard that needs the cluster warns, once per kind",
+			state:    func(s *state.State) { *s = state.State{} },
+			warnings: unverified(state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver),
+		},
+		"goldens unknown": {
+			reason:   "DataVolumes and PVCs unknown: no GoldenPending, no refusal",
+			state:    func(s *state.State) { s.Observed &^= state.DataVolume | state.PersistentVolumeClaim },
+			warnings: unverified(state.DataVolume, state.PersistentVolumeClaim),
+		},
+		"StorageClasses unknown with an empty class": {
+			reason:   "a Forbidden StorageClass list never passes or refuses silently",
+			pool:     setClass(""),
+			state:    func(s *state.State) { s.Observed &^= state.StorageClass },
+			warnings: unverified(state.StorageClass),
+		},
+		"no default, disks unknown": {
+			reason: "DefaultStorageClassUnresolvable rests on a pool with no disks yet",
+			pool:   setClass(""),
+			state: func(s *state.State) {
+				s.StorageClasses[0].Annotations = nil
+				s.Observed &^= state.PersistentVolumeClaim
+			},
+			warnings: unverified(state.PersistentVolumeClaim),
+		},
+		"unknown disks grant no waiver": {
+			reason: "a failed golden refuses when the pool's disks are not observed",
+			state: all(setGoldenPhase(cdiv1.Failed, 0, "", ""), addDisks(workerDisk("w1", "replicated")), func(s *state.State) {
+				s.Namespaces = []string{naming.GoldenNamespace}
+			}),
+			refusals: []finding{f(guard.GoldenImportFailed, "osImage.builtin")},
+		},
+		"CSIDrivers unknown": {
+			reason:   "the missing-driver cause rests on absence: unverified",
+			state:    func(s *state.State) { s.Observed &^= state.CSIDriver; s.CSIDrivers = nil },
+			warnings: unverified(state.CSIDriver),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
+	}
+}
+
+// TestMovingTheDefault: moving is-default-class never turns a pool whose
+// bound disks are on the golden's class from planned into refused.
+func TestMovingTheDefault(t *testing.T) {
+	p := builtinPool()
+	p.Spec.StorageClass = ""
+	st := fullState()
+	st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, workerDisk("w1", "replicated"), workerDisk("w2", "replicated"))
+	res, err := plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+	require.NoError(t, err)
+	assert.Equal(t, storage.Resolution{Name: "replicated", From: storage.Frozen}, res.StorageClass)
+
+	st.StorageClasses[0].Annotations = nil
+	st.StorageClasses[1].Annotations = isDefault()
+	res, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+	require.NoError(t, err, "the default moved to local; the pool's disks stay on replicated")
+	assert.Equal(t, storage.Resolution{Name: "replicated", From: storage.Frozen}, res.StorageClass)
+	assert.Equal(t, "replicated", *res.Disk.Spec.Storage.StorageClassName)
+
+	// Neighbour: the same move refuses a pool with no disks yet.
+	st.PersistentVolumeClaims = st.PersistentVolumeClaims[:1]
+	_, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+	assert.Equal(t, []guard.Reason{guard.StorageClassMismatch}, guard.Reasons(err))
+}
+
+// TestClassWrittenIsClassCompared: the class on the disk is the one the
+// comparison used, never left to the default.
+func TestClassWrittenIsClassCompared(t *testing.T) {
+	p := builtinPool()
+	p.Spec.StorageClass = ""
+	st := fullState()
+	res, err := plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+	require.NoError(t, err)
+	require.NotNil(t, res.Disk.Spec.Storage.StorageClassName, "the clone path always writes the class")
+	assert.Equal(t, "replicated", *res.Disk.Spec.Storage.StorageClassName)
+	assert.Equal(t, storage.Resolution{Name: "replicated", From: storage.Default}, res.StorageClass)
+
+	// The virt default tier wins over the GA default: the disk gets the class
+	// CDI would, and the comparison uses it.
+	st.StorageClasses = append(st.StorageClasses, class("virt", provider, t0, map[string]string{storage.VirtDefaultAnnotation: "true"}))
+	_, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+	require.Error(t, err)
+	r := guard.Refusals(err)[0]
+	assert.Equal(t, guard.StorageClassMismatch, r.Reason)
+	assert.Contains(t, r.Detail, `"virt" (resolved from the cluster default)`, "the message says which side came from the default")
+
+	p.Spec.StorageClass = "local"
+	_, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(fullState()))
+	require.Error(t, err)
+	assert.NotContains(t, guard.Refusals(err)[0].Detail, "default", "both sides explicit: nothing said of a default")
+}
+
+func TestPlannedClone(t *testing.T) {
+	p := builtinPool()
+	res, err := plan.Plan(p, enabledCatalog(), state.NewSnapshot(fullState()))
+	require.NoError(t, err)
+	assert.Equal(t, plan.Clone, res.Source)
+	assert.Equal(t, golden, res.Golden)
+	assert.Equal(t, map[string]string{
+		naming.GoldenAnnotation: golden,
+		naming.PoolAnnotation:   "kubernetes-demo-md0",
+	}, res.Disk.Annotations, "no usePopulator annotation on the clone path")
+	assert.Equal(t, "disk-system", res.Disk.Name)
+	assert.Equal(t, &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: "cozy-public", Name: golden}}, res.Disk.Spec.Source)
+	q := res.Disk.Spec.Storage.Resources.Requests[corev1.ResourceStorage]
+	assert.Equal(t, "20Gi", q.String())
+	assert.Equal(t, "factory.talos.dev/installer/"+plan.DefaultSchematicID+":"+plan.DefaultVersion, res.InstallerImage)
+}
+
+func TestInstallerFollowsEffectiveFlavor(t *testing.T) {
+	v := catalog.Default()
+	v.Enabled = true
+	v.Images = append(v.Images, catalog.Image{SchematicID: otherID, Version: "v1.12.0", StorageClass: "replicated"})
+	p := builtinPool()
+	p.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"}
+	st := fullState()
+	dropGolden(st)
+	res, err := plan.Plan(p, catalog.Compile(v), state.NewSnapshot(st))
+	require.Empty(t, guard.Reasons(err))
+	assert.Equal(t, "factory.talos.dev/installer/abc123:v1.12.0", res.InstallerImage)
+	assert.Equal(t, []finding{f(guard.GoldenPending, "osImage.builtin")}, warningsOf(res.Warnings))
+}
+
+func TestPlanAllAndDeterminism(t *testing.T) {
+	pools := []plan.Pool{builtinPool(), httpPool()}
+	pools[1].Name = "demo-md1"
+	snap := state.NewSnapshot(fullState())
+	a := plan.PlanAll(pools, enabledCatalog(), snap)
+	b := plan.PlanAll(pools, enabledCatalog(), snap)
+	assert.Equal(t, a, b)
+	assert.Equal(t, plan.Clone, a[0].Source)
+	assert.Equal(t, plan.HTTP, a[1].Source)
+}
+
+func TestNeeds(t *testing.T) {
+	assert.Empty(t, plan.Needs(httpPool()).Gets)
+	r := plan.Needs(builtinPool())
+	assert.Len(t, r.Gets, 2)
+	assert.Len(t, r.Lists, 6)
+	assert.LessOrEqual(t, len(r.Gets)+len(r.Lists), 8)
+
+	var pools []plan.Pool
+	for i := range 50 {
+		p := builtinPool()
+		p.Namespace = fmt.Sprintf("tenant-%d", i%5)
+		pools = append(pools, p)
+	}
+	all := plan.NeedsAll(pools)
+	assert.Len(t, all.Gets, 2, "one golden, read once")
+	assert.Len(t, all.Lists, 4+2*5, "cluster kinds once, disks per namespace")
+}

@@ -1,0 +1,147 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+// wayOut is what to do instead of editing a golden: CDI refuses any change
+// to a DataVolume's spec, and deleting the golden would break every pool
+// that clones it.
+const wayOut = "a DataVolume's spec cannot be patched in place; add a new (schematicID, version) entry, " +
+	"move the pools onto it, then retire this one"
+
+// unchanged compares an entry with its present golden, field by field, and
+// refuses CatalogEntryImmutable for each field the entry changes. It reports
+// whether the entry's values were proven equal to the golden's, which is when
+// the live spec may be reproduced. A field the entry already gets a refusal
+// for (an invalid URL or size) is not compared.
+func (r *renderer) unchanged(e *Entry, g *Golden) bool {
+	invalid := map[guard.Reason]bool{}
+	for _, reason := range guard.Reasons(e.Err()) {
+		invalid[reason] = true
+	}
+	same := true
+	if !invalid[guard.InvalidImageFactoryURL] {
+		same = r.sameURL(e, g) && same
+	}
+	if !invalid[guard.InvalidQuantity] {
+		same = r.sameSize(e, g) && same
+	}
+	return r.sameClass(e, g) && same
+}
+
+// sameURL compares source URLs canonically. A golden known by its PVC alone
+// is compared only when the PVC records the URL CDI imported from.
+func (r *renderer) sameURL(e *Entry, g *Golden) bool {
+	if g.DataVolume == nil && g.URL == "" {
+		return r.pvcOnly(g)
+	}
+	if !naming.SameURL(e.URL, g.URL) {
+		r.refuse(e, g, "imageFactoryURL", e.ImageFactoryURL, "source URL", orNone(g.URL), e.URL)
+		return false
+	}
+	return g.DataVolume != nil || r.pvcOnly(g)
+}
+
+// sameSize compares sizes as quantities (6Gi is 6144Mi). A golden known by
+// its PVC alone is not compared: CDI may have inflated the PVC's request for
+// filesystem overhead.
+func (r *renderer) sameSize(e *Entry, g *Golden) bool {
+	if g.DataVolume == nil {
+		return r.pvcOnly(g)
+	}
+	if e.Size.Cmp(g.Request) == 0 {
+		return true
+	}
+	r.refuse(e, g, "storage", e.Storage, "size", quantity(g.Request), e.Storage)
+	return false
+}
+
+// pvcOnly is the verdict on a field that a golden known by its PVC alone
+// cannot show. It holds only when its DataVolume was observed absent: one
+// that was not seen may still exist with other values.
+func (r *renderer) pvcOnly(g *Golden) bool {
+	if !r.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name) {
+		r.unverified |= state.DataVolume
+		return false
+	}
+	return true
+}
+
+// sameClass compares classes as CDI binds them. The golden's class is the
+// one its spec names, else the one its PVC is bound on (frozen), else the
+// cluster default; an entry's empty class resolves the same way, so moving
+// the cluster default never turns an unchanged entry into an edit, and an
+// entry that names the class a classless golden is bound on is no edit.
+func (r *renderer) sameClass(e *Entry, g *Golden) bool {
+	if e.StorageClass == g.NamedClass {
+		return true
+	}
+	in := storage.Input{BoundKnown: g.BoundKnown, Default: r.def}
+	if g.BoundClass != "" {
+		in.Bound = []string{g.BoundClass}
+	}
+	entryIn, goldenIn := in, in
+	entryIn.Named, goldenIn.Named = e.StorageClass, g.NamedClass
+	er, eerr := storage.Resolve(entryIn)
+	gr, gerr := storage.Resolve(goldenIn)
+	// Two named classes that differ are an edit whatever the cluster says;
+	// with one side empty, that side binds where the cluster puts it.
+	if e.StorageClass == "" || g.NamedClass == "" {
+		switch {
+		case g.BoundClass == "" && !g.BoundKnown:
+			r.unverified |= state.PersistentVolumeClaim
+			return false
+		case errors.Is(eerr, storage.ErrDefaultUnknown) || errors.Is(gerr, storage.ErrDefaultUnknown):
+			r.unverified |= state.StorageClass
+			return false
+		case er.Name == gr.Name:
+			return true
+		}
+	}
+	r.refuse(e, g, "storageClass", e.StorageClass, "class", describeClass(g.NamedClass, gr, gerr), describeClass(e.StorageClass, er, eerr))
+	return false
+}
+
+// describeClass says how an empty class resolved, and nothing of a default
+// when the class is named.
+func describeClass(named string, res storage.Resolution, err error) string {
+	switch {
+	case named != "":
+		return fmt.Sprintf("%q", named)
+	case res.From == storage.Frozen:
+		return fmt.Sprintf(`"" (bound on %q)`, res.Name)
+	case errors.Is(err, storage.ErrNoDefault):
+		return `"" (and the cluster has no default class)`
+	}
+	return fmt.Sprintf(`"" (the cluster default, %q)`, res.Name)
+}
+
+// refuse records one CatalogEntryImmutable at images[i].<child>.
+func (r *renderer) refuse(e *Entry, g *Golden, child string, bad any, what, old, new string) {
+	r.col.Refuse(guard.CatalogEntryImmutable, e.Path().Child(child), bad,
+		"%s: golden %s/%s already exists with %s %s, and the entry now says %s; %s",
+		e.Describe(), naming.GoldenNamespace, g.Name, what, old, new, wayOut)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func quantity(q resource.Quantity) string {
+	if q.IsZero() {
+		return "(none)"
+	}
+	return q.String()
+}

@@ -1,0 +1,97 @@
+package catalog
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Unmanaged names, sorted, the goldens in cozy-public (see ReadBack) that
+// no entry of an enabled catalog manages: helm.sh/resource-policy: keep
+// leaves a golden behind when its entry is dropped or the catalog is
+// disabled. It may miss goldens when DataVolumes or PVCs in cozy-public were
+// not observed (Render and Prune warn so).
+func Unmanaged(cat *Catalog, snap *state.Snapshot) []string {
+	names, _ := unmanaged(cat, snap)
+	return names
+}
+
+func unmanaged(cat *Catalog, snap *state.Snapshot) ([]string, state.Kind) {
+	if snap == nil {
+		snap = state.NewSnapshot(nil)
+	}
+	names, missing := liveGoldens(snap)
+	out := []string{}
+	for _, n := range names {
+		if !cat.manages(n) {
+			out = append(out, n)
+		}
+	}
+	return out, missing
+}
+
+// manages reports whether an entry of the enabled catalog names the golden.
+func (c *Catalog) manages(golden string) bool {
+	if c == nil || !c.Enabled {
+		return false
+	}
+	_, ok := c.LookupGolden(golden)
+	return ok
+}
+
+// Kept is an unmanaged golden that something still clones.
+type Kept struct {
+	Name      string     `json:"name"`
+	Consumers []Consumer `json:"consumers"`
+}
+
+// PruneReport says which unmanaged goldens could be deleted by hand, in the
+// shape of `worker-image catalog prune -o json`. It is a report: the library
+// never deletes.
+type PruneReport struct {
+	// SafeToDelete names the unmanaged goldens that no disk clones.
+	SafeToDelete []string `json:"safeToDelete"`
+	// Kept are the unmanaged goldens that disks still clone, with those
+	// disks: deleting one would leave their pools unable to add workers.
+	Kept []Kept `json:"kept"`
+	// Warnings say StateUnverified when the disks or the goldens could not
+	// all be observed; then nothing is safe to delete.
+	Warnings []guard.Warning `json:"-"`
+}
+
+// Prune reports, for the goldens no entry of the catalog manages, which ones
+// nothing clones (safe to delete) and which are still cloned. When
+// DataVolumes or PVCs were not observed in every namespace a consumer may
+// be unseen, so nothing is reported safe to delete.
+func Prune(cat *Catalog, snap *state.Snapshot) PruneReport {
+	if snap == nil {
+		snap = state.NewSnapshot(nil)
+	}
+	idx := NewConsumerIndex(snap)
+	names, missing := unmanaged(cat, snap)
+	rep := PruneReport{SafeToDelete: []string{}, Kept: []Kept{}}
+	var unsure []string
+	for _, n := range names {
+		switch cs := idx.Of(n); {
+		case len(cs) > 0:
+			rep.Kept = append(rep.Kept, Kept{Name: n, Consumers: append([]Consumer{}, cs...)})
+		case idx.Complete():
+			rep.SafeToDelete = append(rep.SafeToDelete, n)
+		default:
+			unsure = append(unsure, n)
+		}
+	}
+	for _, k := range (missing | idx.unobserved).Each() {
+		detail := k.String() + "s were not observed in every namespace, so nothing is reported safe to delete"
+		if len(unsure) > 0 {
+			detail += " (unmanaged goldens with no consumer seen: " + strings.Join(unsure, ", ") + ")"
+		}
+		w := guard.NewWarning(guard.StateUnverified, field.NewPath("safeToDelete"), "%s; read them before deleting any golden", detail)
+		w.Subject = Subject
+		rep.Warnings = append(rep.Warnings, w)
+	}
+	return rep
+}

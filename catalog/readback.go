@@ -1,0 +1,108 @@
+package catalog
+
+import (
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// ReadBack builds catalog values from the goldens in a cluster, for callers
+// that see the cluster but not the catalog's values. A golden is a
+// DataVolume, or a PVC, in cozy-public with the label
+// app.kubernetes.io/managed-by: cozystack and both flavor annotations, named
+// after them (a golden known by its PVC alone counts: CDI can
+// garbage-collect a completed DataVolume).
+//
+// The values read back are enabled and hold one entry per golden, by name,
+// each with the golden's class, size and source factory as the golden has
+// them. The global class is empty, so an entry for a classless golden stays
+// classless; where a golden does not show its size or factory (a PVC without
+// CDI's import-endpoint annotation), the entry falls back to the chart's
+// default. It warns StateUnverified when the goldens could not be observed,
+// since the values read back may then miss some.
+func ReadBack(snap *state.Snapshot) (Values, []guard.Warning) {
+	if snap == nil {
+		snap = state.NewSnapshot(nil)
+	}
+	v := Values{Enabled: true, ImageFactoryURL: DefaultImageFactoryURL, Storage: DefaultStorage, Images: []Image{}}
+	names, missing := liveGoldens(snap)
+	for _, name := range names {
+		id, version, _ := naming.ParseGoldenName(name)
+		g := Live(name, nil, snap)
+		img := Image{SchematicID: id, Version: version, StorageClass: g.NamedClass, ImageFactoryURL: factoryOf(g.URL, id, version)}
+		if !g.Request.IsZero() {
+			img.Storage = g.Request.String()
+		}
+		v.Images = append(v.Images, img)
+	}
+	var warnings []guard.Warning
+	for _, k := range missing.Each() {
+		w := guard.NewWarning(guard.StateUnverified, field.NewPath("images"),
+			"%ss in %s were not observed, so the catalog read back from the goldens may miss some; read them, or pass the catalog's values",
+			k, naming.GoldenNamespace)
+		w.Subject = Subject
+		warnings = append(warnings, w)
+	}
+	return v, warnings
+}
+
+// factoryOf recovers the factory from a golden's source URL, "" when the
+// URL is not one naming.ImageURL makes for the flavor.
+func factoryOf(url, schematicID, version string) string {
+	suffix := naming.ImageURL("", schematicID, version)
+	if factory, ok := strings.CutSuffix(url, suffix); ok && factory != "" {
+		return factory
+	}
+	return ""
+}
+
+// goldenFlavor reports whether an object's metadata marks it a golden: in
+// cozy-public, labelled managed-by cozystack, annotated with a flavor, and
+// named after that flavor. An object named otherwise is not one the catalog
+// made, and no pool would find it by its flavor.
+func goldenFlavor(m *metav1.ObjectMeta) bool {
+	if m.Namespace != naming.GoldenNamespace || m.Labels[naming.ManagedByLabel] != naming.ManagedBy {
+		return false
+	}
+	id, version := m.Annotations[naming.SchematicIDAnnotation], m.Annotations[naming.VersionAnnotation]
+	if id == "" || version == "" {
+		return false
+	}
+	pid, pversion, ok := naming.ParseGoldenName(m.Name)
+	return ok && pid == id && pversion == version
+}
+
+// liveGoldens lists the goldens in cozy-public by name, sorted, and the kinds
+// that were not observed there (the list may then miss goldens).
+func liveGoldens(snap *state.Snapshot) ([]string, state.Kind) {
+	var missing state.Kind
+	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
+		if !snap.CoversNamespace(k, naming.GoldenNamespace) {
+			missing |= k
+		}
+	}
+	st := snap.State()
+	seen := map[string]bool{}
+	for i := range st.DataVolumes {
+		if m := &st.DataVolumes[i].ObjectMeta; goldenFlavor(m) {
+			seen[m.Name] = true
+		}
+	}
+	for i := range st.PersistentVolumeClaims {
+		if m := &st.PersistentVolumeClaims[i].ObjectMeta; goldenFlavor(m) {
+			seen[m.Name] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, missing
+}

@@ -1,0 +1,134 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+func pvcRef(ns, name string, annotations map[string]string) corev1.PersistentVolumeClaim {
+	return corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations}}
+}
+
+func TestConsumers(t *testing.T) {
+	const pool = "kubernetes-demo-md0"
+	annotated := map[string]string{naming.GoldenAnnotation: goldenA, naming.PoolAnnotation: pool}
+
+	byRef := pvcRef("tenant-c", "restored", nil)
+	byRef.Spec.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: goldenA, Namespace: ptr.To(naming.GoldenNamespace)}
+	refOtherNS := pvcRef("tenant-c", "not-a-clone", nil)
+	refOtherNS.Spec.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: goldenA}
+	bySource := pvcRef(naming.GoldenNamespace, "scratch", nil)
+	bySource.Spec.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: goldenA}
+	snapshotSource := pvcRef(naming.GoldenNamespace, "from-snapshot", nil)
+	snapshotSource.Spec.DataSource = &corev1.TypedLocalObjectReference{APIGroup: ptr.To("snapshot.storage.k8s.io"), Kind: "VolumeSnapshot", Name: goldenA}
+	otherNSSource := sourceDV("tenant-d", "copy", goldenA)
+	otherNSSource.Spec.Source.PVC.Namespace = "tenant-x"
+	both := sourceDV("tenant-e", "both", goldenA)
+	both.Annotations = annotated
+
+	s := cluster(
+		[]cdiv1.DataVolume{
+			liveDV(idA, urlA, "6Gi", "replicated"),
+			workerDV(tenantNS, "demo-md0-disk-1", goldenA, pool),
+			sourceDV("tenant-b", "vm-root", goldenA),
+			workerDV(tenantNS, "demo-md0-other", goldenB, pool),
+			otherNSSource,
+			both,
+		},
+		[]corev1.PersistentVolumeClaim{
+			livePVC(idA, "replicated", "6Gi", ""),
+			pvcRef(tenantNS, "demo-md0-disk-1", annotated),
+			pvcRef(tenantNS, "demo-md0-disk-0", annotated),
+			byRef, refOtherNS, bySource, snapshotSource,
+		},
+	)
+	got := Consumers(goldenA, state.NewSnapshot(s))
+	assert.Equal(t, goldenA, got.Golden)
+	assert.Equal(t, []Consumer{
+		{KindPersistentVolumeClaim, naming.GoldenNamespace, "scratch", ""},
+		{KindPersistentVolumeClaim, tenantNS, "demo-md0-disk-0", pool},
+		{KindDataVolume, tenantNS, "demo-md0-disk-1", pool},
+		{KindDataVolume, "tenant-b", "vm-root", ""},
+		{KindPersistentVolumeClaim, "tenant-c", "restored", ""},
+		{KindDataVolume, "tenant-e", "both", pool},
+	}, sortedByNamespace(got.Consumers),
+		"by annotation (a DataVolume and its PVC once; a PVC whose DataVolume is gone), by source.pvc, by dataSourceRef, by dataSource in cozy-public; never the golden itself, another golden's disk, a source elsewhere or a snapshot")
+	assert.Empty(t, got.Warnings)
+}
+
+// sortedByNamespace checks the order the index promises and returns cs.
+func sortedByNamespace(cs []Consumer) []Consumer {
+	for i := 1; i < len(cs); i++ {
+		a, b := cs[i-1], cs[i]
+		if a.Namespace > b.Namespace || (a.Namespace == b.Namespace && a.Name > b.Name) {
+			return nil
+		}
+	}
+	return cs
+}
+
+func TestConsumersInOtherNamespaces(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		dv     cdiv1.DataVolume
+		want   []Consumer
+	}{
+		"AnnotationAlone": {
+			reason: "a disk in a tenant namespace found by the disk annotation, with no source.pvc",
+			dv:     workerDV("tenant-far", "disk", goldenA, "kubernetes-far-md1"),
+			want:   []Consumer{{KindDataVolume, "tenant-far", "disk", "kubernetes-far-md1"}},
+		},
+		"SourcePVCAlone": {
+			reason: "a disk in a tenant namespace found by source.pvc, with no annotation",
+			dv:     sourceDV("tenant-far", "disk", goldenA),
+			want:   []Consumer{{KindDataVolume, "tenant-far", "disk", ""}},
+		},
+		"AnotherGolden": {
+			reason: "neighbour: a disk of another golden is not a consumer",
+			dv:     sourceDV("tenant-far", "disk", goldenB),
+			want:   []Consumer{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{tc.dv}, nil)))
+			assert.Equal(t, tc.want, got.Consumers, tc.reason)
+		})
+	}
+}
+
+func TestConsumersPoolFromPVC(t *testing.T) {
+	dv := sourceDV(tenantNS, "disk", goldenA)
+	p := pvcRef(tenantNS, "disk", map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0"})
+	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{dv}, []corev1.PersistentVolumeClaim{p})))
+	assert.Equal(t, []Consumer{{KindDataVolume, tenantNS, "disk", "kubernetes-demo-md0"}}, got.Consumers,
+		"a disk's pool is read from its PVC when its DataVolume does not carry it")
+}
+
+func TestConsumersUnobserved(t *testing.T) {
+	s := cluster([]cdiv1.DataVolume{workerDV(tenantNS, "disk", goldenA, "p")}, nil)
+	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
+	got := Consumers(goldenA, state.NewSnapshot(s))
+	assert.Len(t, got.Consumers, 1, "what was seen is listed")
+	assert.Equal(t, []found{{guard.StateUnverified, "consumers"}, {guard.StateUnverified, "consumers"}}, warningsOf(got.Warnings),
+		"DataVolumes and PVCs read in some namespaces only may hide consumers")
+
+	none := Consumers(goldenA, nil)
+	assert.Equal(t, []Consumer{}, none.Consumers, "an empty answer is [], never null")
+	assert.Len(t, none.Warnings, 2)
+}
+
+func TestConsumerIndexRepeatedObject(t *testing.T) {
+	d := workerDV(tenantNS, "disk", goldenA, "p")
+	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{d, d}, nil)))
+	assert.Len(t, got.Consumers, 1, "an object listed twice is one disk")
+}

@@ -1,0 +1,122 @@
+package catalog
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+func TestPrune(t *testing.T) {
+	const idC = "ccc333"
+	goldenC := naming.GoldenPrefix + idC + "-" + v1136
+	goldens := []cdiv1.DataVolume{
+		liveDV(idA, urlA, "6Gi", "replicated"),
+		liveDV(idB, naming.ImageURL(factory, idB, v1136), "6Gi", "replicated"),
+		liveDV(idC, naming.ImageURL(factory, idC, v1136), "6Gi", "replicated"),
+	}
+	cloneB := workerDV(tenantNS, "disk-b", goldenB, "kubernetes-demo-md0")
+	cloneA := workerDV(tenantNS, "disk-a", goldenA, "kubernetes-demo-md1")
+	onlyA := Compile(values(Image{SchematicID: idA, Version: v1136}))
+
+	cases := map[string]struct {
+		reason   string
+		cat      *Catalog
+		state    *state.State
+		want     PruneReport
+		warnings []found
+	}{
+		"SafeAndKept": {
+			reason: "of the goldens no entry manages, the one nothing clones is safe to delete, the cloned one is kept with its consumers; the managed one is neither",
+			cat:    onlyA,
+			state:  cluster(append(goldens, cloneA, cloneB), nil),
+			want: PruneReport{
+				SafeToDelete: []string{goldenC},
+				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
+			},
+		},
+		"Disabled": {
+			reason: "a disabled catalog manages nothing",
+			cat: func() *Catalog {
+				v := values(Image{SchematicID: idA, Version: v1136})
+				v.Enabled = false
+				return Compile(v)
+			}(),
+			state: cluster(append(goldens, cloneB), nil),
+			want: PruneReport{
+				SafeToDelete: []string{goldenA, goldenC},
+				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
+			},
+		},
+		"NilCatalog": {
+			reason: "no catalog manages nothing",
+			state:  cluster(goldens[:1], nil),
+			want:   PruneReport{SafeToDelete: []string{goldenA}, Kept: []Kept{}},
+		},
+		"DisksNotObservedEverywhere": {
+			reason: "when disks were read in some namespaces only, a consumer may be unseen: nothing is safe to delete, what is seen cloned is kept",
+			cat:    onlyA,
+			state: func() *state.State {
+				s := cluster(append(goldens, cloneB), nil)
+				s.Namespaces = []string{naming.GoldenNamespace, tenantNS}
+				return s
+			}(),
+			want: PruneReport{
+				SafeToDelete: []string{},
+				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
+			},
+			warnings: []found{{guard.StateUnverified, "safeToDelete"}, {guard.StateUnverified, "safeToDelete"}},
+		},
+		"PVCsUnknown": {
+			reason: "PVCs unknown alone are enough to report nothing safe to delete",
+			cat:    onlyA,
+			state: func() *state.State {
+				s := cluster(goldens, nil)
+				s.Observed &^= state.PersistentVolumeClaim
+				return s
+			}(),
+			want:     PruneReport{SafeToDelete: []string{}, Kept: []Kept{}},
+			warnings: []found{{guard.StateUnverified, "safeToDelete"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Prune(tc.cat, state.NewSnapshot(tc.state))
+			assert.Equal(t, tc.warnings, warningsOf(got.Warnings), tc.reason)
+			got.Warnings = nil
+			assert.Equal(t, tc.want, got, tc.reason)
+		})
+	}
+}
+
+func TestPruneJSON(t *testing.T) {
+	rep := Prune(nil, state.NewSnapshot(cluster([]cdiv1.DataVolume{
+		liveDV(idA, urlA, "6Gi", "replicated"),
+		workerDV(tenantNS, "disk", goldenA, "kubernetes-demo-md0"),
+	}, nil)))
+	raw, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"safeToDelete":[],"kept":[{"name":"`+goldenA+`","consumers":[
+		{"kind":"DataVolume","namespace":"tenant-a","name":"disk","pool":"kubernetes-demo-md0"}]}]}`, string(raw))
+
+	res := Consumers(goldenA, state.NewSnapshot(cluster(nil, nil)))
+	raw, err = json.Marshal(res)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"golden":"`+goldenA+`","consumers":[]}`, string(raw))
+}
+
+func TestUnmanaged(t *testing.T) {
+	snap := state.NewSnapshot(cluster([]cdiv1.DataVolume{
+		liveDV(idB, naming.ImageURL(factory, idB, v1136), "6Gi", "replicated"),
+		liveDV(idA, urlA, "6Gi", "replicated"),
+	}, nil))
+	assert.Equal(t, []string{goldenB}, Unmanaged(Compile(values(Image{SchematicID: idA, Version: v1136})), snap))
+	assert.Equal(t, []string{goldenA, goldenB}, Unmanaged(Compile(values()), snap), "an empty catalog manages nothing")
+	assert.Equal(t, []string{}, Unmanaged(Compile(values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136})), snap))
+}

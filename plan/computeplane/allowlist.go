@@ -114,8 +114,8 @@ func forwardMap(v any, fields map[string]shape, fld *field.Path, c *guard.Collec
 		s, allowed := fields[key]
 		if !allowed {
 			c.Warn(guard.DroppedField, fld.Child(key),
-				"%s is not forwarded to the pool release and has no effect; a ComputePlane pool takes only %s, and its worker OS image is the operator's",
-				key, allowedList(fields))
+				"not forwarded to the pool release, so it has no effect; a ComputePlane pool takes only %s here, and its worker OS image is the operator's",
+				allowedList(fields))
 			continue
 		}
 		fv, ok := forward(val, s, fld.Child(key), c)

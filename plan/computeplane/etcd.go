@@ -15,7 +15,7 @@ func checkEtcd(values map[string]any, c *guard.Collector) {
 	raw := values["_namespace"]
 	if raw == nil {
 		c.Warn(guard.StateUnverified, nsPath,
-			"_namespace is absent from the values, so whether the tenant has an etcd module is unknown; Cozystack injects it when it installs the ComputePlane, and without etcd nothing is provisioned")
+			"absent from the values, so whether the tenant has an etcd module is unknown; Cozystack injects it when it installs the ComputePlane, and without etcd nothing is provisioned")
 		return
 	}
 	ns, ok := raw.(map[string]any)

@@ -23,9 +23,9 @@ func decimal(v any) (string, bool) {
 	case json.Number:
 		return n.String(), true
 	case float64:
-		return strconv.FormatFloat(n, 'f', -1, 64), true
+		return finite(n, 64)
 	case float32:
-		return strconv.FormatFloat(float64(n), 'f', -1, 32), true
+		return finite(float64(n), 32)
 	case int:
 		return strconv.FormatInt(int64(n), 10), true
 	case int8:
@@ -50,6 +50,15 @@ func decimal(v any) (string, bool) {
 	return "", false
 }
 
+// finite writes f in decimal; NaN and the infinities are no number a chart
+// value can hold (JSON has none).
+func finite(f float64, bits int) (string, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "", false
+	}
+	return strconv.FormatFloat(f, 'f', -1, bits), true
+}
+
 // integer is v as an int64 when v is a whole number that fits one: YAML's 3
 // decodes as float64 3, which is a count; 2.5 is not.
 func integer(v any) (int64, bool) {
@@ -69,7 +78,7 @@ func integer(v any) (int64, bool) {
 
 // refuseType refuses a value the pool chart cannot read where want belongs.
 func refuseType(v any, want kind, fld *field.Path, c *guard.Collector) {
-	c.Refuse(guard.InvalidValue, fld, v, "%s is %s where %s belongs; write %s", fld, describe(v), want, want)
+	c.Refuse(guard.InvalidValue, fld, v, "holds %s; write %s here, the only type the chart reads", describe(v), want)
 }
 
 func (k kind) String() string {

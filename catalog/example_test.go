@@ -1,0 +1,125 @@
+package catalog_test
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// A catalog's values, as a values file holds them: absent keys take the
+// chart's defaults.
+const catalogValues = `
+enabled: true
+images:
+- schematicID: ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515
+  version: v1.13.6
+`
+
+func ExampleRender() {
+	var v catalog.Values
+	if err := yaml.Unmarshal([]byte(catalogValues), &v); err != nil {
+		panic(err)
+	}
+	// An observed cluster with no golden yet.
+	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds})
+	res, err := catalog.Render(catalog.Compile(v), snap)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, _ := yaml.Marshal(res.Goldens[0])
+	fmt.Print(string(out))
+	// Output:
+	// apiVersion: cdi.kubevirt.io/v1beta1
+	// kind: DataVolume
+	// metadata:
+	//   annotations:
+	//     cdi.kubevirt.io/storage.bind.immediate.requested: "true"
+	//     cdi.kubevirt.io/storage.usePopulator: "true"
+	//     helm.sh/resource-policy: keep
+	//     kubernetes-worker-image.cozystack.io/schematic-id: ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515
+	//     kubernetes-worker-image.cozystack.io/talos-version: v1.13.6
+	//   labels:
+	//     app.kubernetes.io/managed-by: cozystack
+	//   name: talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6
+	//   namespace: cozy-public
+	// spec:
+	//   contentType: kubevirt
+	//   source:
+	//     http:
+	//       url: https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz
+	//   storage:
+	//     resources:
+	//       requests:
+	//         storage: 6Gi
+	//     storageClassName: replicated
+	// status: {}
+}
+
+// Growing an existing golden is an edit CDI would refuse: the catalog says so
+// before anything is applied, with the entry's field and the way out.
+func ExampleRender_refusedEdit() {
+	v := catalog.Default()
+	v.Enabled = true
+	v.Images[0].Storage = "8Gi"
+	cat := catalog.Compile(v)
+
+	// The golden exists at 6Gi.
+	live := catalog.NewGolden(&catalog.Compile(catalog.Default()).Entries[0])
+	live.Status.Phase = cdiv1.Succeeded
+	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{live}})
+
+	_, err := catalog.Render(cat, snap)
+	var r *guard.Refusal
+	if errors.As(err, &r) {
+		fmt.Println(r.Reason, r.Field, r.BadValue)
+	}
+	fmt.Println(errors.Is(err, &guard.Refusal{Reason: guard.CatalogEntryImmutable}))
+	// Output:
+	// CatalogEntryImmutable images[0].storage 8Gi
+	// true
+}
+
+// Before deleting a golden by hand, ask what still clones it.
+func ExampleConsumers() {
+	golden := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	disk := func(ns, name, pool string) corev1.PersistentVolumeClaim {
+		return corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{
+			naming.GoldenAnnotation: golden, naming.PoolAnnotation: pool,
+		}}}
+	}
+	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds, PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
+		disk("tenant-b", "demo-md0-x7k2p", "kubernetes-demo-md0"),
+		disk("tenant-a", "prod-md1-q9z4m", "kubernetes-prod-md1"),
+	}})
+	for _, c := range catalog.Consumers(golden, snap).Consumers {
+		fmt.Println(c.Kind, c.Namespace, c.Name, c.Pool)
+	}
+	// Output:
+	// PersistentVolumeClaim tenant-a prod-md1-q9z4m kubernetes-prod-md1
+	// PersistentVolumeClaim tenant-b demo-md0-x7k2p kubernetes-demo-md0
+}
+
+// Twenty workers on the default flavor fetch the ~4.15 GiB Talos raw image
+// once instead of twenty times.
+func ExampleSavings() {
+	golden := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	rep := catalog.Savings([]catalog.PoolWorkers{
+		{Golden: golden, Replicas: 12},
+		{Golden: golden, Replicas: 8},
+	}, resource.MustParse("4.15Gi"))
+	fmt.Printf("%d workers, %d import, %d avoided, %.1f GiB not fetched\n",
+		rep.Workers, rep.Imports, rep.ImportsAvoided, float64(rep.BytesAvoided)/(1<<30))
+	// Output:
+	// 20 workers, 1 import, 19 avoided, 78.9 GiB not fetched
+}

@@ -34,9 +34,13 @@ func DefaultClass(classes []storagev1.StorageClass) string {
 }
 
 // DefaultClassOf is DefaultClass over pointers, for indexes that hold them.
+// Nil entries are skipped.
 func DefaultClassOf(classes []*storagev1.StorageClass) string {
 	best, bestTier := -1, 0
 	for i, c := range classes {
+		if c == nil {
+			continue
+		}
 		t := tier(c)
 		if t == 0 {
 			continue
@@ -51,6 +55,10 @@ func DefaultClassOf(classes []*storagev1.StorageClass) string {
 	return classes[best].Name
 }
 
+// tier ranks a class's default annotations. CDI itself reads only the virt
+// tier (for kubevirt content, which goldens and worker disks are) and the GA
+// tier, newest first then by name; the beta tier is the SPEC's, for older
+// clusters whose API server's DefaultStorageClass admission still honours it.
 func tier(c *storagev1.StorageClass) int {
 	a := c.Annotations
 	switch {

@@ -65,11 +65,12 @@ func (e *ConflictError) Error() string {
 // disks are bound on (frozen), refusing several; else the cluster default.
 // For example Resolve(Input{Bound: []string{"a", "a"}, BoundKnown: true})
 // is "a" (frozen); with Bound {"a", "b"} it is a *ConflictError, never a pick
-// by list order.
+// by list order. Empty classes in Bound are ignored.
 //
-// When the bound disks are unknown, the default is still resolved (it is the
-// class a first disk gets) and the caller is told via BoundUnknown, because a
-// refusal resting on "no disks yet" cannot be proven.
+// When the bound disks are unknown (BoundKnown false), the default is still
+// resolved, since it is the class a first disk gets; the caller, which set
+// BoundKnown, must not treat "no disks yet" as proven (a refusal resting on
+// it becomes a StateUnverified warning).
 func Resolve(in Input) (Resolution, error) {
 	if in.Named != "" {
 		return Resolution{Name: in.Named, From: Explicit}, nil

@@ -21,12 +21,12 @@ import (
 func (p *planner) flavor(b *Builtin) (catalog.Flavor, *field.Path, *field.Path) {
 	t := &p.pool.Spec.Talos
 	f := catalog.Flavor{SchematicID: b.SchematicID, Version: b.Version}
-	idPath, verPath := pathBuiltin.Child("schematicID"), pathBuiltin.Child("version")
+	idPath, verPath := pathBuiltinSchematicID, pathBuiltinVersion
 	if f.SchematicID == "" {
-		f.SchematicID, idPath = t.SchematicID, pathTalos.Child("schematicID")
+		f.SchematicID, idPath = t.SchematicID, pathTalosSchematicID
 	}
 	if f.Version == "" {
-		f.Version, verPath = t.Version, pathTalos.Child("version")
+		f.Version, verPath = t.Version, pathTalosVersion
 	}
 	return f, idPath, verPath
 }

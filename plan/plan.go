@@ -26,6 +26,11 @@ var (
 	pathBuiltin      = pathOSImage.Child("builtin")
 	pathFactory      = pathOSImage.Child("factory")
 	pathTalos        = field.NewPath("talos")
+
+	pathBuiltinSchematicID = pathBuiltin.Child("schematicID")
+	pathBuiltinVersion     = pathBuiltin.Child("version")
+	pathTalosSchematicID   = pathTalos.Child("schematicID")
+	pathTalosVersion       = pathTalos.Child("version")
 )
 
 var (

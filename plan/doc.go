@@ -1,0 +1,50 @@
+// Package plan decides each worker pool's disk-system DataVolume.
+//
+// Every worker VM of a tenant Kubernetes cluster boots from a disk that CDI
+// fills. Without the catalog, each worker imports the same Talos image over
+// HTTP from the Image Factory; a pool that sets osImage.builtin instead gets
+// a disk that CDI clones at the storage layer from the catalog's golden in
+// cozy-public. Plan takes a pool, a compiled catalog and an indexed snapshot
+// of the cluster, makes no calls, and returns the disk, or typed refusals
+// for every plan that would silently degrade.
+//
+// # Sources
+//
+//   - osImage absent, {} or factory: the HTTP import, carrying exactly what
+//     the pre-feature chart rendered (annotation usePopulator "false", the
+//     factory URL, the class left out when empty). It gains no refusal the
+//     chart did not have, beyond the factory override's own fields.
+//   - osImage.builtin: a clone of talos-worker-<schematicID>-<version> in
+//     cozy-public, with the class always written (the one the guards
+//     compared) and the golden and pool annotations that let a delete ask
+//     what still clones a golden.
+//
+// # Guards
+//
+// Refusals (guard reasons): ConflictingImageSource, InvalidSchematicID,
+// InvalidVersion, InvalidImageFactoryURL, InvalidQuantity, GoldenNotInCatalog,
+// GoldenImportFailed, StorageClassMismatch, DefaultStorageClassUnresolvable,
+// FrozenStorageClassConflict, DiskSmallerThanGolden, HostAssistedClone,
+// InvalidPoolName. All independent refusals come together in one error.
+//
+// Warnings: GoldenPending, GoldenImportStalled, GoldenUnavailable (a pool that
+// has already cloned is never refused for its golden going missing, being
+// dropped or failing), StateUnverified (once per kind a guard needed but the
+// snapshot did not observe), NodeLocalStorageClass, and InvalidQuantity on
+// the HTTP path.
+//
+// # Unknown is neither absent nor present
+//
+// A refusal that rests on something being absent (a pool with no disks yet,
+// a cluster without a default class, a missing CSIDriver) needs that kind
+// observed, and otherwise becomes a StateUnverified warning; a waiver that
+// rests on something being present (a pool that has already cloned) needs
+// it observed too.
+//
+// # Use
+//
+// Build the catalog once with catalog.Compile and the snapshot once with
+// state.NewSnapshot, then call Plan per pool or PlanAll for a fleet; both are
+// safe for concurrent use. Needs says what a pool's plan reads, so an adapter
+// reads exactly that.
+package plan

@@ -1,0 +1,237 @@
+package helm
+
+import (
+	"encoding/json"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// TemplateKind is the kind whose disk-system entry Verify checks.
+const TemplateKind = "KubevirtMachineTemplate"
+
+// pathTemplates is where a KubevirtMachineTemplate holds its disks.
+var pathTemplates = field.NewPath("spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+
+// CheckedDisk is a disk-system entry found in a rendered
+// KubevirtMachineTemplate, and its plan.
+type CheckedDisk struct {
+	// Template is the KubevirtMachineTemplate, "<namespace>/<name>".
+	Template string
+	// Plan is the pool's plan on the clone path. On the HTTP path the
+	// pre-feature render gains no guard: the plan is planned, with only its
+	// namespace, name and source set.
+	Plan plan.Result
+}
+
+// VerifyResult is what Verify found and decided.
+type VerifyResult struct {
+	Disks []CheckedDisk
+	// Catalog is the render of the catalog the manifests hold, nil when they
+	// hold no golden DataVolume.
+	Catalog *catalog.RenderResult
+	// Err holds every refusal (the pools' and the catalog's), nil when there
+	// are none; guard.Refusals opens it.
+	Err error
+}
+
+// Warnings lists the pools' and the catalog's warnings, in order.
+func (r *VerifyResult) Warnings() []guard.Warning {
+	var out []guard.Warning
+	for _, d := range r.Disks {
+		out = append(out, d.Plan.Warnings...)
+	}
+	if r.Catalog != nil {
+		out = append(out, r.Catalog.Warnings...)
+	}
+	return out
+}
+
+// Verify runs the planner's guards on rendered manifests (decoded objects,
+// as sigs.k8s.io/yaml decodes a document), so that a chart gets the guards
+// without changing its templates:
+//   - every golden DataVolume among them (in cozy-public, labelled and
+//     annotated as SPEC section 4 says) makes up the catalog that will
+//     exist once they are applied, and that catalog is guarded against the
+//     goldens of the cluster (catalog.Render); without any, cat is the
+//     catalog (nil: none);
+//   - every KubevirtMachineTemplate's disk-system entry that clones a golden
+//     is planned as the builtin pool it was rendered for: its namespace, the
+//     pool its pool annotation names, the golden's flavor, its size and its
+//     class as rendered. An entry that imports over HTTP is the pre-feature
+//     render and gains no guard.
+//
+// A value of the wrong type in an entry is refused guard.InvalidValue at its
+// path. Verify does no I/O and does not modify its inputs.
+func Verify(objects []map[string]any, cat *catalog.Catalog, snap *state.Snapshot) (VerifyResult, error) {
+	var res VerifyResult
+	var errs []*guard.Refusal
+	goldens, err := renderedGoldens(objects)
+	errs = append(errs, guard.Refusals(err)...)
+	if len(goldens) > 0 {
+		values, _ := catalog.ReadBack(state.NewSnapshot(&state.State{
+			Observed:    state.DataVolume | state.PersistentVolumeClaim,
+			DataVolumes: goldens,
+		}))
+		cat = catalog.Compile(values)
+		r, err := catalog.Render(cat, snap)
+		res.Catalog = &r
+		errs = append(errs, guard.Refusals(err)...)
+	}
+	for _, obj := range objects {
+		if kindOf(obj) != TemplateKind {
+			continue
+		}
+		disks, err := templateDisks(obj)
+		errs = append(errs, guard.Refusals(err)...)
+		for _, d := range disks {
+			d.Plan = checkDisk(d.Plan, cat, snap)
+			errs = append(errs, guard.Refusals(d.Plan.Err)...)
+			res.Disks = append(res.Disks, d)
+		}
+	}
+	res.Err = guard.Join(errs...)
+	return res, res.Err
+}
+
+// checkDisk plans a rendered disk. r carries the pool's identity, its
+// source and its disk as rendered.
+func checkDisk(r plan.Result, cat *catalog.Catalog, snap *state.Snapshot) plan.Result {
+	src := r.Disk.Spec.Source
+	if r.Source != plan.Clone {
+		return plan.Result{Namespace: r.Namespace, Name: r.Name, Outcome: plan.Planned, Source: plan.HTTP}
+	}
+	id, version, _ := naming.ParseGoldenName(src.PVC.Name)
+	spec := plan.DefaultPoolSpec(clusterOf(r.Name))
+	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+	spec.DiskSize = r.DiskSize
+	spec.StorageClass = ""
+	if st := r.Disk.Spec.Storage; st != nil && st.StorageClassName != nil {
+		spec.StorageClass = *st.StorageClassName
+	}
+	out, _ := plan.Plan(plan.Pool{Namespace: r.Namespace, Name: r.Name, Spec: spec}, cat, snap)
+	return out
+}
+
+// clusterOf is a cluster name the KubernetesNodes name starts with; the
+// planner only needs the pool's name to be "<cluster>-<pool>".
+func clusterOf(name string) string {
+	if i := strings.LastIndex(name, "-"); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// templateDisks finds a KubevirtMachineTemplate's disk-system entries. Each
+// comes back as a Result holding the pool's namespace and name, the source
+// (Clone only for a clone of a golden in cozy-public), the disk and its size
+// as rendered.
+func templateDisks(obj map[string]any) ([]CheckedDisk, error) {
+	ns, name := metaOf(obj)
+	c := guard.Collector{Subject: TemplateKind + " " + ns + "/" + name}
+	raw := dig(obj, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	list, ok := asList(raw)
+	if raw != nil && !ok {
+		c.Refuse(guard.InvalidValue, pathTemplates, nil, "dataVolumeTemplates is %s where a list belongs", describe(raw))
+	}
+	var out []CheckedDisk
+	for i, item := range list {
+		m, ok := asMap(item)
+		if !ok {
+			continue
+		}
+		if dig(m, "metadata", "name") != plan.DiskName {
+			continue
+		}
+		var d plan.Disk
+		data, err := json.Marshal(m)
+		if err == nil {
+			err = json.Unmarshal(data, &d)
+		}
+		if err != nil {
+			c.Refuse(guard.InvalidValue, pathTemplates.Index(i), nil, "the disk-system entry does not decode as a DataVolume template: %v", err)
+			continue
+		}
+		out = append(out, CheckedDisk{Template: ns + "/" + name, Plan: renderedPlan(ns, name, d)})
+	}
+	return out, c.Err()
+}
+
+// renderedPlan is what a rendered disk says of its pool: the pool
+// annotation names it ("kubernetes-<cluster>-<pool>"); without one, the
+// template's name stands in.
+func renderedPlan(ns, template string, d plan.Disk) plan.Result {
+	r := plan.Result{Namespace: ns, Name: template, Source: plan.HTTP, Disk: d}
+	if pool, ok := strings.CutPrefix(d.Annotations[naming.PoolAnnotation], naming.PoolCAPIName("")); ok && pool != "" {
+		r.Name = pool
+	}
+	if st := d.Spec.Storage; st != nil {
+		if q, ok := st.Resources.Requests["storage"]; ok {
+			r.DiskSize = q.String()
+		}
+	}
+	if src := d.Spec.Source; src != nil && src.PVC != nil && src.PVC.Namespace == naming.GoldenNamespace {
+		if _, _, ok := naming.ParseGoldenName(src.PVC.Name); ok {
+			r.Source = plan.Clone
+		}
+	}
+	return r
+}
+
+// renderedGoldens decodes the golden DataVolumes among the objects (in
+// cozy-public, labelled managed-by cozystack). One that does not decode is
+// refused InvalidValue.
+func renderedGoldens(objects []map[string]any) ([]cdiv1.DataVolume, error) {
+	var out []cdiv1.DataVolume
+	var errs []*guard.Refusal
+	for _, obj := range objects {
+		if kindOf(obj) != "DataVolume" || dig(obj, "metadata", "namespace") != naming.GoldenNamespace ||
+			dig(obj, "metadata", "labels", naming.ManagedByLabel) != naming.ManagedBy {
+			continue
+		}
+		var dv cdiv1.DataVolume
+		data, err := json.Marshal(obj)
+		if err == nil {
+			err = json.Unmarshal(data, &dv)
+		}
+		if err != nil {
+			ns, name := metaOf(obj)
+			r := guard.NewRefusal(guard.InvalidValue, field.NewPath("spec"), nil, "the DataVolume does not decode: %v", err)
+			r.Subject = "DataVolume " + ns + "/" + name
+			errs = append(errs, r)
+			continue
+		}
+		out = append(out, dv)
+	}
+	return out, guard.Join(errs...)
+}
+
+func kindOf(obj map[string]any) string {
+	k, _ := obj["kind"].(string)
+	return k
+}
+
+func metaOf(obj map[string]any) (namespace, name string) {
+	namespace, _ = dig(obj, "metadata", "namespace").(string)
+	name, _ = dig(obj, "metadata", "name").(string)
+	return namespace, name
+}
+
+// dig follows keys through nested maps, nil where one is missing.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := asMap(v)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}

@@ -1,0 +1,159 @@
+package helm_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+)
+
+// template is a rendered KubevirtMachineTemplate holding disk, a
+// dataVolumeTemplates entry at the chart's indentation.
+func template(disk string) string {
+	return `apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+kind: KubevirtMachineTemplate
+metadata:
+  name: kubernetes-demo-md0-0123abcd
+  namespace: ` + tenantNS + `
+spec:
+  template:
+    spec:
+      virtualMachineTemplate:
+        spec:
+          runStrategy: Always
+          dataVolumeTemplates:
+          - metadata:
+              name: other-disk
+            spec:
+              source:
+                blank: {}
+` + indent(disk, 4)
+}
+
+func indent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	return pad + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+pad) + "\n"
+}
+
+func objects(t *testing.T, docs ...string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, d := range docs {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatalf("test manifest does not parse: %v\n%s", err, d)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestVerify(t *testing.T) {
+	onLocal := strings.Replace(cloneText, `storageClassName: "replicated"`, `storageClassName: "local"`, 1)
+	tooSmall := strings.Replace(cloneText, `storage: "20Gi"`, `storage: "1Gi"`, 1)
+	noPool := strings.Replace(cloneText, `kubernetes-worker-image.cozystack.io/pool: "kubernetes-demo-md0"`, `x: "y"`, 1)
+	resized := strings.Replace(goldenDoc, `storage: "6Gi"`, `storage: "8Gi"`, 1)
+	badSize := strings.Replace(cloneText, `storage: "20Gi"`, `storage: [20Gi]`, 1)
+	readBack, _ := catalog.ReadBack(cluster())
+	cases := map[string]struct {
+		reason  string
+		docs    []string
+		catalog *catalog.Catalog
+		sources []plan.Source
+		refuse  []refusal
+	}{
+		"clean clone": {
+			reason:  "a clone on the golden's class passes",
+			docs:    []string{template(cloneText)},
+			catalog: catalog.Compile(readBack),
+			sources: []plan.Source{plan.Clone},
+		},
+		"clean clone and its golden": {
+			reason:  "the goldens in the render are the catalog, unchanged from the cluster's",
+			docs:    []string{goldenDoc, template(cloneText)},
+			sources: []plan.Source{plan.Clone},
+		},
+		"another class": {
+			reason:  "a clone of a golden on another class is refused",
+			docs:    []string{goldenDoc, template(onLocal)},
+			sources: []plan.Source{plan.Clone},
+			refuse:  []refusal{{guard.StorageClassMismatch, "storageClass"}},
+		},
+		"smaller": {
+			reason:  "a disk smaller than its golden is refused",
+			docs:    []string{goldenDoc, template(tooSmall)},
+			sources: []plan.Source{plan.Clone},
+			refuse:  []refusal{{guard.DiskSmallerThanGolden, "diskSize"}},
+		},
+		"not in catalog": {
+			reason:  "without a catalog, a clone has no golden to take",
+			docs:    []string{template(cloneText)},
+			sources: []plan.Source{plan.Clone},
+			refuse:  []refusal{{guard.GoldenNotInCatalog, "osImage.builtin"}},
+		},
+		"without the pool annotation": {
+			reason:  "a clone without its pool annotation is still guarded",
+			docs:    []string{goldenDoc, template(noPool)},
+			sources: []plan.Source{plan.Clone},
+		},
+		"http": {
+			reason:  "the pre-feature render gains no guard, even on a class the golden is not on",
+			docs:    []string{template(preFeatureNoClass)},
+			sources: []plan.Source{plan.HTTP},
+		},
+		"golden edited": {
+			reason:  "a rendered golden that edits the live one is refused",
+			docs:    []string{resized, template(cloneText)},
+			sources: []plan.Source{plan.Clone},
+			refuse:  []refusal{{guard.CatalogEntryImmutable, "images[0].storage"}},
+		},
+		"bad type": {
+			reason: "a disk-system entry that does not decode is refused at its path",
+			docs:   []string{template(badSize)},
+			refuse: []refusal{{guard.InvalidValue, "spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates[1]"}},
+		},
+		"other objects": {
+			reason: "objects other than templates and goldens are left alone",
+			docs:   []string{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}", "kind: DataVolume\nmetadata: {name: x, namespace: n}\nspec: 7"},
+		},
+		"broken golden": {
+			reason: "a golden that does not decode is refused",
+			docs:   []string{strings.Replace(goldenDoc, "spec:\n", "spec: 7\nx:\n", 1)},
+			refuse: []refusal{{guard.InvalidValue, "spec"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, err := helm.Verify(objects(t, tc.docs...), tc.catalog, cluster())
+			if !reflect.DeepEqual(refusalsOf(err), tc.refuse) {
+				t.Fatalf("%s: refusals\n-want %v\n+got  %v (%v)", tc.reason, tc.refuse, refusalsOf(err), err)
+			}
+			var sources []plan.Source
+			for _, d := range res.Disks {
+				sources = append(sources, d.Plan.Source)
+				if d.Template != tenantNS+"/kubernetes-demo-md0-0123abcd" {
+					t.Errorf("%s: template %q", tc.reason, d.Template)
+				}
+			}
+			if tc.refuse == nil && !reflect.DeepEqual(sources, tc.sources) {
+				t.Errorf("%s: sources %v, want %v", tc.reason, sources, tc.sources)
+			}
+		})
+	}
+}
+
+func TestVerifyNamesThePool(t *testing.T) {
+	res, _ := helm.Verify(objects(t, goldenDoc, template(cloneText)), nil, cluster())
+	if len(res.Disks) != 1 || res.Disks[0].Plan.Name != "demo-md0" || res.Disks[0].Plan.Namespace != tenantNS {
+		t.Fatalf("the pool annotation names the pool: %+v", res.Disks)
+	}
+	if res.Catalog == nil || len(res.Catalog.Goldens) != 1 {
+		t.Errorf("the rendered golden makes up the catalog: %+v", res.Catalog)
+	}
+}

@@ -29,6 +29,12 @@ func (r *renderer) unchanged(e *Entry, g *Golden) bool {
 		invalid[reason] = true
 	}
 	same := true
+	if g.DataVolume == nil && !r.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name) {
+		// Seen by its PVC while DataVolumes were not read: a DataVolume
+		// may still exist with other values.
+		r.unverified |= state.DataVolume
+		same = false
+	}
 	if !invalid[guard.InvalidImageFactoryURL] {
 		same = r.sameURL(e, g) && same
 	}
@@ -41,39 +47,22 @@ func (r *renderer) unchanged(e *Entry, g *Golden) bool {
 // sameURL compares source URLs canonically. A golden known by its PVC alone
 // is compared only when the PVC records the URL CDI imported from.
 func (r *renderer) sameURL(e *Entry, g *Golden) bool {
-	if g.DataVolume == nil && g.URL == "" {
-		return r.pvcOnly(g)
+	if (g.DataVolume == nil && g.URL == "") || naming.SameURL(e.URL, g.URL) {
+		return true
 	}
-	if !naming.SameURL(e.URL, g.URL) {
-		r.refuse(e, g, "imageFactoryURL", e.ImageFactoryURL, "source URL", orNone(g.URL), e.URL)
-		return false
-	}
-	return g.DataVolume != nil || r.pvcOnly(g)
+	r.refuse(e, g, "imageFactoryURL", e.ImageFactoryURL, "source URL", orNone(g.URL), e.URL)
+	return false
 }
 
 // sameSize compares sizes as quantities (6Gi is 6144Mi). A golden known by
 // its PVC alone is not compared: CDI may have inflated the PVC's request for
 // filesystem overhead.
 func (r *renderer) sameSize(e *Entry, g *Golden) bool {
-	if g.DataVolume == nil {
-		return r.pvcOnly(g)
-	}
-	if e.Size.Cmp(g.Request) == 0 {
+	if g.DataVolume == nil || e.Size.Cmp(g.Request) == 0 {
 		return true
 	}
 	r.refuse(e, g, "storage", e.Storage, "size", quantity(g.Request), e.Storage)
 	return false
-}
-
-// pvcOnly is the verdict on a field that a golden known by its PVC alone
-// cannot show. It holds only when its DataVolume was observed absent: one
-// that was not seen may still exist with other values.
-func (r *renderer) pvcOnly(g *Golden) bool {
-	if !r.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name) {
-		r.unverified |= state.DataVolume
-		return false
-	}
-	return true
 }
 
 // sameClass compares classes as CDI binds them. The golden's class is the

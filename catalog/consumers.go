@@ -1,7 +1,8 @@
 package catalog
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -67,9 +68,6 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 	st := snap.State()
 	for i := range st.DataVolumes {
 		dv := &st.DataVolumes[i]
-		if snap.DataVolume(dv.Namespace, dv.Name) != dv {
-			continue // a repeated name: the snapshot keeps another
-		}
 		for _, g := range dataVolumeClones(dv) {
 			if g == "" || isGolden(dv.Namespace, dv.Name, g) {
 				continue
@@ -83,11 +81,12 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 	}
 	for i := range st.PersistentVolumeClaims {
 		p := &st.PersistentVolumeClaims[i]
-		if snap.PVC(p.Namespace, p.Name) != p {
+		refs := pvcClones(p)
+		if refs == [3]string{} {
 			continue
 		}
 		dv := snap.DataVolume(p.Namespace, p.Name)
-		for _, g := range pvcClones(p) {
+		for _, g := range refs {
 			if g == "" || isGolden(p.Namespace, p.Name, g) || (dv != nil && clones(dataVolumeClones(dv), g)) {
 				continue
 			}
@@ -98,12 +97,13 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 			x.byGolden[g] = append(x.byGolden[g], Consumer{KindPersistentVolumeClaim, p.Namespace, p.Name, pool})
 		}
 	}
-	for _, cs := range x.byGolden {
-		sort.Slice(cs, func(i, j int) bool {
-			if cs[i].Namespace != cs[j].Namespace {
-				return cs[i].Namespace < cs[j].Namespace
-			}
-			return cs[i].Name < cs[j].Name
+	for g, cs := range x.byGolden {
+		slices.SortStableFunc(cs, func(a, b Consumer) int {
+			return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
+		})
+		// An object a broken adapter listed twice is one disk.
+		x.byGolden[g] = slices.CompactFunc(cs, func(a, b Consumer) bool {
+			return a.Namespace == b.Namespace && a.Name == b.Name && a.Kind == b.Kind
 		})
 	}
 	return x

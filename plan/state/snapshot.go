@@ -267,7 +267,8 @@ func (x *Snapshot) CSIDriver(name string) *storagev1.CSIDriver { return x.driver
 func (x *Snapshot) CDI() *cdiv1.CDI { return x.cdi }
 
 // ClonedDisks lists, by name, the populated disks in namespace that carry the
-// pool's annotation (its CAPI name) and the golden's.
+// pool's annotation (its CAPI name) and the golden's. The slice is shared by
+// every caller of the Snapshot: do not modify it.
 func (x *Snapshot) ClonedDisks(namespace, poolCAPIName, golden string) []Disk {
 	return x.cloned[cloneKey{namespace, poolCAPIName, golden}]
 }

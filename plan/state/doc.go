@@ -1,0 +1,32 @@
+// Package state holds what was observed of a cluster, for the planner to
+// read without doing I/O. A State is the raw observation an adapter gathers
+// (the kinds it read, the namespaces and objects it read them in, and the
+// objects found); a Snapshot indexes it once so every lookup the planner
+// makes is a map hit, and is shared read-only between goroutines; a Request
+// says what a plan needs read, so adapters fetch exactly that.
+//
+// # Rules
+//
+//   - Each kind (StorageClass, PersistentVolumeClaim, DataVolume,
+//     StorageProfile, CDI, CSIDriver) is observed, possibly empty, or
+//     unknown. Unknown is never absent nor present: the zero State knows
+//     nothing, and objects of a kind or namespace that was not observed are
+//     dropped from the Snapshot, so they can neither prove an absence nor
+//     grant a waiver.
+//   - Namespaces limits what the observed PersistentVolumeClaims and
+//     DataVolumes cover (nil: every namespace; empty: none). Objects read by
+//     name are covered, found or not, outside that scope. Observed asks for
+//     a kind in full; Covers for one object; CoversNamespace for a namespace.
+//   - A disk is known by its DataVolume, its PVC, or both, merged by name.
+//     Its class is its PVC's, or its DataVolume's (spec.storage, else
+//     spec.pvc) when only the DataVolume is seen.
+//   - A pool has already cloned a golden when, in the pool's namespace, a
+//     DataVolume that succeeded or a bound PVC carries both the pool's and
+//     the golden's annotation (ClonedDisks, listed by name). Disks of another
+//     golden are not listed: they belong to a flavor the pool has left.
+//   - The cluster default class is resolved once, as package storage says.
+//     Several CDI resources (a broken cluster) resolve to the first by name.
+//   - Request.Merge drops repeats, lets a cluster-wide list cover the
+//     namespaced lists and the gets of its kind and a namespaced list the gets
+//     in it, and sorts, so merging in any order gives the same reads.
+package state

@@ -8,8 +8,10 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-func get(k state.Kind, ns, name string) state.Ref { return state.Ref{Kind: k, Namespace: ns, Name: name} }
-func list(k state.Kind, ns string) state.Ref      { return state.Ref{Kind: k, Namespace: ns} }
+func get(k state.Kind, ns, name string) state.Ref {
+	return state.Ref{Kind: k, Namespace: ns, Name: name}
+}
+func list(k state.Kind, ns string) state.Ref { return state.Ref{Kind: k, Namespace: ns} }
 
 func TestRequestMerge(t *testing.T) {
 	goldenPVC := get(state.PersistentVolumeClaim, naming.GoldenNamespace, golden)

@@ -78,9 +78,9 @@ func TestObservedAndCovers(t *testing.T) {
 		namespace bool // CoversNamespace(q.kind, q.namespace)
 	}{
 		"all observed": {
-			reason: "a kind observed without a namespace scope covers every namespace",
-			s:      state.State{Observed: state.AllKinds},
-			q:      query{state.PersistentVolumeClaim, tenant, "d"},
+			reason:   "a kind observed without a namespace scope covers every namespace",
+			s:        state.State{Observed: state.AllKinds},
+			q:        query{state.PersistentVolumeClaim, tenant, "d"},
 			observed: true, covers: true, namespace: true,
 		},
 		"kind not observed": {
@@ -89,9 +89,9 @@ func TestObservedAndCovers(t *testing.T) {
 			q:      query{state.PersistentVolumeClaim, tenant, "d"},
 		},
 		"in scope": {
-			reason: "a namespaced kind read in the pool's namespace covers it, but is not observed in full",
-			s:      state.State{Observed: state.AllKinds, Namespaces: []string{tenant}},
-			q:      query{state.PersistentVolumeClaim, tenant, "d"},
+			reason:   "a namespaced kind read in the pool's namespace covers it, but is not observed in full",
+			s:        state.State{Observed: state.AllKinds, Namespaces: []string{tenant}},
+			q:        query{state.PersistentVolumeClaim, tenant, "d"},
 			observed: false, covers: true, namespace: true,
 		},
 		"out of scope": {
@@ -105,9 +105,9 @@ func TestObservedAndCovers(t *testing.T) {
 			q:      query{state.DataVolume, tenant, "d"},
 		},
 		"cluster-scoped kind with scope": {
-			reason: "a namespace scope does not limit cluster-scoped kinds",
-			s:      state.State{Observed: state.AllKinds, Namespaces: []string{tenant}},
-			q:      query{state.StorageClass, "", "replicated"},
+			reason:   "a namespace scope does not limit cluster-scoped kinds",
+			s:        state.State{Observed: state.AllKinds, Namespaces: []string{tenant}},
+			q:        query{state.StorageClass, "", "replicated"},
 			observed: true, covers: true, namespace: true,
 		},
 		"read by name": {
@@ -161,8 +161,8 @@ func TestObservedKindSets(t *testing.T) {
 		k      state.Kind
 		want   bool
 	}{
-		"both":    {"a set is observed when every kind in it is", state.StorageClass | state.CDI, true},
-		"one":     {"one kind of the set", state.CDI, true},
+		"both":     {"a set is observed when every kind in it is", state.StorageClass | state.CDI, true},
+		"one":      {"one kind of the set", state.CDI, true},
 		"one more": {"a set with one kind not observed is not observed", state.StorageClass | state.CSIDriver, false},
 	}
 	for name, tc := range cases {

@@ -238,3 +238,28 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+func TestRenderIsPureAndConcurrent(t *testing.T) {
+	live := liveDV(idA, urlA, "6144Mi", "")
+	s := cluster([]cdiv1.DataVolume{live, liveDV(idB, urlA, "6Gi", "local")}, []corev1.PersistentVolumeClaim{livePVC(idA, "replicated", "6Gi", urlA)})
+	before := s.DataVolumes[0].DeepCopy()
+	snap := state.NewSnapshot(s)
+	cat := Compile(values(Image{SchematicID: idA, Version: v1136}))
+	want, _ := Render(cat, snap)
+
+	results := make(chan RenderResult, 8)
+	for range 8 {
+		go func() {
+			res, _ := Render(cat, snap)
+			res.Goldens[0].Spec.Storage.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("1Ti")
+			results <- res
+		}()
+	}
+	for range 8 {
+		got := <-results
+		assert.Equal(t, want.Unmanaged, got.Unmanaged)
+	}
+	assert.Equal(t, before, &s.DataVolumes[0], "rendering, and editing what it returned, leaves the cluster state as it was")
+	again, _ := Render(cat, snap)
+	assert.Equal(t, want, again, "the same inputs render the same result")
+}

@@ -36,12 +36,12 @@ type shape struct {
 	fields map[string]shape
 }
 
-// nodeGroup is every per-pool field forwarded to a pool release (SPEC section
+// nodeGroupFields is every per-pool field forwarded to a pool release (SPEC section
 // 7). Everything else a tenant writes in a node group is dropped: osImage by
 // name, because the worker OS image is the operator's decision, never the
 // tenant's; and the rest because a field nobody reviewed for a single-tenant
 // cluster of untrusted code does not reach it.
-var nodeGroup = shape{kind: object, fields: map[string]shape{
+var nodeGroupFields = map[string]shape{
 	"minReplicas":  {kind: count},
 	"maxReplicas":  {kind: count},
 	"instanceType": {kind: text},
@@ -63,7 +63,7 @@ var nodeGroup = shape{kind: object, fields: map[string]shape{
 		"evictionHardMemory":   {kind: scalar},
 		"evictionSoftMemory":   {kind: scalar},
 	}},
-}}
+}
 
 // forward returns the part of v that s allows, so that nothing outside the
 // allowlist can reach a pool release. It warns DroppedField once per dropped
@@ -90,7 +90,9 @@ func forward(v any, s shape, fld *field.Path, c *guard.Collector) (any, bool) {
 	case texts:
 		return forwardList(v, s.kind, shape{kind: text}, fld, c)
 	case object:
-		return forwardMap(v, s.fields, fld, c)
+		if m, ok := v.(map[string]any); ok {
+			return forwardMap(m, s.fields, fld, c)
+		}
 	case objects:
 		return forwardList(v, s.kind, shape{kind: object, fields: s.fields}, fld, c)
 	}
@@ -98,12 +100,7 @@ func forward(v any, s shape, fld *field.Path, c *guard.Collector) (any, bool) {
 	return nil, false
 }
 
-func forwardMap(v any, fields map[string]shape, fld *field.Path, c *guard.Collector) (any, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		refuseType(v, object, fld, c)
-		return nil, false
-	}
+func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *guard.Collector) (map[string]any, bool) {
 	out := make(map[string]any, len(m))
 	valid := true
 	for _, key := range slices.Sorted(maps.Keys(m)) {

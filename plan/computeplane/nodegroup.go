@@ -30,16 +30,16 @@ const (
 func planGroup(name string, raw any, fld *field.Path, c *guard.Collector) (Pool, ingress) {
 	c.Subject = fmt.Sprintf("ComputePlane pool %q", name)
 	checkPoolName(name, fld, c)
-	forwarded, _ := forward(raw, nodeGroup, fld, c)
 	group, ok := raw.(map[string]any)
 	if !ok {
+		refuseType(raw, object, fld, c)
 		return Pool{}, ingressUnknown
 	}
+	values, _ := forwardMap(group, nodeGroupFields, fld, c)
 	checkQuantity(group["diskSize"], "20Gi", fld.Child("diskSize"), c)
 	if res, ok := group["resources"].(map[string]any); ok {
 		checkResources(res, fld.Child("resources"), c)
 	}
-	values := forwarded.(map[string]any)
 	values["cluster"] = ClusterRelease
 	return Pool{Name: name, ReleaseName: ReleaseName(name), Values: values}, ingressOf(group)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -585,3 +586,20 @@ func (p Pool) jsonValues() (string, error) {
 	b, err := json.Marshal(p.Values)
 	return string(b), err
 }
+
+// TestPlanConcurrent plans one set of values from many goroutines: under
+// -race it shows Plan shares nothing mutable, and every answer is the same.
+func TestPlanConcurrent(t *testing.T) {
+	values := mustDecode(t, withEtcd+"nodeGroups:\n  md0: {roles: [ingress-nginx], osImage: {}, resources: {cpu: 1, memory: 1Gi}}\n  Bad: {}\n")
+	want, _ := json.Marshal(must(Plan(values)))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			got, _ := json.Marshal(must(Plan(values)))
+			assert.Equal(t, string(want), string(got))
+		})
+	}
+	wg.Wait()
+}
+
+func must(res Result, _ error) Result { return res }

@@ -49,7 +49,8 @@ type ConsumerIndex struct {
 	unobserved state.Kind
 }
 
-// NewConsumerIndex indexes the disks of every namespace that clone a golden:
+// NewConsumerIndex indexes the disks the snapshot holds, in every namespace,
+// that clone a golden:
 // a DataVolume by the disk annotation naming.GoldenAnnotation or by its
 // source.pvc in cozy-public; a PVC by the same annotation or by a
 // dataSource or dataSourceRef of kind PersistentVolumeClaim in cozy-public.
@@ -68,7 +69,11 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 	st := snap.State()
 	for i := range st.DataVolumes {
 		dv := &st.DataVolumes[i]
-		for _, g := range dataVolumeClones(dv) {
+		refs := dataVolumeClones(dv)
+		if refs == [3]string{} || snap.DataVolume(dv.Namespace, dv.Name) != dv {
+			continue // clones nothing, or the snapshot did not keep it
+		}
+		for _, g := range refs {
 			if g == "" || isGolden(dv.Namespace, dv.Name, g) {
 				continue
 			}
@@ -82,7 +87,7 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 	for i := range st.PersistentVolumeClaims {
 		p := &st.PersistentVolumeClaims[i]
 		refs := pvcClones(p)
-		if refs == [3]string{} {
+		if refs == [3]string{} || snap.PVC(p.Namespace, p.Name) != p {
 			continue
 		}
 		dv := snap.DataVolume(p.Namespace, p.Name)
@@ -97,13 +102,9 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 			x.byGolden[g] = append(x.byGolden[g], Consumer{KindPersistentVolumeClaim, p.Namespace, p.Name, pool})
 		}
 	}
-	for g, cs := range x.byGolden {
-		slices.SortStableFunc(cs, func(a, b Consumer) int {
+	for _, cs := range x.byGolden {
+		slices.SortFunc(cs, func(a, b Consumer) int {
 			return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
-		})
-		// An object a broken adapter listed twice is one disk.
-		x.byGolden[g] = slices.CompactFunc(cs, func(a, b Consumer) bool {
-			return a.Namespace == b.Namespace && a.Name == b.Name && a.Kind == b.Kind
 		})
 	}
 	return x

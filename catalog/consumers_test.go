@@ -115,10 +115,10 @@ func TestConsumersPoolFromPVC(t *testing.T) {
 }
 
 func TestConsumersUnobserved(t *testing.T) {
-	s := cluster([]cdiv1.DataVolume{workerDV(tenantNS, "disk", goldenA, "p")}, nil)
+	s := cluster([]cdiv1.DataVolume{workerDV(tenantNS, "disk", goldenA, "p"), workerDV("tenant-elsewhere", "disk", goldenA, "q")}, nil)
 	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
 	got := Consumers(goldenA, state.NewSnapshot(s))
-	assert.Len(t, got.Consumers, 1, "what was seen is listed")
+	assert.Equal(t, []Consumer{{KindDataVolume, tenantNS, "disk", "p"}}, got.Consumers, "what was observed is listed, nothing outside it")
 	assert.Equal(t, []found{{guard.StateUnverified, "consumers"}, {guard.StateUnverified, "consumers"}}, warningsOf(got.Warnings),
 		"DataVolumes and PVCs read in some namespaces only may hide consumers")
 

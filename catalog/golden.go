@@ -98,8 +98,7 @@ func Live(name string, e *Entry, snap *state.Snapshot) Golden {
 	d := snap.Disk(ns, name)
 	dvKnown := snap.Covers(state.DataVolume, ns, name)
 	pvcKnown := snap.Covers(state.PersistentVolumeClaim, ns, name)
-	// A PVC that was seen is known even where its kind was not listed.
-	g := Golden{Name: name, DataVolume: d.DataVolume, PVC: d.PVC, BoundKnown: pvcKnown || d.PVC != nil}
+	g := Golden{Name: name, DataVolume: d.DataVolume, PVC: d.PVC, BoundKnown: pvcKnown}
 	switch {
 	case d.DataVolume != nil || d.PVC != nil:
 		g.Presence = Present

@@ -89,14 +89,18 @@ func liveGoldens(snap *state.Snapshot) ([]string, state.Kind) {
 	}
 	st := snap.State()
 	seen := map[string]bool{}
+	// Only what the snapshot kept counts: it drops objects of a kind or
+	// namespace it did not observe.
 	for i := range st.DataVolumes {
-		if m := &st.DataVolumes[i].ObjectMeta; goldenFlavor(m) {
-			seen[m.Name] = true
+		dv := &st.DataVolumes[i]
+		if goldenFlavor(&dv.ObjectMeta) && snap.DataVolume(dv.Namespace, dv.Name) == dv {
+			seen[dv.Name] = true
 		}
 	}
 	for i := range st.PersistentVolumeClaims {
-		if m := &st.PersistentVolumeClaims[i].ObjectMeta; goldenFlavor(m) {
-			seen[m.Name] = true
+		p := &st.PersistentVolumeClaims[i]
+		if goldenFlavor(&p.ObjectMeta) && snap.PVC(p.Namespace, p.Name) == p {
+			seen[p.Name] = true
 		}
 	}
 	names := make([]string, 0, len(seen))

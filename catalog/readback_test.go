@@ -65,14 +65,13 @@ func TestReadBackRendersWhatExists(t *testing.T) {
 }
 
 func TestReadBackUnobserved(t *testing.T) {
-	s := cluster(nil, nil)
+	s := cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "")}, nil)
 	s.Namespaces = []string{tenantNS}
 	v, warnings := ReadBack(state.NewSnapshot(s))
-	assert.Empty(t, v.Images)
+	assert.Empty(t, v.Images, "an object outside what was observed is not read back")
 	assert.Equal(t, []found{{guard.StateUnverified, "images"}, {guard.StateUnverified, "images"}}, warningsOf(warnings),
 		"one StateUnverified per kind not observed in cozy-public: the goldens read back may miss some")
 
-	s = cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "")}, nil)
 	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
 	v, warnings = ReadBack(state.NewSnapshot(s))
 	assert.Len(t, v.Images, 1, "neighbour: observing cozy-public is enough")

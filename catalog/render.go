@@ -75,10 +75,11 @@ type finding struct {
 //
 // An entry's golden is the object of SPEC section 4, except where the golden
 // exists: when the entry's values, resolved, equal the live DataVolume's, the
-// live spec is reproduced as it is (an empty class stays empty, a size
-// stays as the live object writes it), so applying it patches nothing; for a golden known by its PVC
-// alone the entry is rendered with the PVC's size and class. What was not
-// observed is not compared: a StateUnverified warning names each kind.
+// live spec is reproduced as it is (an empty class stays empty, a size stays
+// as the live object writes it), so applying it patches nothing; for a golden
+// known by its PVC alone the entry is rendered with the PVC's size and class.
+// What was not observed is not compared, and the entry renders from its
+// values: a StateUnverified warning names each kind.
 //
 // A nil catalog is an empty, disabled one; a nil snapshot knows nothing.
 // Render does no I/O, does not modify its inputs and is safe for concurrent

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 // Flavor is a (schematicID, version) pair: one golden.
@@ -55,11 +56,15 @@ func (e *Entry) Describe() string {
 // It is read-only and safe to share between goroutines.
 type Catalog struct {
 	Enabled bool
-	Values  Values
-	Entries []Entry
-	byKey   map[Flavor]int
-	global  []*guard.Refusal
-	err     error
+	// Unobserved is set on a catalog read back from a cluster (FromCluster)
+	// whose goldens were not all observed: a flavor missing from it may
+	// still exist, so its absence refuses nothing.
+	Unobserved state.Kind
+	Values     Values
+	Entries    []Entry
+	byKey      map[Flavor]int
+	global     []*guard.Refusal
+	err        error
 }
 
 // Compile validates v and indexes its entries. It never fails: refusals are

@@ -52,6 +52,20 @@ func ReadBack(snap *state.Snapshot) (Values, []guard.Warning) {
 	return v, warnings
 }
 
+// FromCluster compiles the catalog read back from the goldens in a cluster
+// (ReadBack). When the goldens were not all observed, the catalog says so
+// (Catalog.Unobserved), and a planner treats a flavor missing from it as
+// unverified rather than absent.
+func FromCluster(snap *state.Snapshot) (*Catalog, []guard.Warning) {
+	v, warnings := ReadBack(snap)
+	c := Compile(v)
+	if snap == nil {
+		snap = state.NewSnapshot(nil)
+	}
+	_, c.Unobserved = liveGoldens(snap)
+	return c, warnings
+}
+
 // factoryOf recovers the factory from a golden's source URL, "" when the
 // URL is not one naming.ImageURL makes for the flavor.
 func factoryOf(url, schematicID, version string) string {

@@ -67,6 +67,10 @@ func (p *planner) planClone(b *Builtin) {
 	if e, ok := p.cat.Lookup(f); ok && p.cat.Enabled {
 		cl.entry = e
 		p.c.Check(e.Err())
+	} else if p.cat.Unobserved != 0 && !alreadyCloned {
+		// Read back from goldens that were not all observed: the flavor
+		// may exist, so its absence refuses nothing.
+		p.unverified |= p.cat.Unobserved
 	} else if alreadyCloned {
 		p.c.Warn(guard.GoldenUnavailable, pathBuiltin,
 			"golden %s is %s; the pool's running workers are fine, but new workers will not boot until the golden is back: add %s to the catalog", name, p.notInCatalog(), f)

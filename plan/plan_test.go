@@ -662,3 +662,24 @@ func TestNeeds(t *testing.T) {
 	assert.Len(t, all.Gets, 2, "one golden, read once")
 	assert.Len(t, all.Lists, 4+2*5, "cluster kinds once, disks per namespace")
 }
+
+// TestReadBackCatalog: a catalog read back from a cluster whose goldens were
+// not observed refuses no flavor for being absent from it.
+func TestReadBackCatalog(t *testing.T) {
+	st := fullState()
+	cat, _ := catalog.FromCluster(state.NewSnapshot(st))
+	res, err := plan.Plan(builtinPool(), cat, state.NewSnapshot(st))
+	require.NoError(t, err, "the golden read back from the cluster is in the catalog")
+	assert.Empty(t, res.Warnings)
+
+	other := builtinPool()
+	other.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"}
+	_, err = plan.Plan(other, cat, state.NewSnapshot(st))
+	assert.Equal(t, []guard.Reason{guard.GoldenNotInCatalog}, guard.Reasons(err), "observed and absent: refused")
+
+	st.Observed &^= state.DataVolume | state.PersistentVolumeClaim
+	blind, _ := catalog.FromCluster(state.NewSnapshot(st))
+	res, err = plan.Plan(other, blind, state.NewSnapshot(st))
+	require.NoError(t, err, "unobserved goldens prove no flavor absent")
+	assert.Equal(t, sorted(f(guard.StateUnverified, "DataVolume"), f(guard.StateUnverified, "PersistentVolumeClaim")), warningsOf(res.Warnings))
+}

@@ -1,0 +1,105 @@
+// Package kinds maps the planner's state kinds to their Kubernetes API
+// types, and turns decoded objects into the typed slices of a state.State.
+// Every adapter uses it, so that the same object read from a file, through
+// client-go or through controller-runtime lands in the State the same way.
+package kinds
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Info is how the API serves one kind.
+type Info struct {
+	Kind       state.Kind
+	GVK        schema.GroupVersionKind
+	Resource   string
+	Namespaced bool
+}
+
+// GVR is the kind's group, version and resource.
+func (i Info) GVR() schema.GroupVersionResource { return i.GVK.GroupVersion().WithResource(i.Resource) }
+
+// All lists the kinds the planner reads, in state.Kind order.
+var All = []Info{
+	{state.StorageClass, storagev1.SchemeGroupVersion.WithKind("StorageClass"), "storageclasses", false},
+	{state.PersistentVolumeClaim, corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), "persistentvolumeclaims", true},
+	{state.DataVolume, cdiv1.SchemeGroupVersion.WithKind("DataVolume"), "datavolumes", true},
+	{state.StorageProfile, cdiv1.SchemeGroupVersion.WithKind("StorageProfile"), "storageprofiles", false},
+	{state.CDI, cdiv1.SchemeGroupVersion.WithKind("CDI"), "cdis", false},
+	{state.CSIDriver, storagev1.SchemeGroupVersion.WithKind("CSIDriver"), "csidrivers", false},
+}
+
+// Of returns the Info of one single kind.
+func Of(k state.Kind) Info {
+	for _, i := range All {
+		if i.Kind == k {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("kinds: %v is not a single kind", k))
+}
+
+// ByGVK finds the kind an apiVersion and kind name are, if the planner
+// reads it. Only the served version counts: another version of a kind is
+// not read, rather than read with a schema it does not have.
+func ByGVK(gvk schema.GroupVersionKind) (Info, bool) {
+	for _, i := range All {
+		if i.GVK == gvk {
+			return i, true
+		}
+	}
+	return Info{}, false
+}
+
+// Namespaced is the set of kinds that live in a namespace.
+const Namespaced = state.PersistentVolumeClaim | state.DataVolume
+
+// AppendUnstructured converts an object decoded as a map (from YAML or a
+// dynamic client) into the typed object of kind k and appends it to st.
+func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error {
+	conv := runtime.DefaultUnstructuredConverter
+	var err error
+	switch k {
+	case state.StorageClass:
+		var o storagev1.StorageClass
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.StorageClasses = append(st.StorageClasses, o)
+		}
+	case state.PersistentVolumeClaim:
+		var o corev1.PersistentVolumeClaim
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, o)
+		}
+	case state.DataVolume:
+		var o cdiv1.DataVolume
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.DataVolumes = append(st.DataVolumes, o)
+		}
+	case state.StorageProfile:
+		var o cdiv1.StorageProfile
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.StorageProfiles = append(st.StorageProfiles, o)
+		}
+	case state.CDI:
+		var o cdiv1.CDI
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.CDIs = append(st.CDIs, o)
+		}
+	case state.CSIDriver:
+		var o storagev1.CSIDriver
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.CSIDrivers = append(st.CSIDrivers, o)
+		}
+	default:
+		return fmt.Errorf("kinds: %v is not a single kind", k)
+	}
+	return err
+}

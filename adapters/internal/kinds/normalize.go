@@ -1,0 +1,59 @@
+package kinds
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Normalize gives every object of st its apiVersion and kind and sorts each
+// slice by namespace and name, so that a State does not depend on which
+// client read it (typed clients drop the type of list items) nor on the
+// order the server or the file listed the objects in.
+func Normalize(st *state.State) {
+	typed(st.StorageClasses, state.StorageClass, func(o *storagev1.StorageClass) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.PersistentVolumeClaims, state.PersistentVolumeClaim, func(o *corev1.PersistentVolumeClaim) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.DataVolumes, state.DataVolume, func(o *cdiv1.DataVolume) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.StorageProfiles, state.StorageProfile, func(o *cdiv1.StorageProfile) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.CDIs, state.CDI, func(o *cdiv1.CDI) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.CSIDrivers, state.CSIDriver, func(o *storagev1.CSIDriver) *metav1.TypeMeta { return &o.TypeMeta })
+
+	sortByKey(st.StorageClasses, func(o *storagev1.StorageClass) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.PersistentVolumeClaims, func(o *corev1.PersistentVolumeClaim) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.DataVolumes, func(o *cdiv1.DataVolume) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.StorageProfiles, func(o *cdiv1.StorageProfile) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.CDIs, func(o *cdiv1.CDI) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.CSIDrivers, func(o *storagev1.CSIDriver) *metav1.ObjectMeta { return &o.ObjectMeta })
+
+	slices.SortFunc(st.Objects, compareRefs)
+}
+
+func typed[T any](objs []T, k state.Kind, meta func(*T) *metav1.TypeMeta) {
+	gvk := Of(k).GVK
+	for i := range objs {
+		m := meta(&objs[i])
+		m.APIVersion, m.Kind = gvk.GroupVersion().String(), gvk.Kind
+	}
+}
+
+func sortByKey[T any](objs []T, meta func(*T) *metav1.ObjectMeta) {
+	// By index: the objects are large, and a comparison must not copy them.
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := meta(&objs[i]), meta(&objs[j])
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+func compareRefs(a, b state.Ref) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}

@@ -1,0 +1,251 @@
+package manifests
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// Document is one Kubernetes object of a file and the line it starts on.
+type Document struct {
+	// Line is where the object starts, counting from 1 in the whole file:
+	// its document's first line, or its entry in a List's items.
+	Line   int
+	Object *unstructured.Unstructured
+}
+
+// Documents decodes the Kubernetes objects of a file: "---"-separated YAML
+// documents, JSON, and Lists (kind List, or any kind ending in List with
+// items, as the API server and kubectl get -o yaml print them), which it
+// opens into their items. Empty documents are skipped. name is the file's
+// name for errors.
+//
+// A document that does not parse, or is not a Kubernetes object, fails the
+// whole file with an *Error naming the file and the line: a state with an
+// object silently dropped would be a state that lies.
+func Documents(name string, r io.Reader) ([]Document, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	var out []Document
+	lines := lineCursor{data: data, line: 1}
+	docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for {
+		doc, err := docs.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, &Error{File: name, Line: lines.badSeparator(), Problem: Syntax, Err: err}
+		}
+		start := lines.document(bytes.Count(doc, []byte("\n")))
+		objs, err := decode(name, doc, start)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+}
+
+// decode turns one YAML document starting at line start into its objects.
+func decode(name string, doc []byte, start int) ([]Document, error) {
+	js, err := sigsyaml.YAMLToJSON(doc)
+	if err != nil {
+		return nil, &Error{File: name, Line: syntaxLine(err, start, doc), Problem: Syntax, Err: err}
+	}
+	if bytes.Equal(js, []byte("null")) {
+		return nil, nil // only comments or blank lines
+	}
+	if js[0] != '{' {
+		return nil, &Error{File: name, Line: objectLine(doc, start), Problem: NotAnObject,
+			Err: fmt.Errorf("the document is %s, not a mapping", jsonType(js[0]))}
+	}
+	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(js, nil, nil)
+	if err != nil {
+		return nil, &Error{File: name, Line: objectLine(doc, start), Problem: NotAnObject, Err: notAnObject(err)}
+	}
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		line := objectLine(doc, start)
+		if err := isObject(o); err != nil {
+			return nil, &Error{File: name, Line: line, Problem: NotAnObject, Err: err}
+		}
+		return []Document{{Line: line, Object: o}}, nil
+	case *unstructured.UnstructuredList:
+		at := itemLines(doc, start, len(o.Items))
+		out := make([]Document, len(o.Items))
+		for i := range o.Items {
+			if err := isObject(&o.Items[i]); err != nil {
+				return nil, &Error{File: name, Line: at[i], Problem: NotAnObject, Err: fmt.Errorf("items[%d]: %w", i, err)}
+			}
+			out[i] = Document{Line: at[i], Object: &o.Items[i]}
+		}
+		return out, nil
+	}
+	return nil, &Error{File: name, Line: start, Problem: NotAnObject, Err: fmt.Errorf("decoded as %T", obj)}
+}
+
+func isObject(o *unstructured.Unstructured) error {
+	switch {
+	case o.GetAPIVersion() == "":
+		return errors.New("the object has no apiVersion")
+	case o.GetKind() == "":
+		return errors.New("the object has no kind")
+	}
+	return nil
+}
+
+// notAnObject says plainly why a document did not decode as an object.
+func notAnObject(err error) error {
+	if runtime.IsMissingKind(err) {
+		return errors.New("the object has no kind")
+	}
+	return fmt.Errorf("not a Kubernetes object: %w", err)
+}
+
+func jsonType(first byte) string {
+	switch first {
+	case '[':
+		return "a sequence"
+	case '"':
+		return "a string"
+	}
+	return "a scalar"
+}
+
+// yamlLine is how the YAML parser places an error: only in its message.
+var yamlLine = regexp.MustCompile(`\bline (\d+):`)
+
+// syntaxLine places a YAML error of the document starting at start in the
+// whole file; an error without a line points at the document.
+func syntaxLine(err error, start int, doc []byte) int {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return start
+	}
+	n, _ := strconv.Atoi(m[1])
+	// "unexpected end of stream" is reported one past the last line.
+	if last := bytes.Count(doc, []byte("\n")); n > last {
+		n = last
+	}
+	if n < 1 {
+		n = 1
+	}
+	return start + n - 1
+}
+
+// itemLines finds where each entry of a List's items starts. The JSON the
+// objects were decoded from has no positions, so the YAML is parsed again
+// into nodes; should that disagree with the decode, the items point at the
+// List.
+func itemLines(doc []byte, start, n int) []int {
+	at := make([]int, n)
+	for i := range at {
+		at[i] = start
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(doc, &root) != nil || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return at
+	}
+	m := root.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if m[i].Value != "items" || m[i+1].Kind != yaml.SequenceNode || len(m[i+1].Content) != n {
+			continue
+		}
+		for j, item := range m[i+1].Content {
+			at[j] = start + item.Line - 1
+		}
+	}
+	return at
+}
+
+// lineCursor follows utilyaml.YAMLReader through the file to number its
+// documents. The reader hands out each document as the file's lines,
+// unchanged, and drops only the separator line that ends a document; a
+// separator that ends nothing (the file's first line, or one right after
+// another) stays as the first line of the next document.
+type lineCursor struct {
+	data []byte
+	pos  int // offset of the first line not yet accounted for
+	line int // its number
+}
+
+// document accounts for the next document, of n lines, and the separator
+// after it, and returns the line the document starts on.
+func (c *lineCursor) document(n int) int {
+	start := c.line
+	for range n {
+		c.next()
+	}
+	if c.startsWith("---") {
+		c.next()
+	}
+	return start
+}
+
+// badSeparator finds the separator the reader refused: the first line from
+// here that starts with "---" and carries more than a comment, which is the
+// reader's rule.
+func (c *lineCursor) badSeparator() int {
+	for c.pos < len(c.data) {
+		if after, ok := bytes.CutPrefix(c.current(), []byte("---")); ok {
+			if t := strings.TrimSpace(string(after)); t != "" && t[0] != '#' {
+				return c.line
+			}
+		}
+		c.next()
+	}
+	return c.line
+}
+
+func (c *lineCursor) current() []byte {
+	rest := c.data[c.pos:]
+	if end := bytes.IndexByte(rest, '\n'); end >= 0 {
+		return rest[:end]
+	}
+	return rest
+}
+
+func (c *lineCursor) startsWith(p string) bool {
+	return c.pos < len(c.data) && bytes.HasPrefix(c.data[c.pos:], []byte(p))
+}
+
+func (c *lineCursor) next() {
+	if i := bytes.IndexByte(c.data[c.pos:], '\n'); i >= 0 {
+		c.pos += i + 1
+	} else {
+		c.pos = len(c.data)
+	}
+	c.line++
+}
+
+// objectLine is the line a document's object starts on: past a leading
+// separator, blank lines and comments.
+func objectLine(doc []byte, start int) int {
+	for len(doc) > 0 {
+		line := doc
+		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
+			line, doc = doc[:i], doc[i+1:]
+		} else {
+			doc = nil
+		}
+		t := strings.TrimSpace(string(bytes.TrimPrefix(line, []byte("---"))))
+		if t != "" && t[0] != '#' {
+			return start
+		}
+		start++
+	}
+	return start
+}

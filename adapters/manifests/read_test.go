@@ -1,0 +1,195 @@
+package manifests_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+func TestReadCluster(t *testing.T) {
+	objs := fixtures.Cluster()
+	for name, in := range map[string][]byte{
+		"List":      fixtures.ListYAML(objs...),
+		"Documents": fixtures.DocumentsYAML(objs...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, notes, err := manifests.Read("state.yaml", strings.NewReader(string(in)))
+			require.NoError(t, err)
+			assert.Empty(t, notes, "every object of the cluster is of a kind the planner reads")
+			assert.Equal(t, state.AllKinds, st.Observed, "a file is a full observation")
+			assert.Nil(t, st.Namespaces, "a file covers every namespace")
+			assert.Len(t, st.StorageClasses, 3)
+			assert.Len(t, st.CSIDrivers, 2)
+			assert.Len(t, st.StorageProfiles, 2)
+			assert.Len(t, st.CDIs, 1)
+			assert.Len(t, st.DataVolumes, 2)
+			assert.Len(t, st.PersistentVolumeClaims, 4)
+
+			snap := state.NewSnapshot(st)
+			assert.Equal(t, fixtures.ReplicatedClass, snap.DefaultClass().Name, "the GA default outranks the newer beta one")
+			golden := snap.Disk("cozy-public", fixtures.Golden)
+			require.NotNil(t, golden.DataVolume)
+			require.NotNil(t, golden.PVC)
+			assert.Equal(t, "6Gi", golden.PVC.Status.Capacity.Storage().String())
+			assert.Len(t, snap.ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+fixtures.PoolName, fixtures.Golden), 1)
+			assert.True(t, snap.Covers(state.DataVolume, "cozy-public", fixtures.OldGolden), "the file says the old golden's DataVolume is gone")
+		})
+	}
+}
+
+func TestReadEmptyObservesEverything(t *testing.T) {
+	st, notes, err := manifests.Read("state.yaml", strings.NewReader("# nothing here\n"))
+	require.NoError(t, err)
+	assert.Empty(t, notes)
+	assert.Equal(t, state.AllKinds, st.Observed, "a kind with no object in the file is observed as empty, not unknown")
+	snap := state.NewSnapshot(st)
+	assert.True(t, snap.Observed(state.StorageClass))
+	assert.Equal(t, "", snap.DefaultClass().Name)
+	assert.True(t, snap.DefaultClass().Known, "no default class, known")
+}
+
+func TestReadNotes(t *testing.T) {
+	in := `apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: default}
+- apiVersion: apps.cozystack.io/v1alpha1
+  kind: KubernetesNodes
+  metadata: {name: demo-md0, namespace: tenant-demo}
+- apiVersion: storage.k8s.io/v1beta1
+  kind: StorageClass
+  metadata: {name: old-api}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: disk, namespace: t, annotations: {copy: first}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: disk, namespace: t, annotations: {copy: second}}
+`
+	st, notes, err := manifests.Read("dump.yaml", strings.NewReader(in))
+	require.NoError(t, err)
+	type note struct {
+		Line   int
+		Reason manifests.NoteReason
+		Kind   string
+		By     int
+	}
+	var got []note
+	for _, n := range notes {
+		assert.Equal(t, "dump.yaml", n.File)
+		got = append(got, note{n.Line, n.Reason, n.Kind, n.By.Line})
+	}
+	assert.Equal(t, []note{
+		{4, manifests.KindNotRead, "Deployment", 0},
+		{7, manifests.KindNotRead, "KubernetesNodes", 0},
+		{10, manifests.KindNotRead, "StorageClass", 0},
+		{13, manifests.Superseded, "PersistentVolumeClaim", 17},
+	}, got, "other kinds, other versions of a kind and repeated objects are noted, with their lines")
+	assert.Empty(t, st.StorageClasses, "a StorageClass of another API version is not read")
+	require.Len(t, st.PersistentVolumeClaims, 1, "a repeated object is kept once")
+	assert.Equal(t, "second", st.PersistentVolumeClaims[0].Annotations["copy"], "the later copy wins")
+	for _, n := range notes {
+		assert.Contains(t, n.String(), "dump.yaml:", "a note names its file")
+	}
+}
+
+func TestReadInvalidObjects(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     string
+		line   int
+	}{
+		"WrongType": {
+			reason: "a field of the wrong type is refused at the object, not skipped",
+			in:     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata: {name: a, namespace: t}\n  spec: {accessModes: ReadWriteOnce}\n",
+			line:   4,
+		},
+		"NoName": {
+			reason: "an object without a name cannot be looked up",
+			in:     "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {}\n",
+			line:   2,
+		},
+		"NoNamespace": {
+			reason: "a namespaced object without a namespace cannot be placed",
+			in:     "apiVersion: cdi.kubevirt.io/v1beta1\nkind: DataVolume\nmetadata: {name: g}\n",
+			line:   1,
+		},
+		"BadQuantity": {
+			reason: "a quantity that does not parse is refused",
+			in:     "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: a, namespace: t}\nspec:\n  resources: {requests: {storage: lots}}\n",
+			line:   1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := manifests.Read("state.yaml", strings.NewReader(tc.in))
+			var e *manifests.Error
+			require.True(t, errors.As(err, &e), "%s: want *manifests.Error, got %T %v", tc.reason, err, err)
+			assert.Equal(t, manifests.InvalidObject, e.Problem, tc.reason)
+			assert.Equal(t, tc.line, e.Line, tc.reason)
+		})
+	}
+	t.Run("NeighbourClusterScoped", func(t *testing.T) {
+		_, _, err := manifests.Read("state.yaml", strings.NewReader("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: r}\nprovisioner: p\n"))
+		assert.NoError(t, err, "a cluster-scoped object needs no namespace")
+	})
+}
+
+func TestReadFiles(t *testing.T) {
+	dir := t.TempDir()
+	classes := filepath.Join(dir, "classes.yaml")
+	disks := filepath.Join(dir, "disks.yaml")
+	objs := fixtures.Cluster()
+	require.NoError(t, os.WriteFile(classes, fixtures.ListYAML(objs[:3]...), 0o600))
+	require.NoError(t, os.WriteFile(disks, fixtures.DocumentsYAML(objs[3:]...), 0o600))
+
+	st, notes, err := manifests.ReadFiles(classes, disks)
+	require.NoError(t, err)
+	assert.Empty(t, notes)
+	assert.Equal(t, state.AllKinds, st.Observed)
+	assert.Len(t, st.StorageClasses, 3)
+	assert.Len(t, st.PersistentVolumeClaims, 4)
+
+	t.Run("Missing", func(t *testing.T) {
+		_, _, err := manifests.ReadFiles(classes, filepath.Join(dir, "nope.yaml"))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "a missing file is the operating system's error, naming the file")
+	})
+	t.Run("ErrorNamesTheFile", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad.yaml")
+		require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: [\n"), 0o600))
+		_, _, err := manifests.ReadFiles(classes, bad)
+		var e *manifests.Error
+		require.True(t, errors.As(err, &e))
+		assert.Equal(t, bad, e.File)
+		assert.Equal(t, 2, e.Line)
+	})
+	t.Run("LaterFileWins", func(t *testing.T) {
+		again := filepath.Join(dir, "again.yaml")
+		require.NoError(t, os.WriteFile(again, fixtures.ListYAML(objs[0]), 0o600))
+		st, notes, err := manifests.ReadFiles(classes, again)
+		require.NoError(t, err)
+		assert.Len(t, st.StorageClasses, 3)
+		require.Len(t, notes, 1)
+		assert.Equal(t, manifests.Superseded, notes[0].Reason)
+		assert.Equal(t, classes, notes[0].File)
+		assert.Equal(t, again, notes[0].By.File)
+	})
+	t.Run("NoFile", func(t *testing.T) {
+		st, _, err := manifests.ReadFiles()
+		require.NoError(t, err)
+		assert.Equal(t, state.Kind(0), st.Observed, "no file, no observation")
+	})
+}

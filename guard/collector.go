@@ -28,6 +28,15 @@ func (c *Collector) Warn(reason Reason, fld *field.Path, format string, args ...
 	c.warnings = append(c.warnings, w)
 }
 
+// AddWarning records a warning built by hand (with a Value, say), giving it
+// the collector's subject when it has none.
+func (c *Collector) AddWarning(w Warning) {
+	if w.Subject == "" {
+		w.Subject = c.Subject
+	}
+	c.warnings = append(c.warnings, w)
+}
+
 // Check records the refusals err carries (nil records nothing). Refusals
 // without a subject get the collector's. It reports whether err was nil.
 // A typed nil *Refusal counts as nil: it carries no refusal.
@@ -54,6 +63,26 @@ func (c *Collector) add(r *Refusal) {
 	}
 	c.refusals = append(c.refusals, r)
 }
+
+// Stamp sets the collector's subject and gives it to every refusal and
+// warning recorded without one. A caller on a hot path records first and
+// names the subject only when something was recorded.
+func (c *Collector) Stamp(subject string) {
+	c.Subject = subject
+	for _, r := range c.refusals {
+		if r.Subject == "" {
+			r.Subject = subject
+		}
+	}
+	for i := range c.warnings {
+		if c.warnings[i].Subject == "" {
+			c.warnings[i].Subject = subject
+		}
+	}
+}
+
+// Empty reports whether nothing was recorded.
+func (c *Collector) Empty() bool { return len(c.refusals) == 0 && len(c.warnings) == 0 }
 
 // Refused reports whether any refusal was recorded.
 func (c *Collector) Refused() bool { return len(c.refusals) > 0 }

@@ -1,8 +1,11 @@
 package plan_test
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -17,6 +20,50 @@ func BenchmarkPlan(b *testing.B) {
 	for _, name := range []string{"http", "factory", "builtin"} {
 		p := pools[name]
 		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := plan.Plan(p, cat, snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFleet plans a fleet against a large cluster (1,000 goldens, 50
+// classes, 100,000 PVCs), indexing the state and compiling the catalog
+// inside the loop: what a controller pays per full resync.
+func BenchmarkFleet(b *testing.B) {
+	st := fleet.State(fleet.Large)
+	values := fleet.Catalog(fleet.Large)
+	for _, n := range []int{10000, 20000} {
+		pools := fleet.Pools(fleet.Large, n)
+		b.Run(fmt.Sprintf("pools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				results := plan.PlanAll(pools, catalog.Compile(values), state.NewSnapshot(st))
+				if results[0].Err != nil {
+					b.Fatal(results[0].Err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("pools=%d/indexed", n), func(b *testing.B) {
+			snap, cat := state.NewSnapshot(st), catalog.Compile(values)
+			b.ReportAllocs()
+			for b.Loop() {
+				plan.PlanAll(pools, cat, snap)
+			}
+		})
+	}
+}
+
+// BenchmarkPlanAllocsFlat shows a single pool's plan costs the same
+// allocations whatever the size of the indexed state.
+func BenchmarkPlanAllocsFlat(b *testing.B) {
+	for _, s := range []fleet.Size{{Goldens: 10, StorageClasses: 5, PVCs: 1000, Namespaces: 10}, fleet.Large} {
+		snap, cat := state.NewSnapshot(fleet.State(s)), catalog.Compile(fleet.Catalog(s))
+		p := fleet.Pools(s, 1)[0]
+		b.Run(fmt.Sprintf("goldens=%d/pvcs=%d", s.Goldens, s.PVCs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := plan.Plan(p, cat, snap); err != nil {

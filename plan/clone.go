@@ -35,9 +35,10 @@ func (p *planner) flavor(b *Builtin) (catalog.Flavor, *field.Path, *field.Path) 
 // steps small.
 type clone struct {
 	golden  string
+	pool    string // the pool's CAPI name
 	entry   *catalog.Entry
 	live    catalog.Golden
-	cloned  []state.Disk // the pool's disks already cloned from the golden
+	cloned  []string // classes of the pool's disks already cloned from the golden
 	size    resource.Quantity
 	sizeOK  bool
 	worker  storage.Resolution
@@ -50,8 +51,15 @@ type clone struct {
 func (p *planner) planClone(b *Builtin) {
 	f, idPath, verPath := p.flavor(b)
 	var cl clone
-	name, err := naming.GoldenName(f.SchematicID, f.Version, idPath, verPath)
-	p.c.Check(err)
+	entry, inCatalog := p.cat.Lookup(f)
+	name := ""
+	if inCatalog && entry.Golden != "" {
+		name = entry.Golden // validated when the catalog was compiled
+	} else {
+		var err error
+		name, err = naming.GoldenName(f.SchematicID, f.Version, idPath, verPath)
+		p.c.Check(err)
+	}
 	if q, err := catalog.ParseSize(p.diskSize(), pathDiskSize); p.c.Check(err) {
 		cl.size, cl.sizeOK = q, true
 	}
@@ -60,13 +68,13 @@ func (p *planner) planClone(b *Builtin) {
 		return
 	}
 	cl.golden = name
-	ns := p.pool.Namespace
-	cl.cloned = p.snap.ClonedDisks(ns, naming.PoolCAPIName(p.pool.Name), name)
-	alreadyCloned := len(cl.cloned) > 0
+	cl.pool = naming.PoolCAPIName(p.pool.Name)
+	cl.cloned = p.snap.ClonedClasses(p.pool.Namespace, cl.pool, name)
+	alreadyCloned := len(p.snap.ClonedDisks(p.pool.Namespace, cl.pool, name)) > 0
 
-	if e, ok := p.cat.Lookup(f); ok && p.cat.Enabled {
-		cl.entry = e
-		p.c.Check(e.Err())
+	if inCatalog && p.cat.Enabled {
+		cl.entry = entry
+		p.c.Check(entry.Err())
 	} else if p.cat.Unobserved != 0 && !alreadyCloned {
 		// Read back from goldens that were not all observed: the flavor
 		// may exist, so its absence refuses nothing.
@@ -162,11 +170,7 @@ func (p *planner) resolveClasses(cl *clone) {
 	ns := p.pool.Namespace
 	def := p.snap.DefaultClass()
 	disksKnown := p.snap.CoversNamespace(state.PersistentVolumeClaim, ns) && p.snap.CoversNamespace(state.DataVolume, ns)
-	in := storage.Input{Named: p.pool.Spec.StorageClass, BoundKnown: disksKnown, Default: def}
-	for _, d := range cl.cloned {
-		in.Bound = append(in.Bound, d.Class())
-	}
-	w, werr := storage.Resolve(in)
+	w, werr := storage.Resolve(storage.Input{Named: p.pool.Spec.StorageClass, Bound: cl.cloned, BoundKnown: disksKnown, Default: def})
 	cl.worker = w
 	cl.workerP = w.From == storage.Default && !disksKnown
 	if cl.workerP {
@@ -361,7 +365,6 @@ func (p *planner) checkNodeLocal(class string) {
 }
 
 func (p *planner) writeClone(cl *clone) {
-	pool := naming.PoolCAPIName(p.pool.Name)
 	st := &cdiv1.StorageSpec{}
 	if cl.sizeOK {
 		st.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: cl.size}
@@ -372,7 +375,8 @@ func (p *planner) writeClone(cl *clone) {
 		// the disk is applied, which StateUnverified says.
 		p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	} else {
-		st.StorageClassName = &p.res.StorageClass.Name
+		class := cl.worker.Name
+		st.StorageClassName = &class
 	}
 	p.res.Source = Clone
 	p.res.Golden = cl.golden
@@ -382,7 +386,7 @@ func (p *planner) writeClone(cl *clone) {
 			Name: DiskName,
 			Annotations: map[string]string{
 				naming.GoldenAnnotation: cl.golden,
-				naming.PoolAnnotation:   pool,
+				naming.PoolAnnotation:   cl.pool,
 			},
 		},
 		Spec: cdiv1.DataVolumeSpec{

@@ -52,7 +52,6 @@ func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error)
 		snap = emptySnapshot
 	}
 	p := planner{pool: &pool, cat: cat, snap: snap}
-	p.c.Subject = "pool " + pool.Namespace + "/" + pool.Name
 	p.res.Namespace, p.res.Name = pool.Namespace, pool.Name
 	p.plan()
 	return p.finish()
@@ -78,13 +77,17 @@ type planner struct {
 }
 
 func (p *planner) finish() (Result, error) {
-	p.res.Warnings = p.c.Warnings()
 	for _, k := range p.unverified.Each() {
 		w := guard.NewWarning(guard.StateUnverified, nil,
 			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
-		w.Value, w.Subject = k.String(), p.c.Subject
-		p.res.Warnings = append(p.res.Warnings, w)
+		w.Value = k.String()
+		p.c.AddWarning(w)
 	}
+	if !p.c.Empty() {
+		// Named only now: a clean plan, the common case, builds no message.
+		p.c.Stamp("pool " + p.pool.Namespace + "/" + p.pool.Name)
+	}
+	p.res.Warnings = p.c.Warnings()
 	p.res.Err = p.c.Err()
 	if p.res.Err != nil {
 		p.res.Outcome = Refused
@@ -173,7 +176,7 @@ func (p *planner) planHTTP(f *Factory) {
 	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	if c := p.pool.Spec.StorageClass; c != "" {
 		p.res.StorageClass = storage.Resolution{Name: c, From: storage.Explicit}
-		storageSpec.StorageClassName = &p.res.StorageClass.Name
+		storageSpec.StorageClassName = &c
 	}
 	p.res.Disk = Disk{
 		ObjectMeta: metav1.ObjectMeta{

@@ -75,10 +75,10 @@ func Resolve(in Input) (Resolution, error) {
 	if in.Named != "" {
 		return Resolution{Name: in.Named, From: Explicit}, nil
 	}
-	if classes := Distinct(in.Bound); len(classes) == 1 {
-		return Resolution{Name: classes[0], From: Frozen}, nil
-	} else if len(classes) > 1 {
-		return Resolution{}, &ConflictError{Classes: classes}
+	if only, many := single(in.Bound); many {
+		return Resolution{}, &ConflictError{Classes: Distinct(in.Bound)}
+	} else if only != "" {
+		return Resolution{Name: only, From: Frozen}, nil
 	}
 	switch {
 	case !in.Default.Known:
@@ -87,6 +87,21 @@ func Resolve(in Input) (Resolution, error) {
 		return Resolution{From: Default}, ErrNoDefault
 	}
 	return Resolution{Name: in.Default.Name, From: Default}, nil
+}
+
+// single returns the one non-empty class of classes without allocating, or
+// reports that there are several.
+func single(classes []string) (only string, many bool) {
+	for _, c := range classes {
+		switch {
+		case c == "" || c == only:
+		case only == "":
+			only = c
+		default:
+			return "", true
+		}
+	}
+	return only, false
 }
 
 // Distinct returns the sorted distinct non-empty classes.

@@ -86,6 +86,7 @@ type Snapshot struct {
 	drivers  map[string]*storagev1.CSIDriver
 	cdi      *cdiv1.CDI
 	cloned   map[cloneKey][]Disk
+	frozen   map[cloneKey][]string
 
 	src *State
 }
@@ -103,6 +104,7 @@ func NewSnapshot(s *State) *Snapshot {
 		profiles: make(map[string]*cdiv1.StorageProfile, len(s.StorageProfiles)),
 		drivers:  make(map[string]*storagev1.CSIDriver, len(s.CSIDrivers)),
 		cloned:   map[cloneKey][]Disk{},
+		frozen:   map[cloneKey][]string{},
 		src:      s,
 	}
 	if s.Namespaces != nil {
@@ -199,8 +201,13 @@ func (x *Snapshot) indexClones() {
 			add(k, p.Annotations)
 		}
 	}
-	for _, ds := range x.cloned {
+	for k, ds := range x.cloned {
 		sort.Slice(ds, func(i, j int) bool { return ds[i].Name < ds[j].Name })
+		all := make([]string, len(ds))
+		for i, d := range ds {
+			all[i] = d.Class()
+		}
+		x.frozen[k] = storage.Distinct(all)
 	}
 }
 
@@ -271,4 +278,11 @@ func (x *Snapshot) CDI() *cdiv1.CDI { return x.cdi }
 // every caller of the Snapshot: do not modify it.
 func (x *Snapshot) ClonedDisks(namespace, poolCAPIName, golden string) []Disk {
 	return x.cloned[cloneKey{namespace, poolCAPIName, golden}]
+}
+
+// ClonedClasses lists, sorted and without repeats, the classes of the
+// disks ClonedDisks returns: what an empty class is frozen to. The slice is
+// shared; do not modify it.
+func (x *Snapshot) ClonedClasses(namespace, poolCAPIName, golden string) []string {
+	return x.frozen[cloneKey{namespace, poolCAPIName, golden}]
 }

@@ -1,0 +1,151 @@
+// Package fleet builds large, realistic clusters and pool fleets for
+// benchmarks: goldens in cozy-public, tenants with pools that have already
+// cloned, StorageClasses with one default, CDI's profiles and drivers.
+// Everything is deterministic, so figures compare between runs.
+package fleet
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Size says how large a cluster to build.
+type Size struct {
+	Goldens        int // flavors in the catalog, each with a golden DataVolume and PVC
+	StorageClasses int // classes; "replicated" is the default and every golden's
+	PVCs           int // tenant PVCs, spread over Namespaces
+	Namespaces     int
+}
+
+// Large is the fleet of the performance issue: 1,000 goldens, 50 classes and
+// 100,000 PVCs in 1,000 tenant namespaces.
+var Large = Size{Goldens: 1000, StorageClasses: 50, PVCs: 100000, Namespaces: 1000}
+
+const provisioner = "replicated.csi.example.com"
+
+// Flavor is the i-th flavor.
+func Flavor(i int) catalog.Flavor {
+	return catalog.Flavor{SchematicID: fmt.Sprintf("%064x", i+1), Version: fmt.Sprintf("v1.%d.%d", 10+i/100, i%100)}
+}
+
+// Namespace is the i-th tenant namespace.
+func Namespace(i int) string { return fmt.Sprintf("tenant-%04d", i) }
+
+// Catalog is an enabled catalog of every flavor on "replicated".
+func Catalog(s Size) catalog.Values {
+	v := catalog.Default()
+	v.Enabled = true
+	v.Images = make([]catalog.Image, s.Goldens)
+	for i := range v.Images {
+		f := Flavor(i)
+		v.Images[i] = catalog.Image{SchematicID: f.SchematicID, Version: f.Version}
+	}
+	return v
+}
+
+// State is a fully observed cluster of the size: the goldens populated, and
+// the tenant PVCs as the disks of pools that have already cloned them.
+func State(s Size) *state.State {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := &state.State{Observed: state.AllKinds}
+	for i := range s.StorageClasses {
+		name := fmt.Sprintf("class-%02d", i)
+		var ann map[string]string
+		if i == 0 {
+			name, ann = "replicated", map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
+		}
+		st.StorageClasses = append(st.StorageClasses, storagev1.StorageClass{
+			ObjectMeta:           metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0.Add(time.Duration(i) * time.Hour)), Annotations: ann},
+			Provisioner:          provisioner,
+			AllowVolumeExpansion: ptr(true),
+		})
+		st.StorageProfiles = append(st.StorageProfiles, cdiv1.StorageProfile{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: cdiv1.StorageProfileStatus{
+				CloneStrategy:     ptr(cdiv1.CloneStrategyCsiClone),
+				ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: ptr(corev1.PersistentVolumeBlock)}},
+			},
+		})
+	}
+	st.CSIDrivers = []storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: provisioner}}}
+	st.CDIs = []cdiv1.CDI{{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}}
+	six := resource.MustParse("6Gi")
+	for i := range s.Goldens {
+		f := Flavor(i)
+		name := naming.GoldenPrefix + f.SchematicID + "-" + f.Version
+		meta := metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: name,
+			Labels:      map[string]string{naming.ManagedByLabel: naming.ManagedBy},
+			Annotations: map[string]string{naming.SchematicIDAnnotation: f.SchematicID, naming.VersionAnnotation: f.Version}}
+		st.DataVolumes = append(st.DataVolumes, cdiv1.DataVolume{
+			ObjectMeta: meta,
+			Spec: cdiv1.DataVolumeSpec{
+				ContentType: cdiv1.DataVolumeKubeVirt,
+				Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(catalog.DefaultImageFactoryURL, f.SchematicID, f.Version)}},
+				Storage: &cdiv1.StorageSpec{
+					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: six}},
+					StorageClassName: ptr("replicated"),
+				},
+			},
+			Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded},
+		})
+		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, boundPVC(meta, six))
+	}
+	twenty := resource.MustParse("20Gi")
+	for i := range s.PVCs {
+		ns := i % max(s.Namespaces, 1)
+		f := Flavor(ns % max(s.Goldens, 1))
+		meta := metav1.ObjectMeta{Namespace: Namespace(ns), Name: fmt.Sprintf("worker-%06d-disk-system", i),
+			Annotations: map[string]string{
+				naming.GoldenAnnotation: naming.GoldenPrefix + f.SchematicID + "-" + f.Version,
+				naming.PoolAnnotation:   naming.PoolCAPIName(PoolName(ns, i/max(s.Namespaces, 1)%10)),
+			}}
+		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, boundPVC(meta, twenty))
+	}
+	return st
+}
+
+func boundPVC(meta metav1.ObjectMeta, size resource.Quantity) corev1.PersistentVolumeClaim {
+	return corev1.PersistentVolumeClaim{
+		ObjectMeta: meta,
+		Spec: corev1.PersistentVolumeClaimSpec{
+			StorageClassName: ptr("replicated"),
+			VolumeMode:       ptr(corev1.PersistentVolumeBlock),
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: corev1.ResourceList{corev1.ResourceStorage: size}},
+	}
+}
+
+// PoolName is the KubernetesNodes name of pool j in namespace i.
+func PoolName(i, j int) string { return fmt.Sprintf("c%04d-md%d", i, j) }
+
+// Pools is n builtin pools spread over the size's namespaces, each cloning
+// its namespace's flavor, with an empty class every third pool (so the
+// frozen and default resolutions are exercised too).
+func Pools(s Size, n int) []plan.Pool {
+	pools := make([]plan.Pool, n)
+	for k := range pools {
+		ns := k % max(s.Namespaces, 1)
+		f := Flavor(ns % max(s.Goldens, 1))
+		spec := plan.DefaultPoolSpec(fmt.Sprintf("c%04d", ns))
+		spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: f.SchematicID, Version: f.Version}}
+		if k%3 == 0 {
+			spec.StorageClass = ""
+		}
+		pools[k] = plan.Pool{Namespace: Namespace(ns), Name: PoolName(ns, k/max(s.Namespaces, 1)%10), Spec: spec}
+	}
+	return pools
+}
+
+func ptr[T any](v T) *T { return &v }

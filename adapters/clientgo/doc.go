@@ -1,0 +1,32 @@
+// Package clientgo reads cluster state for the planner through client-go: a
+// typed clientset for StorageClasses, PersistentVolumeClaims and CSIDrivers,
+// and a dynamic client for CDI's DataVolumes, StorageProfiles and CDI
+// resource (cdi.kubevirt.io/v1beta1), converted to their API types.
+//
+// # What it reads
+//
+// Reader.Read reads exactly a state.Request, which the planner gives
+// (plan.Needs for one pool, plan.NeedsAll for many): for one pool, one list
+// per cluster-scoped kind, the pool namespace's DataVolumes and PVCs, and the
+// golden's DataVolume and PVC by name, 8 requests. Requests stay bounded
+// for any number of pools: once a namespaced kind would take more than
+// Reader.Limit requests (8), every namespaced kind is listed cluster-wide
+// instead, so a fleet costs one LIST per kind. A cluster-wide list answers
+// the gets of its kind. Lists are paged (500 objects a page).
+//
+// # Unknown, absent, failed
+//
+// The State records what was read, so that what was not stays unknown:
+//
+//   - Forbidden leaves the kind unknown (never empty): the planner warns
+//     StateUnverified instead of refusing or passing on a guess.
+//   - A kind the server does not serve (a 404 on its list, the router's 404
+//     on a get: CDI not installed, its CRD being installed, an aggregated
+//     API down) is unknown too. A 404 proves no object absent, and a
+//     refusal must not rest on it; nothing degrades for it either, since a
+//     worker disk is a DataVolume that a cluster without CDI cannot accept.
+//   - A golden's NotFound on a get is absent: recorded in State.Objects.
+//   - Anything else (timeouts, 5xx, connection refused, bad credentials, a
+//     cancelled context) is returned as a *ReadError, never a refusal: a
+//     controller requeues and reads again.
+package clientgo

@@ -1,0 +1,136 @@
+package clientgo
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// ReadError is a read that failed for a reason that is not a refusal (a
+// timeout, a server error, a cancelled context): requeue and read again.
+type ReadError = clusterread.ReadError
+
+// pageSize bounds one list response, as kubectl does: a cluster-wide list of
+// every PVC arrives in pages, still one LIST to count.
+const pageSize = 500
+
+// Reader reads cluster state through client-go: the core kinds through a
+// typed clientset, the CDI kinds through a dynamic client.
+type Reader struct {
+	// Core reads StorageClasses, PersistentVolumeClaims and CSIDrivers.
+	Core kubernetes.Interface
+	// Dynamic reads DataVolumes, StorageProfiles and the CDI resource. Nil
+	// leaves those kinds unknown.
+	Dynamic dynamic.Interface
+	// Limit is the most requests one kind gets before a single
+	// cluster-wide list replaces them; 0 means clusterread.DefaultLimit (8).
+	Limit int
+}
+
+// New returns a Reader over the two clients.
+func New(core kubernetes.Interface, dyn dynamic.Interface) *Reader {
+	return &Reader{Core: core, Dynamic: dyn}
+}
+
+// Read reads what req asks for and returns it as a State in which every
+// kind it could not read (no permission, not served) is unknown. An error
+// is a *ReadError: the read should be retried.
+func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
+	return clusterread.Read(ctx, source{r}, req, r.Limit)
+}
+
+type source struct{ r *Reader }
+
+var _ clusterread.Source = source{}
+
+func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
+	opts := metav1.ListOptions{Limit: pageSize}
+	for {
+		next, err := s.page(ctx, k, ns, opts, into)
+		if err != nil || next == "" {
+			return err
+		}
+		opts.Continue = next
+	}
+}
+
+// page reads one page of a list and returns the continue token.
+func (s source) page(ctx context.Context, k state.Kind, ns string, opts metav1.ListOptions, into *state.State) (string, error) {
+	core := s.r.Core
+	switch k {
+	case state.StorageClass:
+		l, err := core.StorageV1().StorageClasses().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.StorageClasses = append(into.StorageClasses, l.Items...)
+		return l.Continue, nil
+	case state.PersistentVolumeClaim:
+		l, err := core.CoreV1().PersistentVolumeClaims(ns).List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, l.Items...)
+		return l.Continue, nil
+	case state.CSIDriver:
+		l, err := core.StorageV1().CSIDrivers().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.CSIDrivers = append(into.CSIDrivers, l.Items...)
+		return l.Continue, nil
+	}
+	if s.r.Dynamic == nil {
+		return "", clusterread.ErrNoClient
+	}
+	info := kinds.Of(k)
+	l, err := s.r.Dynamic.Resource(info.GVR()).Namespace(ns).List(ctx, opts)
+	if err != nil {
+		return "", err
+	}
+	for i := range l.Items {
+		if err := kinds.AppendUnstructured(into, k, l.Items[i].Object); err != nil {
+			return "", err
+		}
+	}
+	return l.GetContinue(), nil
+}
+
+func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {
+	core := s.r.Core
+	var opts metav1.GetOptions
+	switch k {
+	case state.StorageClass:
+		o, err := core.StorageV1().StorageClasses().Get(ctx, name, opts)
+		if err == nil {
+			into.StorageClasses = append(into.StorageClasses, *o)
+		}
+		return err
+	case state.PersistentVolumeClaim:
+		o, err := core.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, opts)
+		if err == nil {
+			into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, *o)
+		}
+		return err
+	case state.CSIDriver:
+		o, err := core.StorageV1().CSIDrivers().Get(ctx, name, opts)
+		if err == nil {
+			into.CSIDrivers = append(into.CSIDrivers, *o)
+		}
+		return err
+	}
+	if s.r.Dynamic == nil {
+		return clusterread.ErrNoClient
+	}
+	o, err := s.r.Dynamic.Resource(kinds.Of(k).GVR()).Namespace(ns).Get(ctx, name, opts)
+	if err != nil {
+		return err
+	}
+	return kinds.AppendUnstructured(into, k, o.Object)
+}

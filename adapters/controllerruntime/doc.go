@@ -1,0 +1,17 @@
+// Package controllerruntime reads cluster state for the planner through a
+// controller-runtime client.Reader, so that a controller plans from its
+// manager's cache: give it mgr.GetClient() and a reconcile makes no request
+// to the API server. It reads exactly the state.Request the planner gives
+// (plan.Needs, plan.NeedsAll), with the same bounds and the same rules as
+// package clientgo: Forbidden and kinds the server does not serve (a
+// RESTMapper "no matches for kind": CDI not installed) are unknown, a
+// golden's NotFound is absent, and any other failure is a *ReadError to
+// requeue on.
+//
+// # Scheme
+//
+// The manager's scheme must know CDI's types: call AddToScheme on it. A
+// client whose scheme lacks them fails every read with a *ReadError that
+// says so, rather than leaving the kinds unknown: that is a bug to fix, not
+// a cluster state to warn about forever.
+package controllerruntime

@@ -1,0 +1,125 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// ReadError is a read that failed for a reason that is not a refusal (a
+// timeout, a server error, a cache not started): requeue and read again.
+type ReadError = clusterread.ReadError
+
+// Reader reads cluster state through a controller-runtime client.Reader.
+// Give it the manager's client (mgr.GetClient()) so that the cache serves
+// every read: planning then makes no request to the API server at all.
+type Reader struct {
+	Client client.Reader
+	// Limit is the most reads one kind gets before a single cluster-wide
+	// list replaces them; 0 means 8. It matters for an uncached reader
+	// (mgr.GetAPIReader()); a cache answers either from memory.
+	Limit int
+}
+
+// New returns a Reader over c.
+func New(c client.Reader) *Reader { return &Reader{Client: c} }
+
+// Read reads what req asks for and returns it as a State in which every
+// kind it could not read (no permission, not served) is unknown. An error
+// is a *ReadError: the reconcile should be requeued.
+func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
+	return clusterread.Read(ctx, source{r.Client}, req, r.Limit)
+}
+
+type source struct{ c client.Reader }
+
+var _ clusterread.Source = source{}
+
+func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
+	var opts []client.ListOption
+	if ns != "" {
+		opts = append(opts, client.InNamespace(ns))
+	}
+	// No Limit: a cache ignores the continue token and would cut the list
+	// short.
+	switch k {
+	case state.StorageClass:
+		var l storagev1.StorageClassList
+		return s.list(ctx, &l, opts, func() { into.StorageClasses = append(into.StorageClasses, l.Items...) })
+	case state.PersistentVolumeClaim:
+		var l corev1.PersistentVolumeClaimList
+		return s.list(ctx, &l, opts, func() { into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, l.Items...) })
+	case state.DataVolume:
+		var l cdiv1.DataVolumeList
+		return s.list(ctx, &l, opts, func() { into.DataVolumes = append(into.DataVolumes, l.Items...) })
+	case state.StorageProfile:
+		var l cdiv1.StorageProfileList
+		return s.list(ctx, &l, opts, func() { into.StorageProfiles = append(into.StorageProfiles, l.Items...) })
+	case state.CDI:
+		var l cdiv1.CDIList
+		return s.list(ctx, &l, opts, func() { into.CDIs = append(into.CDIs, l.Items...) })
+	case state.CSIDriver:
+		var l storagev1.CSIDriverList
+		return s.list(ctx, &l, opts, func() { into.CSIDrivers = append(into.CSIDrivers, l.Items...) })
+	}
+	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
+}
+
+func (s source) list(ctx context.Context, l client.ObjectList, opts []client.ListOption, keep func()) error {
+	if err := s.c.List(ctx, l, opts...); err != nil {
+		return schemeHint(err)
+	}
+	keep()
+	return nil
+}
+
+func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	switch k {
+	case state.StorageClass:
+		var o storagev1.StorageClass
+		return s.get(ctx, key, &o, func() { into.StorageClasses = append(into.StorageClasses, o) })
+	case state.PersistentVolumeClaim:
+		var o corev1.PersistentVolumeClaim
+		return s.get(ctx, key, &o, func() { into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, o) })
+	case state.DataVolume:
+		var o cdiv1.DataVolume
+		return s.get(ctx, key, &o, func() { into.DataVolumes = append(into.DataVolumes, o) })
+	case state.StorageProfile:
+		var o cdiv1.StorageProfile
+		return s.get(ctx, key, &o, func() { into.StorageProfiles = append(into.StorageProfiles, o) })
+	case state.CDI:
+		var o cdiv1.CDI
+		return s.get(ctx, key, &o, func() { into.CDIs = append(into.CDIs, o) })
+	case state.CSIDriver:
+		var o storagev1.CSIDriver
+		return s.get(ctx, key, &o, func() { into.CSIDrivers = append(into.CSIDrivers, o) })
+	}
+	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
+}
+
+func (s source) get(ctx context.Context, key client.ObjectKey, o client.Object, keep func()) error {
+	if err := s.c.Get(ctx, key, o); err != nil {
+		return schemeHint(err)
+	}
+	keep()
+	return nil
+}
+
+// schemeHint says how to fix a client whose scheme lacks the CDI types. That
+// is the caller's bug, not the cluster's state, so it stays an error
+// rather than an unknown kind that would only warn forever.
+func schemeHint(err error) error {
+	if runtime.IsNotRegisteredError(err) {
+		return fmt.Errorf("%w (register the types with controllerruntime.AddToScheme)", err)
+	}
+	return err
+}

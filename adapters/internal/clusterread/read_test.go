@@ -1,0 +1,189 @@
+package clusterread
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// scripted answers each call with the error scripted for it, nil otherwise,
+// and adds no object: these tests are about what the State says was read.
+type scripted map[Call]error
+
+func (s scripted) List(_ context.Context, k state.Kind, ns string, _ *state.State) error {
+	return s[Call{List, k, ns, ""}]
+}
+
+func (s scripted) Get(_ context.Context, k state.Kind, ns, name string, _ *state.State) error {
+	return s[Call{Get, k, ns, name}]
+}
+
+var (
+	dvs     = schema.GroupResource{Group: "cdi.kubevirt.io", Resource: "datavolumes"}
+	classes = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
+	// unrouted is the error client-go makes of the plain "404 page not
+	// found" of a path the server does not serve.
+	unrouted = apierrors.NewGenericServerResponse(404, "GET", dvs, "g", "404 page not found", 0, true)
+)
+
+func ref(k state.Kind, ns, name string) state.Ref {
+	return state.Ref{Kind: k, Namespace: ns, Name: name}
+}
+
+// poolRequest is what one pool in namespace t needs.
+var poolRequest = state.Request{
+	Gets: []state.Ref{ref(state.PersistentVolumeClaim, "cozy-public", "g"), ref(state.DataVolume, "cozy-public", "g")},
+	Lists: []state.Ref{
+		ref(state.StorageClass, "", ""), ref(state.PersistentVolumeClaim, "t", ""), ref(state.DataVolume, "t", ""),
+		ref(state.StorageProfile, "", ""), ref(state.CDI, "", ""), ref(state.CSIDriver, "", ""),
+	},
+}
+
+func TestReadRecordsWhatWasRead(t *testing.T) {
+	golden := func(k state.Kind) state.Ref { return state.Ref{Kind: k, Namespace: "cozy-public", Name: "g"} }
+	cases := map[string]struct {
+		reason     string
+		script     scripted
+		observed   state.Kind
+		namespaces []string
+		objects    []state.Ref
+	}{
+		"AllRead": {
+			reason:     "everything answered: every kind observed, PVCs and DataVolumes in the pool's namespace, the golden by name",
+			script:     scripted{Call{Get, state.DataVolume, "cozy-public", "g"}: apierrors.NewNotFound(dvs, "g")},
+			observed:   state.AllKinds,
+			namespaces: []string{"t"},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume)},
+		},
+		"ForbiddenStorageClasses": {
+			reason:     "a Forbidden list leaves its kind unknown, never empty",
+			script:     scripted{Call{List, state.StorageClass, "", ""}: apierrors.NewForbidden(classes, "", errors.New("rbac"))},
+			observed:   state.AllKinds &^ state.StorageClass,
+			namespaces: []string{"t"},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume)},
+		},
+		"CDINotInstalled": {
+			reason: "a kind the server does not serve is unknown; its gets are not even tried",
+			script: scripted{
+				Call{List, state.DataVolume, "t", ""}:           apierrors.NewNotFound(dvs, ""),
+				Call{List, state.StorageProfile, "", ""}:        &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "StorageProfile"}},
+				Call{List, state.CDI, "", ""}:                   unrouted,
+				Call{Get, state.DataVolume, "cozy-public", "g"}: errors.New("must not be called"),
+			},
+			observed:   state.StorageClass | state.PersistentVolumeClaim | state.CSIDriver,
+			namespaces: []string{"t"},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim)},
+		},
+		"UnroutedGet": {
+			reason:     "a get's 404 that is the router's, not the object's, proves nothing absent",
+			script:     scripted{Call{Get, state.DataVolume, "cozy-public", "g"}: unrouted},
+			observed:   state.AllKinds,
+			namespaces: []string{"t"},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim)},
+		},
+		"ForbiddenGolden": {
+			reason:     "a golden the reader may not see is unknown, not absent",
+			script:     scripted{Call{Get, state.PersistentVolumeClaim, "cozy-public", "g"}: apierrors.NewForbidden(classes, "g", errors.New("rbac"))},
+			observed:   state.AllKinds,
+			namespaces: []string{"t"},
+			objects:    []state.Ref{golden(state.DataVolume)},
+		},
+		"ForbiddenNamespace": {
+			reason:     "a namespace whose DataVolumes are forbidden leaves DataVolumes unknown; PVCs stay observed there",
+			script:     scripted{Call{List, state.DataVolume, "t", ""}: apierrors.NewForbidden(dvs, "", errors.New("rbac"))},
+			observed:   state.AllKinds &^ state.DataVolume,
+			namespaces: []string{"t"},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			st, err := Read(context.Background(), tc.script, poolRequest, 0)
+			require.NoError(t, err, tc.reason)
+			assert.Equal(t, tc.observed.String(), st.Observed.String(), tc.reason)
+			assert.Equal(t, tc.namespaces, st.Namespaces, tc.reason)
+			assert.Equal(t, tc.objects, st.Objects, tc.reason)
+		})
+	}
+}
+
+func TestReadScopeIsWhereEveryKindWasRead(t *testing.T) {
+	req := state.Request{Lists: []state.Ref{
+		ref(state.PersistentVolumeClaim, "a", ""), ref(state.DataVolume, "a", ""),
+		ref(state.PersistentVolumeClaim, "b", ""), ref(state.DataVolume, "b", ""),
+	}, Gets: []state.Ref{ref(state.PersistentVolumeClaim, "b", "disk")}}
+	st, err := Read(context.Background(), scripted{
+		Call{List, state.DataVolume, "b", ""}: apierrors.NewForbidden(dvs, "", errors.New("rbac")),
+	}, req, 0)
+	require.NoError(t, err)
+	assert.Equal(t, state.PersistentVolumeClaim|state.DataVolume, st.Observed)
+	assert.Equal(t, []string{"a"}, st.Namespaces, "b's DataVolumes are unknown, so b is out of the shared scope")
+	assert.Equal(t, []state.Ref{ref(state.PersistentVolumeClaim, "b", "disk")}, st.Objects,
+		"b's PVC list still answers the get of a PVC there")
+
+	snap := state.NewSnapshot(st)
+	assert.True(t, snap.Covers(state.PersistentVolumeClaim, "b", "disk"))
+	assert.False(t, snap.Covers(state.DataVolume, "b", "disk"))
+	assert.True(t, snap.CoversNamespace(state.DataVolume, "a"))
+}
+
+func TestReadFailures(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		err    error
+		is     func(error) bool
+	}{
+		"Timeout": {
+			reason: "a server timeout is retried, not planned around",
+			err:    apierrors.NewTimeoutError("slow", 1),
+			is:     apierrors.IsTimeout,
+		},
+		"ServerError": {
+			reason: "a 5xx is retried",
+			err:    apierrors.NewInternalError(errors.New("etcd")),
+			is:     apierrors.IsInternalError,
+		},
+		"Unavailable": {
+			reason: "a 503 is retried",
+			err:    apierrors.NewServiceUnavailable("starting"),
+			is:     apierrors.IsServiceUnavailable,
+		},
+		"Unauthorized": {
+			reason: "bad credentials say nothing of a kind: an error, not unknown",
+			err:    apierrors.NewUnauthorized("token expired"),
+			is:     apierrors.IsUnauthorized,
+		},
+		"Cancelled": {
+			reason: "a cancelled context is an error",
+			err:    context.Canceled,
+			is:     func(err error) bool { return errors.Is(err, context.Canceled) },
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			st, err := Read(context.Background(), scripted{Call{List, state.StorageClass, "", ""}: tc.err}, poolRequest, 0)
+			assert.Nil(t, st, tc.reason)
+			var re *ReadError
+			require.True(t, errors.As(err, &re), "%s: want *ReadError, got %T", tc.reason, err)
+			assert.Equal(t, Call{List, state.StorageClass, "", ""}, Call{re.Verb, re.Kind, re.Namespace, re.Name})
+			assert.True(t, tc.is(err), "%s: the client's error is unwrappable", tc.reason)
+		})
+	}
+}
+
+func TestReadNoClient(t *testing.T) {
+	st, err := Read(context.Background(), scripted{
+		Call{List, state.DataVolume, "t", ""}:           ErrNoClient,
+		Call{Get, state.DataVolume, "cozy-public", "g"}: ErrNoClient,
+	}, poolRequest, 0)
+	require.NoError(t, err)
+	assert.False(t, st.Observed.Has(state.DataVolume), "a kind without a client is unknown")
+}

@@ -1,0 +1,217 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestUnusableInput(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.yaml")
+	badYAML := write(t, "bad.yaml", poolDoc("demo-md0", "osImage: {builtin: {}}")+"---\nkind: KubernetesNodes\nmetadata:\n  name: [a\n")
+	notObject := write(t, "list.yaml", "- a\n- b\n")
+	noPools := write(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+	badState := write(t, "state.yaml", "apiVersion: v1\nkind: List\nitems:\n- kind: StorageClass\n  metadata: {name: a\n")
+	onePool := write(t, "one.yaml", poolDoc("demo-md0", ""))
+	badCatalog := write(t, "catalog.yaml", "enabled: true\nimages:\n  - schematicID: x\n version: y\n")
+	cases := map[string]struct {
+		reason string
+		args   []string
+		stderr []string
+	}{
+		"missing file": {
+			reason: "a file that cannot be read",
+			args:   []string{"plan", "-f", missing},
+			stderr: []string{missing, "no such file"},
+		},
+		"YAML syntax": {
+			reason: "YAML that does not parse is named by file and line",
+			args:   []string{"plan", "-f", badYAML},
+			stderr: []string{badYAML + ":12:"},
+		},
+		"not an object": {
+			reason: "a document that is not a Kubernetes object",
+			args:   []string{"plan", "-f", notObject},
+			stderr: []string{notObject + ":1:"},
+		},
+		"no pools": {
+			reason: "a POOL file without KubernetesNodes",
+			args:   []string{"plan", "-f", noPools},
+			stderr: []string{"holds no KubernetesNodes", "skipped v1 ConfigMap x"},
+		},
+		"state syntax": {
+			reason: "a --state file that does not parse is named by file and line",
+			args:   []string{"plan", "-f", examplePools, "--state", badState},
+			stderr: []string{badState + ":5:"},
+		},
+		"catalog syntax": {
+			reason: "a --catalog file that does not parse is named by file and line",
+			args:   []string{"plan", "-f", examplePools, "--catalog", badCatalog},
+			stderr: []string{badCatalog + ":3:"},
+		},
+		"unknown flag": {
+			reason: "a flag the command does not have",
+			args:   []string{"plan", "--frobnicate", "-f", examplePools},
+			stderr: []string{"flag provided but not defined: -frobnicate", "plan -h"},
+		},
+		"bad output": {
+			reason: "an output format the command does not write",
+			args:   []string{"catalog", "render", "--example", "-o", "chart"},
+			stderr: []string{`-o "chart"`},
+		},
+		"state and kubeconfig": {
+			reason: "two sources of state",
+			args:   []string{"plan", "-f", examplePools, "--state", exampleState, "--kubeconfig", missing},
+			stderr: []string{"--state and --kubeconfig"},
+		},
+		"missing kubeconfig": {
+			reason: "a kubeconfig that cannot be read",
+			args:   []string{"plan", "-f", examplePools, "--kubeconfig", missing},
+			stderr: []string{"kubeconfig " + missing},
+		},
+		"no -f": {
+			reason: "plan needs pools",
+			args:   []string{"plan"},
+			stderr: []string{"-f POOL.yaml is required"},
+		},
+		"unknown command": {
+			reason: "a command that does not exist",
+			args:   []string{"deploy"},
+			stderr: []string{`no command "deploy"`},
+		},
+		"unknown catalog command": {
+			reason: "a catalog command that does not exist",
+			args:   []string{"catalog", "delete"},
+			stderr: []string{`no command "catalog delete"`},
+		},
+		"no command": {
+			reason: "no arguments at all",
+			args:   nil,
+			stderr: []string{"Commands:"},
+		},
+		"consumers without state": {
+			reason: "consumers reads the cluster",
+			args:   []string{"catalog", "consumers", "x"},
+			stderr: []string{"--state or --kubeconfig"},
+		},
+		"consumers without golden": {
+			reason: "consumers names one golden",
+			args:   []string{"catalog", "consumers", "--example"},
+			stderr: []string{"name one golden"},
+		},
+		"prune without catalog": {
+			reason: "prune compares against the catalog",
+			args:   []string{"catalog", "prune", "--state", exampleState},
+			stderr: []string{"--catalog CATALOG.yaml is required"},
+		},
+		"name with a document": {
+			reason: "--name reads bare values, not a KubernetesNodes document",
+			args:   []string{"plan", "-f", onePool, "--name", "demo-md0"},
+			stderr: []string{"holds a KubernetesNodes"},
+		},
+		"example with files": {
+			reason: "--example brings its own files",
+			args:   []string{"plan", "--example", "-f", examplePools},
+			stderr: []string{"--example"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := exe(t, "", tc.args...)
+			if r.code != 2 {
+				t.Errorf("%s: exit %d, want 2\nstderr: %s", tc.reason, r.code, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("%s: nothing on stdout, got:\n%s", tc.reason, r.stdout)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("%s: stderr lacks %q:\n%s", tc.reason, want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestValuesRefused(t *testing.T) {
+	// A catalog whose values have the wrong type is refused, with its path.
+	cat := write(t, "catalog.yaml", "enabled: 'yes'\nimages: [{schematicID: abc, version: v1.0.0, storage: 6}]\n")
+	r := exe(t, "", "plan", "-f", examplePools, "--catalog", cat)
+	if r.code != 3 || !strings.Contains(r.stderr, "refused InvalidValue at enabled") || !strings.Contains(r.stderr, "refused InvalidValue at images[0].storage") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	// A pool whose spec is not a map is refused, its neighbours planned.
+	pools := write(t, "pools.yaml", poolDoc("demo-md1", "")+"---\napiVersion: apps.cozystack.io/v1alpha1\nkind: KubernetesNodes\nmetadata: {name: demo-md2, namespace: t}\nspec: [x]\n")
+	r = exe(t, "", "plan", "-f", pools, "-o", "json")
+	got := decodePlan(t, r.stdout)
+	if r.code != 3 || len(got) != 2 || got[0].Outcome != "planned" || got[1].Outcome != "refused" || got[1].Refusals[0] != (finding{"InvalidValue", "spec"}) {
+		t.Errorf("exit %d, pools %+v", r.code, got)
+	}
+}
+
+func TestClusterUnreachable(t *testing.T) {
+	// A cluster that cannot be read is status 1, not a refusal.
+	kubeconfig := write(t, "kubeconfig", `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`)
+	r := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--kubeconfig", kubeconfig)
+	if r.code != 1 || !strings.Contains(r.stderr, "read the cluster") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestSkippedKinds(t *testing.T) {
+	// Objects of kinds the library does not read are skipped with a note.
+	st := readExample(t, exampleState) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: z1}\n"
+	r := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", write(t, "s.yaml", st))
+	if r.code != 3 || !strings.Contains(r.stderr, "note: ") || !strings.Contains(r.stderr, "ConfigMap z1/x") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	r := exe(t, "", "help")
+	if r.code != 0 || !strings.Contains(r.stdout, "catalog consumers") || !strings.Contains(r.stdout, "plan --example") {
+		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	for _, cmd := range [][]string{{"plan"}, {"catalog", "render"}, {"catalog", "consumers"}, {"catalog", "prune"}, {"computeplane"}, {"helm-verify"}} {
+		r := exe(t, "", append(cmd, "-h")...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Example:\n  worker-image "+strings.Join(cmd, " ")) && !strings.Contains(r.stdout, "| worker-image "+strings.Join(cmd, " ")) {
+			t.Errorf("%v -h: exit %d, stdout:\n%s", cmd, r.code, r.stdout)
+		}
+		if h := exe(t, "", append([]string{"help"}, cmd...)...); h.stdout != r.stdout {
+			t.Errorf("help %v differs from %v -h", cmd, cmd)
+		}
+	}
+}
+
+func TestKubectlPlugin(t *testing.T) {
+	// Installed as kubectl-worker_image, it names itself as kubectl runs it.
+	plugin := filepath.Join(t.TempDir(), "kubectl-worker_image")
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plugin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := exePath(t, plugin, "", "plan", "-h")
+	if r.code != 0 || !strings.Contains(r.stdout, "kubectl worker-image plan --example") {
+		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	if r := exePath(t, plugin, "", "plan", "--example", "-o", "json"); r.code != 3 || !strings.Contains(r.stdout, `"pools"`) {
+		t.Errorf("the plugin plans: exit %d", r.code)
+	}
+}

@@ -1,0 +1,107 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// binary is the worker-image command, built once for the tests that run it
+// as a process.
+var binary string
+
+func TestMain(m *testing.M) {
+	if fuzzWorker() {
+		// A fuzzing worker runs only the in-process fuzz targets.
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "worker-image-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "worker-image")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", binary, "./cmd/worker-image")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build worker-image:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func fuzzWorker() bool {
+	for _, a := range os.Args {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
+}
+
+// run is one run of the binary.
+type run struct {
+	code           int
+	stdout, stderr string
+}
+
+// exe runs the binary with args and standard input.
+func exe(t *testing.T, stdin string, args ...string) run {
+	t.Helper()
+	return exePath(t, binary, stdin, args...)
+}
+
+func exePath(t *testing.T, path, stdin string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(path, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return run{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// write writes a file in a test's temporary folder and returns its path.
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The walkthrough's files, by path, as a user passes them.
+var (
+	examplePools   = filepath.Join("..", "..", "examples", "cli", "pools.yaml")
+	exampleCatalog = filepath.Join("..", "..", "examples", "cli", "catalog.yaml")
+	exampleState   = filepath.Join("..", "..", "examples", "cli", "state.yaml")
+)
+
+func readExample(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

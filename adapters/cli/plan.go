@@ -68,7 +68,14 @@ func runPlan(a *app, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := a.snapshot(o, func() state.Request { return plan.NeedsAll(pools) })
+	snap, err := a.snapshot(o, func() state.Request {
+		need := plan.NeedsAll(pools)
+		if o.catalog == "" {
+			// The catalog is read back from every golden.
+			need = need.Merge(goldensNeed())
+		}
+		return need
+	})
 	if err != nil {
 		return err
 	}

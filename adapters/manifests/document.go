@@ -164,8 +164,11 @@ func itemLines(doc []byte, start, n int) []int {
 		if m[i].Value != "items" || m[i+1].Kind != yaml.SequenceNode || len(m[i+1].Content) != n {
 			continue
 		}
+		// A lone "\r" ends a line for YAML but not for the reader: keep
+		// such a file's lines inside the document.
+		last := start + bytes.Count(doc, []byte("\n")) - 1
 		for j, item := range m[i+1].Content {
-			at[j] = start + item.Line - 1
+			at[j] = min(max(start+item.Line-1, start), last)
 		}
 	}
 	return at
@@ -232,20 +235,20 @@ func (c *lineCursor) next() {
 }
 
 // objectLine is the line a document's object starts on: past a leading
-// separator, blank lines and comments.
+// separator, blank lines and comments. Should every line look like those
+// ("---#" is a scalar to YAML), it is the document's first line.
 func objectLine(doc []byte, start int) int {
-	for len(doc) > 0 {
-		line := doc
+	for line := start; len(doc) > 0; line++ {
+		text := doc
 		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
-			line, doc = doc[:i], doc[i+1:]
+			text, doc = doc[:i], doc[i+1:]
 		} else {
 			doc = nil
 		}
-		t := strings.TrimSpace(string(bytes.TrimPrefix(line, []byte("---"))))
+		t := strings.TrimSpace(string(bytes.TrimPrefix(text, []byte("---"))))
 		if t != "" && t[0] != '#' {
-			return start
+			return line
 		}
-		start++
 	}
 	return start
 }

@@ -93,9 +93,18 @@ func write(t *testing.T, name, content string) string {
 // The walkthrough's files, by path, as a user passes them.
 var (
 	examplePools   = filepath.Join("..", "..", "examples", "cli", "pools.yaml")
+	exampleRefused = filepath.Join("..", "..", "examples", "cli", "refused.yaml")
 	exampleCatalog = filepath.Join("..", "..", "examples", "cli", "catalog.yaml")
 	exampleState   = filepath.Join("..", "..", "examples", "cli", "state.yaml")
 )
+
+// allExamplePools writes the walkthrough's pools that plan (demo-md0,
+// demo-md1) and its refused one (demo-gpu), in this order, into one file,
+// and returns its path.
+func allExamplePools(t *testing.T) string {
+	t.Helper()
+	return write(t, "all-pools.yaml", readExample(t, examplePools)+"---\n"+readExample(t, exampleRefused))
+}
 
 func readExample(t *testing.T, path string) string {
 	t.Helper()

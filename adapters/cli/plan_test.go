@@ -265,8 +265,34 @@ func TestPlanBuiltin(t *testing.T) {
 	}
 }
 
-func TestPlanJSONShape(t *testing.T) {
+func TestPlanExample(t *testing.T) {
+	// The README's first command: the embedded example plans every pool.
 	r := exe(t, "", "plan", "--example", "-o", "json")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("the example plans: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	outcomes := map[string]string{}
+	for _, p := range decodePlan(t, r.stdout) {
+		outcomes[p.Name] = p.Outcome + " " + p.Source
+	}
+	if want := map[string]string{"demo-md0": "planned clone", "demo-md1": "planned http"}; !reflect.DeepEqual(outcomes, want) {
+		t.Errorf("outcomes %v, want %v", outcomes, want)
+	}
+	// The walkthrough's refusal, and its one-line fix.
+	refused := readExample(t, exampleRefused)
+	r = exe(t, "", "plan", "-f", exampleRefused, "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
+	if p := decodePlan(t, r.stdout); r.code != 3 || len(p) != 1 || !reflect.DeepEqual(p[0].Refusals, []finding{{"StorageClassMismatch", "storageClass"}}) {
+		t.Errorf("refused.yaml: exit %d, pools %+v", r.code, p)
+	}
+	fixed := strings.Replace(refused, "  storageClass: local\n", "  storageClass: replicated\n", 1)
+	r = exe(t, fixed, "plan", "-f", "-", "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
+	if p := decodePlan(t, r.stdout); r.code != 0 || len(p) != 1 || p[0].Outcome != "planned" || p[0].Source != "clone" {
+		t.Errorf("refused.yaml on the golden's class: exit %d, pools %+v\n%s", r.code, p, r.stderr)
+	}
+}
+
+func TestPlanJSONShape(t *testing.T) {
+	r := exe(t, "", "plan", "-f", allExamplePools(t), "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
 	if r.code != 3 {
 		t.Fatalf("the example refuses one pool: exit %d, want 3\n%s", r.code, r.stderr)
 	}
@@ -330,13 +356,13 @@ func sorted(s []string) []string {
 
 func TestPlanYAMLIsTheJSONShape(t *testing.T) {
 	r := exe(t, "", "plan", "--example", "-o", "yaml")
-	if r.code != 3 || !strings.HasPrefix(r.stdout, "pools:\n- disk:\n") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "pools:\n- disk:\n") {
 		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }
 
 func TestPlanChart(t *testing.T) {
-	r := exe(t, "", "plan", "--example", "-o", "chart")
+	r := exe(t, "", "plan", "-f", allExamplePools(t), "--catalog", exampleCatalog, "--state", exampleState, "-o", "chart")
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3", r.code)
 	}
@@ -362,6 +388,9 @@ func TestPlanChart(t *testing.T) {
 `
 	if !strings.HasPrefix(r.stdout, "# tenant-demo/demo-md0\n      - metadata:\n") || !strings.HasSuffix(r.stdout, want) {
 		t.Errorf("each entry after its # line, at the chart's indentation:\n%s", r.stdout)
+	}
+	if ex := exe(t, "", "plan", "--example", "-o", "chart"); ex.code != 0 || ex.stdout != r.stdout {
+		t.Errorf("--example prints the same entries: exit %d\n%s", ex.code, ex.stdout)
 	}
 
 	// One pool: no # line, the chart's text alone.
@@ -392,7 +421,7 @@ func TestPlanOffline(t *testing.T) {
 	// Without state every kind is unknown: the builtin pool plans with
 	// StateUnverified; only what the values prove is refused (demo-gpu's
 	// class against the catalog entry's).
-	r := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "-o", "json")
+	r := exe(t, "", "plan", "-f", allExamplePools(t), "--catalog", exampleCatalog, "-o", "json")
 	if r.code != 3 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

@@ -1,12 +1,3 @@
-// Package cli holds the worker-image walkthrough's example files, embedded so
-// that `worker-image plan --example` runs them from any checkout without
-// paths: a tenant's KubernetesNodes pools (one cloning the catalog's golden,
-// one importing over HTTP as before the catalog, one refused for a
-// StorageClassMismatch), the catalog's values, and a cluster state as
-// `kubectl get -o yaml` prints it.
-//
-// The same files are plain YAML beside this one, for the commands of the
-// README's walkthrough.
 package cli
 
 import _ "embed"
@@ -14,15 +5,23 @@ import _ "embed"
 // The files' names, relative to the repository's root, as the CLI names
 // them in its messages.
 const (
-	PoolsFile   = "examples/cli/pools.yaml"
-	CatalogFile = "examples/cli/catalog.yaml"
-	StateFile   = "examples/cli/state.yaml"
+	PoolsFile        = "examples/cli/pools.yaml"
+	RefusedFile      = "examples/cli/refused.yaml"
+	CatalogFile      = "examples/cli/catalog.yaml"
+	StateFile        = "examples/cli/state.yaml"
+	ComputePlaneFile = "examples/cli/computeplane.yaml"
 )
 
 var (
-	// Pools are three KubernetesNodes of cluster "demo" in tenant-demo.
+	// Pools are two KubernetesNodes of cluster "demo" in tenant-demo that
+	// plan: demo-md0 clones the golden, demo-md1 imports over HTTP.
 	//go:embed pools.yaml
 	Pools []byte
+	// Refused is a KubernetesNodes of cluster "demo" that the planner
+	// refuses: demo-gpu clones the golden onto another class than the
+	// golden's (StorageClassMismatch).
+	//go:embed refused.yaml
+	Refused []byte
 	// Catalog is the catalog's values: enabled, holding the default flavor.
 	//go:embed catalog.yaml
 	Catalog []byte
@@ -30,4 +29,8 @@ var (
 	// StorageProfiles, the CDI resource, goldens and worker disks.
 	//go:embed state.yaml
 	State []byte
+	// ComputePlane is a ComputePlane's values: the tenant's nodeGroups and
+	// the _namespace Cozystack injects.
+	//go:embed computeplane.yaml
+	ComputePlane []byte
 )

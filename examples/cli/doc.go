@@ -1,0 +1,20 @@
+// Package cli holds the worker-image walkthrough's example files, embedded so
+// that `worker-image plan --example` runs them from any checkout without
+// paths: a tenant's KubernetesNodes pools (one cloning the catalog's golden,
+// one importing over HTTP as before the catalog), a pool refused for a
+// StorageClassMismatch, the catalog's values, a cluster state as
+// `kubectl get -o yaml` prints it, and a ComputePlane's values.
+//
+// The same files are plain YAML beside this one, for the commands of the
+// README's walkthrough.
+//
+// # Rules
+//
+//   - pools.yaml holds only pools that plan, so that the README's first
+//     command, `worker-image plan --example`, exits 0; a refusal lives in
+//     refused.yaml, with its way out in its comment.
+//   - state.yaml is a full observation, as a --state file always is: a kind
+//     with no object in it is observed as empty.
+//   - The files are the walkthrough's: a change here changes the README's
+//     output, which its test compares.
+package cli

@@ -1,0 +1,50 @@
+package renderer
+
+import (
+	"strings"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Indent is the indentation of the dataVolumeTemplates key, and of its
+// "- metadata:" entries, inside the kubernetes-nodes chart's
+// KubevirtMachineTemplate: the chart writes a sequence at its key's
+// indentation.
+const Indent = helm.ChartIndent
+
+// Renderer writes the dataVolumeTemplates of pools' KubevirtMachineTemplates
+// against one catalog and one snapshot of the cluster. A nil Catalog is the
+// disabled catalog; a nil State leaves every kind unknown, so the guards that
+// need one warn StateUnverified. It is safe for concurrent use.
+type Renderer struct {
+	Catalog *catalog.Catalog
+	State   *state.Snapshot
+}
+
+// DataVolumeTemplates writes the dataVolumeTemplates block of the
+// KubernetesNodes namespace/name whose spec is values: the
+// "dataVolumeTemplates:" line and the disk-system entry's "- metadata:"
+// line both indented by Indent spaces, each line ending in "\n".
+//
+// For a refused pool it returns no text and the refusals as one error
+// (guard.InvalidValue at the values path for a value of the wrong type).
+// The warnings let the text stand.
+func (r Renderer) DataVolumeTemplates(namespace, name string, values map[string]any) (string, []guard.Warning, error) {
+	pool, err := helm.Pool(namespace, name, values)
+	if err != nil {
+		return "", nil, err
+	}
+	res, err := plan.Plan(pool, r.Catalog, r.State)
+	if err != nil {
+		return "", res.Warnings, err
+	}
+	entry, err := helm.DiskText(res, Indent)
+	if err != nil {
+		return "", res.Warnings, err
+	}
+	return strings.Repeat(" ", Indent) + "dataVolumeTemplates:\n" + entry, res.Warnings, nil
+}

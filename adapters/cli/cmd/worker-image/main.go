@@ -1,7 +1,3 @@
-// Command worker-image plans the system disks of Cozystack tenant worker
-// pools and guards the catalog of golden Talos images (see package
-// adapters/cli for its commands, flags and exit statuses). Installed on PATH
-// as kubectl-worker_image it runs as `kubectl worker-image`.
 package main
 
 import (

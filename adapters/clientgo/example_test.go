@@ -1,0 +1,58 @@
+package clientgo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// A Reader reads what the planner says a pool needs. In a program the
+// clients come from kubernetes.NewForConfig and dynamic.NewForConfig; here
+// they are fakes, and the reader may not list CSIDrivers.
+func ExampleReader_Read() {
+	core := kubefake.NewClientset(&storagev1.StorageClass{
+		ObjectMeta:  metav1.ObjectMeta{Name: "replicated", Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}},
+		Provisioner: "linstor.csi.linbit.com",
+	})
+	core.PrependReactor("list", "csidrivers", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(storagev1.Resource("csidrivers"), "", errors.New("RBAC"))
+	})
+	scheme := runtime.NewScheme()
+	_ = cdiv1.AddToScheme(scheme)
+	dyn := dynamicfake.NewSimpleDynamicClient(scheme)
+
+	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: plan.DefaultPoolSpec("demo")}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+
+	st, err := clientgo.New(core, dyn).Read(context.Background(), plan.Needs(pool))
+	if err != nil {
+		fmt.Println("retry:", err)
+		return
+	}
+	snap := state.NewSnapshot(st)
+	fmt.Println("default class:", snap.DefaultClass().Name)
+	fmt.Println("observed:", st.Observed)
+	fmt.Println("disks read in:", st.Namespaces)
+	golden, _ := naming.GoldenName(plan.DefaultSchematicID, plan.DefaultVersion, nil, nil)
+	fmt.Println("golden known absent:", snap.Covers(state.DataVolume, naming.GoldenNamespace, golden) &&
+		snap.DataVolume(naming.GoldenNamespace, golden) == nil)
+	// Output:
+	// default class: replicated
+	// observed: StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI
+	// disks read in: [tenant-demo]
+	// golden known absent: true
+}

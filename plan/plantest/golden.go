@@ -1,0 +1,170 @@
+package plantest
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"pgregory.net/rapid"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+)
+
+// Phases are every phase a CDI DataVolume reports.
+var Phases = []cdiv1.DataVolumePhase{
+	cdiv1.Succeeded, cdiv1.PhaseUnset, cdiv1.Pending, cdiv1.PVCBound, cdiv1.ImportScheduled, cdiv1.ImportInProgress,
+	cdiv1.CloneScheduled, cdiv1.CloneInProgress, cdiv1.SnapshotForSmartCloneInProgress, cdiv1.CloneFromSnapshotSourceInProgress,
+	cdiv1.SmartClonePVCInProgress, cdiv1.CSICloneInProgress, cdiv1.ExpansionInProgress, cdiv1.NamespaceTransferInProgress,
+	cdiv1.UploadScheduled, cdiv1.UploadReady, cdiv1.WaitForFirstConsumer, cdiv1.PendingPopulation, cdiv1.Failed,
+	cdiv1.Unknown, cdiv1.Paused, cdiv1.PrepClaimInProgress, cdiv1.RebindInProgress,
+}
+
+// golden draws the golden of a flavor in cozy-public: absent, its
+// DataVolume and PVC, the DataVolume alone or the PVC alone (CDI
+// garbage-collected the completed DataVolume). Its spec is its catalog
+// entry's, or, one time in four, the entry was edited since.
+func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
+	t := d.t
+	name := goldenName(f)
+	form := pick(t, "goldenForm", 5, 2, 2, 1)
+	if form == 1 {
+		return
+	}
+	hasDV, hasPVC := form != 2, form != 3
+
+	url, size, class := naming.ImageURL(catalog.DefaultImageFactoryURL, f.SchematicID, f.Version), 6*gi, catalog.DefaultStorageClass
+	if e, ok := cat.Lookup(f); ok && e.Err() == nil {
+		url, size, class = e.URL, e.Size.Value(), e.StorageClass
+	}
+	if chance(t, "goldenEdited", 5) {
+		switch pick(t, "goldenEdit", 1, 1, 1) {
+		case 0:
+			url = naming.ImageURL(FactoryURL().Draw(t, "goldenFactory"), f.SchematicID, f.Version)
+		case 1:
+			size = SizeBytes().Draw(t, "goldenSize")
+		case 2:
+			class = rapid.SampledFrom(append([]string{""}, d.v.Classes...)).Draw(t, "goldenClass")
+		}
+	}
+	request := resource.MustParse(Spelling(size).Draw(t, "goldenStorage"))
+	meta := goldenMeta(name, f)
+
+	phase := cdiv1.Succeeded
+	var dv *cdiv1.DataVolume
+	if hasDV {
+		dv = &cdiv1.DataVolume{ObjectMeta: *meta.DeepCopy()}
+		dv.Spec = cdiv1.DataVolumeSpec{
+			ContentType: cdiv1.DataVolumeKubeVirt,
+			Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: url}},
+			Storage: &cdiv1.StorageSpec{
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: request}},
+			},
+		}
+		if class != "" {
+			dv.Spec.Storage.StorageClassName = ptr.To(class)
+		}
+		if pick(t, "goldenPhaseSucceeded", 3, 1) == 1 {
+			phase = rapid.SampledFrom(Phases).Draw(t, "goldenPhase")
+		}
+		dv.Status = importStatus(t, phase)
+		d.st.DataVolumes = append(d.st.DataVolumes, *dv)
+	}
+	bound := class
+	if bound == "" {
+		bound = d.defaultClass()
+	}
+	d.goldenClass[name] = bound
+	if !hasPVC {
+		return
+	}
+	p := corev1.PersistentVolumeClaim{ObjectMeta: *meta.DeepCopy()}
+	if chance(t, "goldenPVCImportEndpoint", 2) {
+		p.Annotations[naming.ImportEndpointAnnotation] = url
+	}
+	p.Spec.StorageClassName = ptr.To(bound)
+	p.Spec.VolumeMode = d.profileVolumeMode(bound)
+	if p.Spec.VolumeMode == nil || chance(t, "goldenVolumeModeDrawn", 8) {
+		p.Spec.VolumeMode = volumeMode(t, "goldenVolumeMode")
+	}
+	pvcRequest := request.DeepCopy()
+	if chance(t, "filesystemOverhead", 4) {
+		// CDI inflates a Filesystem PVC's request for the file system's
+		// overhead.
+		pvcRequest.Add(resource.MustParse("64Mi"))
+	}
+	p.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: pvcRequest}
+	if phase == cdiv1.Succeeded || !hasDV || chance(t, "goldenPVCBoundEarly", 2) {
+		bindPVC(t, &p, "goldenCapacity")
+	} else {
+		p.Status.Phase = corev1.ClaimPending
+	}
+	d.st.PersistentVolumeClaims = append(d.st.PersistentVolumeClaims, p)
+}
+
+// goldenMeta is a golden's metadata as the catalog renders it; CDI copies
+// the annotations and labels onto its PVC.
+func goldenMeta(name string, f catalog.Flavor) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:      name,
+		Namespace: naming.GoldenNamespace,
+		Annotations: map[string]string{
+			naming.ResourcePolicyAnnotation: "keep",
+			naming.BindImmediateAnnotation:  "true",
+			naming.UsePopulatorAnnotation:   "true",
+			naming.SchematicIDAnnotation:    f.SchematicID,
+			naming.VersionAnnotation:        f.Version,
+		},
+		Labels: map[string]string{naming.ManagedByLabel: naming.ManagedBy},
+	}
+}
+
+// importStatus draws an import's status in a phase: a Running condition
+// True or False with CDI's reasons, and importer restarts.
+func importStatus(t *rapid.T, phase cdiv1.DataVolumePhase) cdiv1.DataVolumeStatus {
+	s := cdiv1.DataVolumeStatus{Phase: phase}
+	if phase == cdiv1.Succeeded {
+		return s
+	}
+	switch pick(t, "running", 1, 1, 2) {
+	case 1:
+		s.Conditions = []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionTrue}}
+	case 2:
+		s.Conditions = []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse,
+			Reason: rapid.SampledFrom([]string{"", "Pending", "Error", "ImagePullFailed", "Completed"}).Draw(t, "runningReason")}}
+	}
+	s.RestartCount = int32(rapid.IntRange(0, 4).Draw(t, "restarts"))
+	return s
+}
+
+// bindPVC binds a PVC, its capacity its request or, as a provisioner that
+// rounds up does, more.
+func bindPVC(t *rapid.T, p *corev1.PersistentVolumeClaim, label string) {
+	capacity := p.Spec.Resources.Requests[corev1.ResourceStorage].DeepCopy()
+	if chance(t, label, 4) {
+		capacity.Add(resource.MustParse("1Gi"))
+	}
+	p.Status.Phase = corev1.ClaimBound
+	p.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: capacity}
+}
+
+// profileVolumeMode is the volume mode CDI gives a PVC of the class: its
+// StorageProfile's first claim property set's (status, else spec),
+// Filesystem when it has none, nil when the class has no StorageProfile.
+func (d *stateDraw) profileVolumeMode(class string) *corev1.PersistentVolumeMode {
+	for _, sp := range d.st.StorageProfiles {
+		if sp.Name != class {
+			continue
+		}
+		sets := sp.Status.ClaimPropertySets
+		if len(sets) == 0 {
+			sets = sp.Spec.ClaimPropertySets
+		}
+		if len(sets) > 0 && sets[0].VolumeMode != nil {
+			return ptr.To(*sets[0].VolumeMode)
+		}
+		return ptr.To(corev1.PersistentVolumeFilesystem)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package plantest
+
+import (
+	"pgregory.net/rapid"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+)
+
+// The provisioners a drawn StorageClass may have. NoProvisioner has no
+// CSIDriver in any drawn cluster, so it cannot clone.
+const (
+	ReplicatedProvisioner = "replicated.csi.example.com"
+	LocalProvisioner      = "local.csi.example.com"
+	NoProvisioner         = "kubernetes.io/no-provisioner"
+)
+
+// Vocabulary is the few names one draw shares, so that pools, catalog
+// entries and cluster objects meet: pools pick the flavors the catalog
+// holds, disks sit on the classes the cluster has, goldens are named after
+// the entries. Drawn independently, they would almost never meet.
+type Vocabulary struct {
+	// Flavors are valid and distinct; the first is the charts' default
+	// flavor, so that a pool's talos defaults and the default catalog
+	// meet.
+	Flavors []catalog.Flavor
+	// Classes are StorageClass names, distinct; a drawn cluster has some
+	// of them.
+	Classes []string
+	// Provisioners holds each class's provisioner, by index.
+	Provisioners []string
+	// Namespaces are tenant namespaces, distinct.
+	Namespaces []string
+	// Clusters are parent cluster names, distinct.
+	Clusters []string
+	// Malformed lets pools and catalog values carry what the planner
+	// refuses on its own: names that are not "<cluster>-<pool>", malformed
+	// identifiers and sizes, repeated catalog entries. Without it they are
+	// well-formed, and what decides a plan is the cluster.
+	Malformed bool
+}
+
+// DefaultFlavor is the charts' default Talos flavor.
+var DefaultFlavor = catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}
+
+// Vocabularies draws a Vocabulary: the default flavor and up to two others,
+// one to three classes (usually with the charts' default "replicated"),
+// one or two tenant namespaces and clusters; Malformed one time in two.
+func Vocabularies() *rapid.Generator[Vocabulary] {
+	return rapid.Custom(func(t *rapid.T) Vocabulary {
+		var v Vocabulary
+		others := rapid.SliceOfNDistinct(rapid.Custom(func(t *rapid.T) catalog.Flavor {
+			return catalog.Flavor{
+				SchematicID: rapid.SampledFrom([]string{"abc123", "f00d", plan.DefaultSchematicID}).Draw(t, "schematicID"),
+				Version:     rapid.SampledFrom([]string{"v1.12.0", "v1.13.6", "v1.14.0"}).Draw(t, "version"),
+			}
+		}).Filter(func(f catalog.Flavor) bool { return f != DefaultFlavor }), 0, 2, rapid.ID[catalog.Flavor]).Draw(t, "otherFlavors")
+		v.Flavors = append([]catalog.Flavor{DefaultFlavor}, others...)
+		v.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{plan.DefaultStorageClass, plan.DefaultStorageClass, "local", "ceph"}), 1, 3, rapid.ID[string]).Draw(t, "classes")
+		for range v.Classes {
+			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{ReplicatedProvisioner, ReplicatedProvisioner, ReplicatedProvisioner, LocalProvisioner, LocalProvisioner, NoProvisioner}).Draw(t, "provisioner"))
+		}
+		v.Namespaces = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"tenant-a", "tenant-b", "tenant-c"}), 1, 2, rapid.ID[string]).Draw(t, "namespaces")
+		v.Clusters = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"demo", "prod"}), 1, 2, rapid.ID[string]).Draw(t, "clusters")
+		v.Malformed = rapid.Bool().Draw(t, "malformed")
+		return v
+	})
+}
+
+// provisioner is a class's provisioner ("" for a class outside the
+// vocabulary).
+func (v Vocabulary) provisioner(class string) string {
+	for i, c := range v.Classes {
+		if c == class {
+			return v.Provisioners[i]
+		}
+	}
+	return ""
+}

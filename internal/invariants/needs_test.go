@@ -1,0 +1,74 @@
+package invariants_test
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// TestNeedsIsEnough (invariant 9): an adapter that reads exactly what
+// plan.NeedsAll asks for (the kinds it lists, in the namespaces it lists
+// them, and the objects it gets by name) plans every pool as if it had read
+// the whole cluster: Plan reads nothing Needs did not ask for.
+func TestNeedsIsEnough(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := wellFormedScenario(t)
+		cat := catalog.Compile(s.Catalog)
+		full := plan.PlanAll(s.Pools, cat, state.NewSnapshot(s.State))
+		read := readAsAsked(s.State, plan.NeedsAll(s.Pools))
+		asked := plan.PlanAll(s.Pools, cat, state.NewSnapshot(read))
+		for i := range full {
+			if d := sameResult(full[i], asked[i]); d != "" {
+				t.Fatalf("pool %d plans differently from what Needs asked for (%s): %s", i, describeObserved(read), d)
+			}
+		}
+	})
+}
+
+// readAsAsked is what an adapter reads of a fully observed cluster for a
+// request: the listed kinds (namespaced ones in the listed namespaces
+// only) and the objects got by name, found or not.
+func readAsAsked(st *state.State, r state.Request) *state.State {
+	read := &state.State{Objects: append([]state.Ref{}, r.Gets...)}
+	namespaces := map[string]bool{}
+	for _, l := range r.Lists {
+		read.Observed |= l.Kind
+		if l.Namespace != "" {
+			namespaces[l.Namespace] = true
+		}
+	}
+	read.Namespaces = []string{}
+	for ns := range namespaces {
+		read.Namespaces = append(read.Namespaces, ns)
+	}
+	snap := state.NewSnapshot(read)
+	all := plantest.CopyState(st)
+	if snap.Observed(state.StorageClass) {
+		read.StorageClasses = all.StorageClasses
+	}
+	if snap.Observed(state.StorageProfile) {
+		read.StorageProfiles = all.StorageProfiles
+	}
+	if snap.Observed(state.CDI) {
+		read.CDIs = all.CDIs
+	}
+	if snap.Observed(state.CSIDriver) {
+		read.CSIDrivers = all.CSIDrivers
+	}
+	for _, p := range all.PersistentVolumeClaims {
+		if snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
+			read.PersistentVolumeClaims = append(read.PersistentVolumeClaims, p)
+		}
+	}
+	for _, d := range all.DataVolumes {
+		if snap.Covers(state.DataVolume, d.Namespace, d.Name) {
+			read.DataVolumes = append(read.DataVolumes, d)
+		}
+	}
+	return read
+}

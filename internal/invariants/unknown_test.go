@@ -1,0 +1,161 @@
+package invariants_test
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// TestUnknownIsNeitherAbsentNorPresent (invariant 6, SPEC section 2):
+// turning observed kinds into unknown ones (kinds dropped from
+// State.Observed, their objects dropped or not; or the namespaced kinds
+// scoped to some namespaces, the goldens read by name or not) never adds a
+// refusal that rests on something being absent, and never grants a waiver
+// that rests on something being present. So:
+//
+//   - a refusal that appears rests on what is still observed (see
+//     appearedBecause), or is a waiver withdrawn: the pool had warned
+//     GoldenUnavailable, and what proved its clone is no longer seen;
+//   - GoldenUnavailable never appears;
+//   - a refusal that goes away leaves StateUnverified behind;
+//   - StateUnverified names only kinds that are not observed.
+func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := wellFormedScenario(t)
+		less := lessObserved(t, s)
+		cat := catalog.Compile(s.Catalog)
+		before := plan.PlanAll(s.Pools, cat, state.NewSnapshot(s.State))
+		lessSnap := state.NewSnapshot(less)
+		after := plan.PlanAll(s.Pools, cat, lessSnap)
+		unknown := func() string { return describeObserved(less) }
+
+		for i, p := range s.Pools {
+			r0, r1 := refusals(before[i].Err), refusals(after[i].Err)
+			for _, f := range minus(r1, r0) {
+				if appearedBecause(f, p, before[i], cat, less) == "" {
+					t.Fatalf("pool %d: %s appeared when %s (refusals %v, then %v; %v then %v; golden %s)", i, f, unknown(), r0, r1,
+						before[i].StorageClass, guard.Refusals(after[i].Err), describeGolden(s.State, goldenOf(p)))
+				}
+			}
+			if hasReason(after[i].Warnings, guard.GoldenUnavailable) && !hasReason(before[i].Warnings, guard.GoldenUnavailable) {
+				t.Fatalf("pool %d: a waiver was granted when %s", i, unknown())
+			}
+			if gone := minus(r0, r1); len(gone) > 0 && !hasReason(after[i].Warnings, guard.StateUnverified) && !goneSilently(gone, p, less) {
+				t.Fatalf("pool %d: %v went away without StateUnverified when %s", i, gone, unknown())
+			}
+			for _, k := range unverified(after[i].Warnings).Each() {
+				if lessSnap.Observed(k) {
+					t.Fatalf("pool %d: StateUnverified names %s, which was observed (%s)", i, k, unknown())
+				}
+			}
+		}
+	})
+}
+
+// lessObserved is s's state with less of it observed: some kinds unknown,
+// their objects dropped (as an adapter that could not read them has none)
+// or not (the snapshot must ignore them), or the namespaced kinds read in
+// some namespaces only, each pool's golden read by name or not.
+func lessObserved(t *rapid.T, s plantest.Scenario) *state.State {
+	less := plantest.CopyState(s.State)
+	if rapid.Bool().Draw(t, "scope") {
+		all := append([]string{naming.GoldenNamespace}, s.Vocabulary.Namespaces...)
+		less.Namespaces = rapid.SliceOfDistinct(rapid.SampledFrom(all), rapid.ID[string]).Draw(t, "namespaces")
+		if less.Namespaces == nil {
+			less.Namespaces = []string{}
+		}
+		for _, p := range s.Pools {
+			if name := goldenOf(p); name != "" && rapid.Bool().Draw(t, "goldenReadByName") {
+				less.Objects = append(less.Objects,
+					state.Ref{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: name},
+					state.Ref{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: name})
+			}
+		}
+		return less
+	}
+	for _, k := range state.AllKinds.Each() {
+		if rapid.Bool().Draw(t, "unknown"+k.String()) {
+			less.Observed &^= k
+		}
+	}
+	if rapid.Bool().Draw(t, "dropObjects") {
+		dropUnobserved(less)
+	}
+	return less
+}
+
+// appearedBecause says what a refusal that appeared rests on, "" when
+// nothing justifies it.
+func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Catalog, less *state.State) string {
+	switch {
+	case (f == findingOf(guard.GoldenNotInCatalog, "osImage.builtin", "") || f == findingOf(guard.GoldenImportFailed, "osImage.builtin", "")) &&
+		hasReason(before.Warnings, guard.GoldenUnavailable):
+		return "a waiver withdrawn: the disks that proved the pool's clone are not seen"
+	case f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") && smallerThanSeen(p, less):
+		return "the disk is smaller than a size of the golden that is still observed"
+	case classRefused(before.Err) && f == findingOf(guard.HostAssistedClone, "storageClass", ""):
+		// The host-assisted causes are checked once both classes are
+		// resolved and agree; they rest on the class's observed objects,
+		// which the class refusal, now unverified, hid.
+		return "a cause on the disk's class, no longer hidden by a class refusal"
+	case classRefused(before.Err) && (f == findingOf(guard.StorageClassMismatch, "storageClass", "") ||
+		f == findingOf(guard.FrozenStorageClassConflict, "storageClass", "") || f == findingOf(guard.DefaultStorageClassUnresolvable, "storageClass", "")):
+		return "the class comparison refused before, and refuses on what is still seen"
+	}
+	return knownGap(f, p, cat, less)
+}
+
+// classRefused reports whether the class comparison was refused.
+func classRefused(err error) bool {
+	return hasRefusal(err, guard.StorageClassMismatch) || hasRefusal(err, guard.FrozenStorageClassConflict) ||
+		hasRefusal(err, guard.DefaultStorageClassUnresolvable)
+}
+
+func hasRefusal(err error, r guard.Reason) bool {
+	for _, x := range guard.Reasons(err) {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// goldenOf is the name of the golden a builtin pool clones, "" for
+// another pool.
+func goldenOf(p plan.Pool) string {
+	f, ok := plantest.Flavor(p)
+	if !ok {
+		return ""
+	}
+	name, _ := naming.GoldenName(f.SchematicID, f.Version, nil, nil)
+	return name
+}
+
+// dropUnobserved removes the objects of the kinds s does not observe.
+func dropUnobserved(s *state.State) {
+	if !s.Observed.Has(state.StorageClass) {
+		s.StorageClasses = nil
+	}
+	if !s.Observed.Has(state.PersistentVolumeClaim) {
+		s.PersistentVolumeClaims = nil
+	}
+	if !s.Observed.Has(state.DataVolume) {
+		s.DataVolumes = nil
+	}
+	if !s.Observed.Has(state.StorageProfile) {
+		s.StorageProfiles = nil
+	}
+	if !s.Observed.Has(state.CDI) {
+		s.CDIs = nil
+	}
+	if !s.Observed.Has(state.CSIDriver) {
+		s.CSIDrivers = nil
+	}
+}

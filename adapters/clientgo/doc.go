@@ -19,7 +19,11 @@
 // The State records what was read, so that what was not stays unknown:
 //
 //   - Forbidden leaves the kind unknown (never empty): the planner warns
-//     StateUnverified instead of refusing or passing on a guess.
+//     StateUnverified instead of refusing or passing on a guess. A
+//     cluster-wide list that is Forbidden is not retried namespace by
+//     namespace (that would make the number of requests grow with the
+//     fleet): a reader with only namespaced rights plans a few pools at a
+//     time, or raises Limit.
 //   - A kind the server does not serve (a 404 on its list, the router's 404
 //     on a get: CDI not installed, its CRD being installed, an aggregated
 //     API down) is unknown too. A 404 proves no object absent, and a

@@ -193,3 +193,11 @@ func TestReadFiles(t *testing.T) {
 		assert.Equal(t, state.Kind(0), st.Observed, "no file, no observation")
 	})
 }
+
+func TestErrorUnwraps(t *testing.T) {
+	_, _, err := manifests.Read("state.yaml", strings.NewReader("apiVersion: v1\nkind: [\n"))
+	var e *manifests.Error
+	require.True(t, errors.As(err, &e))
+	assert.NotNil(t, errors.Unwrap(e), "the decoder's error stays reachable")
+	assert.True(t, strings.HasPrefix(e.Error(), "state.yaml:2:"), "the message starts with file:line, as compilers print it")
+}

@@ -187,3 +187,18 @@ func TestReadNoClient(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, st.Observed.Has(state.DataVolume), "a kind without a client is unknown")
 }
+
+func TestReadErrorNamesTheRead(t *testing.T) {
+	cause := errors.New("timeout")
+	for _, e := range []*ReadError{
+		{Verb: List, Kind: state.StorageClass, Err: cause},
+		{Verb: List, Kind: state.DataVolume, Namespace: "t", Err: cause},
+		{Verb: Get, Kind: state.DataVolume, Namespace: "cozy-public", Name: "g", Err: cause},
+		{Verb: Get, Kind: state.CDI, Name: "cdi", Err: cause},
+	} {
+		assert.Contains(t, e.Error(), e.Kind.String())
+		assert.Contains(t, e.Error(), e.Namespace)
+		assert.Contains(t, e.Error(), e.Name)
+		assert.ErrorIs(t, e, cause)
+	}
+}

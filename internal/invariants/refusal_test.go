@@ -31,60 +31,62 @@ var aboutTheGolden = map[guard.Reason]bool{
 // which the HTTP path warns), a field or, for StateUnverified, the kind it
 // names, and name the pool. A refused pool carries no disk.
 func TestEveryRefusalIsTyped(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		opts := plantest.Options{Inconsistent: rapid.Bool().Draw(t, "inconsistent")}
-		s := plantest.Scenarios(opts).Draw(t, "scenario")
-		cat, snap := catalog.Compile(s.Catalog), state.NewSnapshot(s.State)
-		for i, p := range s.Pools {
-			res, err := plan.Plan(p, cat, snap)
-			subject := poolSubject(p)
-			if err != res.Err || (err == nil) != (res.Outcome == plan.Planned) || (err != nil) != (res.Outcome == plan.Refused) {
-				t.Fatalf("pool %d: outcome %q with error %v (result holds %v)", i, res.Outcome, err, res.Err)
-			}
-			if err != nil && (res.Disk.Name != "" || res.Disk.Spec.Source != nil || res.Disk.Spec.Storage != nil) {
-				t.Fatalf("pool %d: refused with a disk %+v", i, res.Disk)
-			}
-			rs := guard.Refusals(err)
-			if err != nil && len(rs) == 0 {
-				t.Fatalf("pool %d: an error that is no refusal: %v", i, err)
-			}
-			for _, r := range rs {
-				msg := r.Error()
-				switch {
-				case !r.Reason.Known() || r.Reason.Severity() != guard.Refuse:
-					t.Fatalf("pool %d: refusal reason %q is no known refusal", i, r.Reason)
-				case r.Field == "":
-					t.Fatalf("pool %d: %s has no field", i, r.Reason)
-				case r.Subject != subject || !strings.Contains(msg, subject):
-					t.Fatalf("pool %d: %s names %q, not %q: %s", i, r.Reason, r.Subject, subject, msg)
-				case aboutTheGolden[r.Reason] && goldenOf(p) != "" && !strings.Contains(msg, goldenOf(p)):
-					t.Fatalf("pool %d: %s does not name golden %s: %s", i, r.Reason, goldenOf(p), msg)
-				case !errors.Is(err, &guard.Refusal{Reason: r.Reason, Field: r.Field}):
-					t.Fatalf("pool %d: errors.Is does not find %s at %s", i, r.Reason, r.Field)
-				}
-			}
-			var first *guard.Refusal
-			if err != nil && (!errors.As(err, &first) || first.Reason != rs[0].Reason) {
-				t.Fatalf("pool %d: errors.As does not open %v", i, err)
-			}
-			for _, w := range res.Warnings {
-				switch {
-				case !w.Reason.Known() || w.Reason.Severity() != guard.Warn && w.Reason != guard.InvalidQuantity:
-					t.Fatalf("pool %d: warning reason %q is no known warning", i, w.Reason)
-				case w.Reason == guard.StateUnverified:
-					if k, ok := state.KindByName(w.Value); !ok || snap.Observed(k) && s.State.Namespaces == nil {
-						t.Fatalf("pool %d: StateUnverified names %q", i, w.Value)
-					}
-				case w.Field == "":
-					t.Fatalf("pool %d: %s has no field", i, w.Reason)
-				}
-				if w.Subject != subject || !strings.Contains(w.Message(), subject) {
-					t.Fatalf("pool %d: warning %s names %q, not %q", i, w.Reason, w.Subject, subject)
-				}
-				if aboutTheGolden[w.Reason] && !strings.Contains(w.Message(), goldenOf(p)) {
-					t.Fatalf("pool %d: %s does not name golden %s: %s", i, w.Reason, goldenOf(p), w.Message())
-				}
+	rapid.Check(t, everyRefusalIsTyped)
+}
+
+func everyRefusalIsTyped(t *rapid.T) {
+	opts := plantest.Options{Inconsistent: rapid.Bool().Draw(t, "inconsistent")}
+	s := plantest.Scenarios(opts).Draw(t, "scenario")
+	cat, snap := catalog.Compile(s.Catalog), state.NewSnapshot(s.State)
+	for i, p := range s.Pools {
+		res, err := plan.Plan(p, cat, snap)
+		subject := poolSubject(p)
+		if err != res.Err || (err == nil) != (res.Outcome == plan.Planned) || (err != nil) != (res.Outcome == plan.Refused) {
+			t.Fatalf("pool %d: outcome %q with error %v (result holds %v)", i, res.Outcome, err, res.Err)
+		}
+		if err != nil && (res.Disk.Name != "" || res.Disk.Spec.Source != nil || res.Disk.Spec.Storage != nil) {
+			t.Fatalf("pool %d: refused with a disk %+v", i, res.Disk)
+		}
+		rs := guard.Refusals(err)
+		if err != nil && len(rs) == 0 {
+			t.Fatalf("pool %d: an error that is no refusal: %v", i, err)
+		}
+		for _, r := range rs {
+			msg := r.Error()
+			switch {
+			case !r.Reason.Known() || r.Reason.Severity() != guard.Refuse:
+				t.Fatalf("pool %d: refusal reason %q is no known refusal", i, r.Reason)
+			case r.Field == "":
+				t.Fatalf("pool %d: %s has no field", i, r.Reason)
+			case r.Subject != subject || !strings.Contains(msg, subject):
+				t.Fatalf("pool %d: %s names %q, not %q: %s", i, r.Reason, r.Subject, subject, msg)
+			case aboutTheGolden[r.Reason] && goldenOf(p) != "" && !strings.Contains(msg, goldenOf(p)):
+				t.Fatalf("pool %d: %s does not name golden %s: %s", i, r.Reason, goldenOf(p), msg)
+			case !errors.Is(err, &guard.Refusal{Reason: r.Reason, Field: r.Field}):
+				t.Fatalf("pool %d: errors.Is does not find %s at %s", i, r.Reason, r.Field)
 			}
 		}
-	})
+		var first *guard.Refusal
+		if err != nil && (!errors.As(err, &first) || first.Reason != rs[0].Reason) {
+			t.Fatalf("pool %d: errors.As does not open %v", i, err)
+		}
+		for _, w := range res.Warnings {
+			switch {
+			case !w.Reason.Known() || w.Reason.Severity() != guard.Warn && w.Reason != guard.InvalidQuantity:
+				t.Fatalf("pool %d: warning reason %q is no known warning", i, w.Reason)
+			case w.Reason == guard.StateUnverified:
+				if k, ok := state.KindByName(w.Value); !ok || snap.Observed(k) && s.State.Namespaces == nil {
+					t.Fatalf("pool %d: StateUnverified names %q", i, w.Value)
+				}
+			case w.Field == "":
+				t.Fatalf("pool %d: %s has no field", i, w.Reason)
+			}
+			if w.Subject != subject || !strings.Contains(w.Message(), subject) {
+				t.Fatalf("pool %d: warning %s names %q, not %q", i, w.Reason, w.Subject, subject)
+			}
+			if aboutTheGolden[w.Reason] && !strings.Contains(w.Message(), goldenOf(p)) {
+				t.Fatalf("pool %d: %s does not name golden %s: %s", i, w.Reason, goldenOf(p), w.Message())
+			}
+		}
+	}
 }

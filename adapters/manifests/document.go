@@ -151,6 +151,9 @@ func syntaxLine(err error, start int, doc []byte) int {
 // into nodes; should that disagree with the decode, the items point at the
 // List.
 func itemLines(doc []byte, start, n int) []int {
+	if at, ok := printedItemLines(doc, start, n); ok {
+		return at
+	}
 	at := make([]int, n)
 	for i := range at {
 		at[i] = start
@@ -172,6 +175,42 @@ func itemLines(doc []byte, start, n int) []int {
 		}
 	}
 	return at
+}
+
+// printedItemLines finds the items' lines in a List as the API server and
+// kubectl print it (a top-level "items:" followed by a block sequence at the
+// left margin) without parsing the document again: a second YAML parse of a
+// 50 MB List costs a quarter of its decode. It reports false, and the
+// caller parses, whenever the count of entries it finds is not the count of
+// items decoded.
+func printedItemLines(doc []byte, start, n int) ([]int, bool) {
+	at := make([]int, 0, n)
+	inItems := false
+	line := start
+	for rest := doc; len(rest) > 0; line++ {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if len(l) == 0 || l[0] == ' ' || l[0] == '#' {
+			continue
+		}
+		switch {
+		case l[0] == '-' && (len(l) == 1 || l[1] == ' '):
+			if !inItems {
+				return nil, false
+			}
+			at = append(at, line)
+		case bytes.HasPrefix(l, []byte("items:")):
+			inItems = len(bytes.TrimSpace(l[len("items:"):])) == 0
+		default:
+			inItems = false
+		}
+	}
+	return at, len(at) == n
 }
 
 // lineCursor follows utilyaml.YAMLReader through the file to number its

@@ -1,0 +1,67 @@
+package apiserver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// User returns the config of a new user, name, whom a ClusterRole of that
+// name grants rules and nothing else. It returns once the API server's
+// authorizer applies the binding (RBAC reaches it through an informer).
+func (e *Env) User(t testing.TB, name string, rules ...rbacv1.PolicyRule) *rest.Config {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}},
+	}
+	if err := e.Client.Create(ctx, role); err != nil {
+		t.Fatalf("create ClusterRole %s: %v", name, err)
+	}
+	if err := e.Client.Create(ctx, binding); err != nil {
+		t.Fatalf("create ClusterRoleBinding %s: %v", name, err)
+	}
+	user, err := e.env.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		t.Fatalf("add user %s: %v", name, err)
+	}
+	if len(rules) > 0 && len(rules[0].Verbs) > 0 && len(rules[0].Resources) > 0 {
+		e.waitAllowed(t, name, rules[0])
+	}
+	return user.Config()
+}
+
+// waitAllowed waits until the authorizer grants name the first verb of
+// rule on its first resource.
+func (e *Env) waitAllowed(t testing.TB, name string, rule rbacv1.PolicyRule) {
+	t.Helper()
+	group := ""
+	if len(rule.APIGroups) > 0 {
+		group = rule.APIGroups[0]
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: name,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: group, Resource: rule.Resources[0], Verb: rule.Verbs[0],
+			},
+		}}
+		if err := e.Client.Create(ctx, review); err != nil {
+			return false, err
+		}
+		return review.Status.Allowed, nil
+	})
+	if err != nil {
+		t.Fatalf("RBAC for user %s never applied: %v", name, err)
+	}
+}

@@ -1,0 +1,50 @@
+package apiserver
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// PoolGVK is the kind of a worker pool, KubernetesNodes, which the suite
+// serves as a CRD; controllers read it as unstructured.
+var PoolGVK = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}
+
+// CRDs are the custom resources the suite installs: CDI's DataVolume
+// (namespaced), StorageProfile and CDI (cluster-scoped) in
+// cdi.kubevirt.io/v1beta1, and KubernetesNodes (namespaced). Their
+// schemas keep every field (the adapters decode them into CDI's Go types;
+// the server need not know them) and their status is a subresource, as in
+// the real CRDs, so a status is written through UpdateStatus and survives
+// spec updates.
+func CRDs() []*apiextensionsv1.CustomResourceDefinition {
+	return []*apiextensionsv1.CustomResourceDefinition{
+		crd("cdi.kubevirt.io", "v1beta1", "DataVolume", "datavolumes", "datavolume", apiextensionsv1.NamespaceScoped),
+		crd("cdi.kubevirt.io", "v1beta1", "StorageProfile", "storageprofiles", "storageprofile", apiextensionsv1.ClusterScoped),
+		crd("cdi.kubevirt.io", "v1beta1", "CDI", "cdis", "cdi", apiextensionsv1.ClusterScoped),
+		crd(PoolGVK.Group, PoolGVK.Version, PoolGVK.Kind, "kubernetesnodes", "kubernetesnode", apiextensionsv1.NamespaceScoped),
+	}
+}
+
+func crd(group, version, kind, plural, singular string, scope apiextensionsv1.ResourceScope) *apiextensionsv1.CustomResourceDefinition {
+	keep := true
+	anything := apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &keep}
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{
+				Kind: kind, ListKind: kind + "List", Plural: plural, Singular: singular,
+			},
+			Scope: scope,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: version, Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type:       "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": anything, "status": anything},
+				}},
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+			}},
+		},
+	}
+}

@@ -1,0 +1,24 @@
+// Package apiserver runs the real-API-server suite's control plane: a
+// kube-apiserver and an etcd started by controller-runtime's envtest, with
+// CDI's DataVolume, StorageProfile and CDI and Cozystack's KubernetesNodes
+// installed as CRDs (built in Go, status as a subresource), and the helpers
+// its tests share: creating objects with their statuses, the realistic
+// cluster of package fixtures, users with narrow RBAC, informer caches, and
+// kubectl.
+//
+// # One control plane per package
+//
+// A package's TestMain calls Main; its tests call Get, which starts the
+// control plane at its first call (a few seconds) and hands the same one
+// to every later test; Main stops it after the last. Tests of a package
+// therefore share cluster-scoped objects: they run one after another, and
+// a test that changes a shared object puts it back.
+//
+// # Binaries
+//
+// kube-apiserver and etcd come from KUBEBUILDER_ASSETS or, when it is
+// unset, from .cache/envtest/bin, where .ci/envtest-binaries builds them
+// from the Go module proxy. Without them a test is skipped with a message
+// naming that script; with CI=true it fails instead, so CI cannot pass on a
+// suite that never ran.
+package apiserver

@@ -137,7 +137,7 @@ func TestUnusableInput(t *testing.T) {
 
 func TestValuesRefused(t *testing.T) {
 	// A catalog whose values have the wrong type is refused, with its path.
-	cat := write(t, "catalog.yaml", "enabled: 'yes'\nimages: [{schematicID: abc, version: v1.0.0, storage: 6}]\n")
+	cat := write(t, "catalog.yaml", "enabled: 'yes'\nimages: [{schematicID: abc, version: v1.0.0, storage: [6]}]\n")
 	r := exe(t, "", "plan", "-f", examplePools, "--catalog", cat)
 	if r.code != 3 || !strings.Contains(r.stderr, "refused InvalidValue at enabled") || !strings.Contains(r.stderr, "refused InvalidValue at images[0].storage") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)

@@ -37,7 +37,7 @@ func ExampleDiskText() {
 func ExamplePoolSpec_invalidValue() {
 	_, err := helm.PoolSpec(map[string]any{
 		"cluster": "demo",
-		"osImage": map[string]any{"builtin": map[string]any{"version": 1.13}},
+		"osImage": map[string]any{"builtin": map[string]any{"version": []any{"v1.13.0"}}},
 	})
 	var r *guard.Refusal
 	if errors.As(err, &r) {

@@ -46,6 +46,34 @@ func (k kind) String() string {
 type shape struct {
 	kind   kind
 	fields map[string]shape
+	// chartDefault marks a map the chart's values.yaml fills: a null there
+	// deletes the defaults too, leaving every text field empty.
+	chartDefault bool
+}
+
+// null is what a chart's template sees for a key set to null. Helm deletes
+// the key from the merged values, defaults included: a text renders empty,
+// a boolean false, a list has no items, a map the chart fills has its
+// fields empty, and any other map is absent.
+func null(s shape) (any, bool) {
+	switch s.kind {
+	case text:
+		return "", true
+	case boolean:
+		return false, true
+	case objects:
+		return []any{}, true
+	}
+	if !s.chartDefault {
+		return nil, false
+	}
+	m := make(map[string]any, len(s.fields))
+	for k, f := range s.fields {
+		if v, ok := null(f); ok {
+			m[k] = v
+		}
+	}
+	return m, true
 }
 
 // read copies out of v what s names, with every type checked, so that the
@@ -58,6 +86,11 @@ func read(v any, s shape, fld *field.Path, c *guard.Collector) (any, bool) {
 	case text:
 		if str, ok := v.(string); ok {
 			return str, true
+		}
+		if isScalar(v) {
+			// A chart quotes what it is given: diskSize: 20 renders
+			// "20", as Helm prints the number it decoded.
+			return fmt.Sprint(v), true
 		}
 	case boolean:
 		if b, ok := v.(bool); ok {
@@ -86,7 +119,13 @@ func readMap(m map[string]any, fields map[string]shape, fld *field.Path, c *guar
 	slices.Sort(keys)
 	for _, k := range keys {
 		v, present := m[k]
-		if !present || v == nil {
+		if !present {
+			continue
+		}
+		if v == nil {
+			if n, ok := null(fields[k]); ok {
+				out[k] = n
+			}
 			continue
 		}
 		got, ok := read(v, fields[k], fld.Child(k), c)

@@ -27,7 +27,7 @@ var poolShape = shape{kind: object, fields: map[string]shape{
 			"imageFactoryURL": {kind: text},
 		}},
 	}},
-	"talos": {kind: object, fields: map[string]shape{
+	"talos": {kind: object, chartDefault: true, fields: map[string]shape{
 		"schematicID":         {kind: text},
 		"version":             {kind: text},
 		"imageFactoryURL":     {kind: text},
@@ -52,10 +52,12 @@ var catalogShape = shape{kind: object, fields: map[string]shape{
 }}
 
 // PoolSpec reads a kubernetes-nodes chart's values (a KubernetesNodes spec)
-// with the chart's defaults: an absent or null key takes its default, ""
-// keeps its meaning (SPEC section 9). A value of the wrong type is refused
-// guard.InvalidValue at its values path, such as osImage.builtin.version
-// for `version: 1.13`. For example {cluster: demo, osImage: {builtin: {}}}
+// with the chart's defaults: an absent key takes its default, "" keeps its
+// meaning (SPEC section 9), and a null deletes the default as Helm does (a
+// null storageClass is the cluster default, a null talos leaves every
+// talos value empty). A number or boolean where a string belongs is taken
+// as the chart's quote renders it (diskSize: 20 is "20"); a map or list
+// there is refused guard.InvalidValue at its values path. For example {cluster: demo, osImage: {builtin: {}}}
 // is the default flavor, cloned, at 20Gi on "replicated".
 func PoolSpec(values map[string]any) (plan.PoolSpec, error) {
 	return poolSpec(values, "pool values")
@@ -76,9 +78,10 @@ func poolSpec(values map[string]any, subject string) (plan.PoolSpec, error) {
 
 // CatalogValues reads the kubernetes-worker-image package's values with the
 // chart's defaults: disabled unless enabled, the global imageFactoryURL,
-// storageClass and storage, and images[] absent or null meaning the one
-// default flavor while [] means none. A value of the wrong type is refused
-// guard.InvalidValue at its values path, such as images[2].storage.
+// storageClass and storage, and images[] absent meaning the one default
+// flavor while [] or null (Helm deletes the default) means none. A map or
+// list where a string belongs is refused guard.InvalidValue at its values
+// path, such as images[2].storage.
 func CatalogValues(values map[string]any) (catalog.Values, error) {
 	var v catalog.Values
 	err := decode(values, catalogShape, "catalog", &v)

@@ -57,9 +57,14 @@ func TestPoolSpec(t *testing.T) {
 			want:   plan.DefaultPoolSpec("demo"),
 		},
 		"nulls": {
-			reason: "null is not set: the default applies",
+			reason: "null deletes the chart's default, as Helm does: empty texts, no osImage",
 			doc:    "cluster: demo\ndiskSize: null\nstorageClass: null\nosImage: null\ntalos: null",
-			want:   plan.DefaultPoolSpec("demo"),
+			want:   plan.PoolSpec{Cluster: "demo"},
+		},
+		"null storageClass": {
+			reason: "a null storageClass leaves the class to the cluster, as the chart rendered no storageClassName",
+			doc:    "cluster: demo\nstorageClass: null",
+			want:   withSpec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
 		},
 		"empty strings kept": {
 			reason: `"" keeps its meaning: the planner falls back or picks the cluster default`,
@@ -92,9 +97,14 @@ func TestPoolSpec(t *testing.T) {
 			want:   plan.DefaultPoolSpec("demo"),
 		},
 		"number version": {
-			reason: "a number where a string belongs is refused at its path",
+			reason: "a number where a string belongs is taken as the chart's quote renders it (the planner then judges it)",
 			doc:    "cluster: demo\nosImage:\n  builtin: {version: 1.13}",
-			refuse: []refusal{{guard.InvalidValue, "osImage.builtin.version"}},
+			want:   withSpec(func(s *plan.PoolSpec) { s.OSImage = builtin("", "1.13") }),
+		},
+		"number diskSize": {
+			reason: "diskSize: 20 renders \"20\", as the pre-feature chart did: no new refusal",
+			doc:    "cluster: demo\ndiskSize: 20",
+			want:   withSpec(func(s *plan.PoolSpec) { s.DiskSize = "20" }),
 		},
 		"list where a map belongs": {
 			reason: "a list where a map belongs is refused at its path",
@@ -108,7 +118,7 @@ func TestPoolSpec(t *testing.T) {
 		},
 		"all at once": {
 			reason: "every type error is reported together",
-			doc:    "cluster: 7\ndiskSize: 20\nstorageClass: [a]\nosImage:\n  factory: {imageFactoryURL: {}}\ntalos: {schematicID: 123}",
+			doc:    "cluster: [7]\ndiskSize: {a: 20}\nstorageClass: [a]\nosImage:\n  factory: {imageFactoryURL: {}}\ntalos: {schematicID: [123]}",
 			refuse: []refusal{
 				{guard.InvalidValue, "cluster"},
 				{guard.InvalidValue, "diskSize"},
@@ -135,7 +145,7 @@ func TestPoolSpec(t *testing.T) {
 }
 
 func TestPoolNamesThePool(t *testing.T) {
-	pool, err := helm.Pool(tenantNS, "demo-md0", map[string]any{"cluster": 1})
+	pool, err := helm.Pool(tenantNS, "demo-md0", map[string]any{"cluster": []any{1}})
 	rs := guard.Refusals(err)
 	if len(rs) != 1 || rs[0].Subject != "pool "+tenantNS+"/demo-md0" {
 		t.Fatalf("a refusal names the pool: %v", err)
@@ -188,9 +198,9 @@ func TestCatalogValues(t *testing.T) {
 			want:   withValues(func(v *catalog.Values) { v.Enabled = true }),
 		},
 		"null images": {
-			reason: "images: null is not set: the default flavor",
+			reason: "images: null deletes the default flavor, as Helm does: none",
 			doc:    "images: null",
-			want:   catalog.Default(),
+			want:   withValues(func(v *catalog.Values) { v.Images = []catalog.Image{} }),
 		},
 		"no images": {
 			reason: "images: [] means none",
@@ -210,14 +220,14 @@ func TestCatalogValues(t *testing.T) {
 			doc:    `enabled: "false"`,
 			refuse: []refusal{{guard.InvalidValue, "enabled"}},
 		},
-		"number storage": {
-			reason: "images[2].storage: a number where a string belongs",
-			doc:    "images:\n- {schematicID: a, version: v1.0.0}\n- {schematicID: b, version: v1.0.0}\n- {schematicID: c, version: v1.0.0, storage: 6}",
+		"list storage": {
+			reason: "images[2].storage: a list where a string belongs",
+			doc:    "images:\n- {schematicID: a, version: v1.0.0}\n- {schematicID: b, version: v1.0.0}\n- {schematicID: c, version: v1.0.0, storage: [6]}",
 			refuse: []refusal{{guard.InvalidValue, "images[2].storage"}},
 		},
 		"null entry": {
 			reason: "a null entry is refused at its index, so later indexes stay right",
-			doc:    "images:\n- null\n- {schematicID: 12, version: v1.0.0}",
+			doc:    "images:\n- null\n- {schematicID: [12], version: v1.0.0}",
 			refuse: []refusal{{guard.InvalidValue, "images[0]"}, {guard.InvalidValue, "images[1].schematicID"}},
 		},
 		"map where a list belongs": {

@@ -266,7 +266,7 @@ func TestClone(t *testing.T) {
 		},
 		"wrong type": {
 			reason: "a value of the wrong type is refused at its values path",
-			values: "cluster: demo\nosImage: {builtin: {version: 1.13}}",
+			values: "cluster: demo\nosImage: {builtin: {version: [1.13]}}",
 			refuse: []guard.Reason{guard.InvalidValue},
 		},
 	}

@@ -7,14 +7,16 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// User returns the config of a new user, name, whom a ClusterRole of that
-// name grants rules and nothing else. It returns once the API server's
+// User returns the config of a user, name, whom a ClusterRole of that name
+// grants rules and nothing else (a user made before gets these rules). It returns once the API server's
 // authorizer applies the binding (RBAC reaches it through an informer).
 func (e *Env) User(t testing.TB, name string, rules ...rbacv1.PolicyRule) *rest.Config {
 	t.Helper()
@@ -25,10 +27,20 @@ func (e *Env) User(t testing.TB, name string, rules ...rbacv1.PolicyRule) *rest.
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}},
 	}
-	if err := e.Client.Create(ctx, role); err != nil {
+	if err := e.Client.Create(ctx, role); apierrors.IsAlreadyExists(err) {
+		// Another test of the package made this user: give it these rules.
+		existing := &rbacv1.ClusterRole{}
+		if err = e.Client.Get(ctx, client.ObjectKeyFromObject(role), existing); err == nil {
+			existing.Rules = rules
+			err = e.Client.Update(ctx, existing)
+		}
+		if err != nil {
+			t.Fatalf("update ClusterRole %s: %v", name, err)
+		}
+	} else if err != nil {
 		t.Fatalf("create ClusterRole %s: %v", name, err)
 	}
-	if err := e.Client.Create(ctx, binding); err != nil {
+	if err := e.Client.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create ClusterRoleBinding %s: %v", name, err)
 	}
 	user, err := e.env.AddUser(envtest.User{Name: name}, nil)

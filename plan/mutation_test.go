@@ -1,0 +1,115 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// The tests of this file pin rules that mutation testing (gremlins, see
+// internal/invariants/README.md) found no test noticing when broken.
+
+// TestFlavorRefusedEvenInCatalog: a builtin flavor that is not valid is
+// refused at the pool's own field, even when a catalog entry repeats the
+// same invalid flavor; the catalog's copy of the name is no licence.
+func TestFlavorRefusedEvenInCatalog(t *testing.T) {
+	cases := map[string]planCase{
+		"invalid flavor the catalog also holds": {
+			reason: "the entry is invalid too, so it names no golden; the pool is refused for its own field",
+			pool:   func(p *plan.Pool) { p.Spec.OSImage.Builtin.SchematicID = "CE4C" },
+			catalog: func(v *catalog.Values) {
+				v.Images = append(v.Images, catalog.Image{SchematicID: "CE4C", Version: plan.DefaultVersion})
+			},
+			refusals: []finding{f(guard.InvalidSchematicID, "osImage.builtin.schematicID")},
+		},
+		"valid flavor the catalog holds": {
+			reason: "neighbour: the catalog's entry names the golden",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
+	}
+}
+
+// TestGoldenClassSides: the golden's class is the class its spec names,
+// whether or not its PVC was observed; a golden that names none takes the
+// cluster default once nothing of it is bound, and is compared on it.
+// (Only refusals are compared: what the plan warns of a PVC it did not
+// see is not this test's rule.)
+func TestGoldenClassSides(t *testing.T) {
+	pvcsUnknown := func(s *state.State) { s.Observed &^= state.PersistentVolumeClaim }
+	classless := func(s *state.State) {
+		s.DataVolumes[0].Spec.Storage.StorageClassName = nil
+		s.DataVolumes[0].Status.Phase = cdiv1.ImportScheduled
+		s.PersistentVolumeClaims = nil
+	}
+	cases := map[string]struct {
+		reason   string
+		class    string
+		state    func(*state.State)
+		refusals []finding
+	}{
+		"named class, PVC unknown": {
+			reason:   "the golden's DataVolume names replicated: that is its class, seen, whatever its PVC",
+			class:    "local",
+			state:    pvcsUnknown,
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"named class, PVC unknown, same class": {
+			reason: "neighbour: the pool is on the class the golden names",
+			class:  "replicated",
+			state:  pvcsUnknown,
+		},
+		"classless golden, nothing bound": {
+			reason:   "the golden names no class and has no PVC yet: it binds on the default, replicated",
+			class:    "local",
+			state:    classless,
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"classless golden, pool on the default": {
+			reason: "neighbour: the pool is on the default the golden will bind on",
+			class:  "replicated",
+			state:  classless,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := builtinPool()
+			p.Spec.StorageClass = tc.class
+			st := fullState()
+			tc.state(st)
+			_, err := plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+			assert.Equal(t, sorted(tc.refusals...), refusalsOf(err), tc.reason)
+		})
+	}
+}
+
+// TestHTTPZeroDiskSize: a diskSize of zero is not a positive quantity; the
+// HTTP path renders it as given and warns, as for any malformed size.
+func TestHTTPZeroDiskSize(t *testing.T) {
+	cases := map[string]planCase{
+		"zero": {
+			reason:   "0 is a quantity but no size",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "0" },
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"one byte": {
+			reason: "neighbour: the smallest positive size",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "1" },
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res := runPlan(t, tc, httpPool)
+			if tc.warnings != nil && len(res.Disk.Spec.Storage.Resources.Requests) != 0 {
+				t.Errorf("a size that is no positive quantity is requested: %v", res.Disk.Spec.Storage.Resources.Requests)
+			}
+		})
+	}
+}

@@ -22,3 +22,38 @@ func TestAggregateReadsOneRefusalPerLine(t *testing.T) {
 	assert.Equal(t, a.Error()+"\n"+b.Error()+"\n"+c.Error(), guard.Join(a, b, c).Error())
 	assert.Equal(t, a.Error(), guard.Join(a).Error(), "neighbour: one refusal reads as itself")
 }
+
+// TestCollectorNamesItsSubjectLate: a collector may be named once its
+// findings are in (Stamp), so that a clean plan builds no message. Stamp
+// names every refusal and warning recorded without a subject and leaves
+// those that name their own; AddWarning gives a hand-built warning the
+// collector's subject only when it has none; Empty reports that nothing,
+// refusal or warning, was recorded.
+func TestCollectorNamesItsSubjectLate(t *testing.T) {
+	var c guard.Collector
+	assert.True(t, c.Empty(), "nothing recorded yet")
+	c.Warn(guard.GoldenPending, field.NewPath("osImage", "builtin"), "pending")
+	assert.False(t, c.Empty(), "a warning alone is something recorded")
+	c.AddWarning(guard.Warning{Reason: guard.StateUnverified, Value: "CDI", Subject: "catalog"})
+	c.Refuse(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	c.Check(&guard.Refusal{Reason: guard.DuplicateCatalogEntry, Field: "images[1]", Subject: "catalog"})
+	c.Stamp("pool tenant-a/demo-md0")
+
+	var subjects []string
+	for _, w := range c.Warnings() {
+		subjects = append(subjects, w.Subject)
+	}
+	for _, r := range guard.Refusals(c.Err()) {
+		subjects = append(subjects, r.Subject)
+	}
+	assert.Equal(t, []string{"pool tenant-a/demo-md0", "catalog", "pool tenant-a/demo-md0", "catalog"}, subjects)
+
+	var d guard.Collector
+	d.Subject = "pool tenant-a/demo-md1"
+	d.AddWarning(guard.Warning{Reason: guard.StateUnverified, Value: "CDI"})
+	assert.Equal(t, "pool tenant-a/demo-md1", d.Warnings()[0].Subject, "neighbour: a warning without a subject takes the collector's")
+
+	var e guard.Collector
+	e.Refuse(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	assert.False(t, e.Empty(), "a refusal alone is something recorded")
+}

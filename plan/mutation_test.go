@@ -1,9 +1,11 @@
 package plan_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -112,4 +114,19 @@ func TestHTTPZeroDiskSize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPoolSpecDecoding: decoding pool values applies the chart's defaults
+// for the keys that are absent, and a value of the wrong type is an error,
+// never a silent default.
+func TestPoolSpecDecoding(t *testing.T) {
+	var s plan.PoolSpec
+	require.NoError(t, json.Unmarshal([]byte(`{"cluster":"demo","storageClass":""}`), &s))
+	want := plan.DefaultPoolSpec("demo")
+	want.StorageClass = ""
+	assert.Equal(t, want, s, "absent keys take the chart's defaults; a key set to \"\" stays \"\"")
+
+	err := json.Unmarshal([]byte(`{"cluster":"demo","diskSize":20}`), &s)
+	var typeErr *json.UnmarshalTypeError
+	assert.ErrorAs(t, err, &typeErr, "a number where the chart expects a quantity string")
 }

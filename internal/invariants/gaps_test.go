@@ -92,6 +92,12 @@ func goldenFollowsDefault(st *state.State, golden string, p plan.Pool, cat *cata
 	return resolveGolden(st, golden, entry).FromDefault
 }
 
+// goldenPVCUnseen reports whether the golden's PVC was not observed, which
+// gap 3 leaves unsaid.
+func goldenPVCUnseen(st *state.State, golden string) bool {
+	return !state.NewSnapshot(st).Covers(state.PersistentVolumeClaim, naming.GoldenNamespace, golden)
+}
+
 // smallerThanSeen reports whether the pool's disk is smaller than a size of
 // its golden that is still observed: its DataVolume's request, its PVC's
 // request or capacity. When the DataVolume is no longer seen, the golden's

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -151,7 +154,35 @@ func start() (*Env, error) {
 		_ = te.Stop()
 		return nil, fmt.Errorf("apiserver: client: %w", err)
 	}
+	if err := warm(c); err != nil {
+		_ = te.Stop()
+		return nil, err
+	}
 	return &Env{Config: cfg, Client: c, Startup: time.Since(began), env: te}, nil
+}
+
+// warm lists each CRD's objects once, all at the same time: the server
+// answers the first request of a custom resource after about a second
+// (its storage starts then), which would otherwise fall, a second a kind,
+// on the first test.
+func warm(c client.Client) error {
+	crds := CRDs()
+	errs := make(chan error, len(crds))
+	for _, crd := range crds {
+		go func() {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: crd.Spec.Versions[0].Name, Kind: crd.Spec.Names.ListKind})
+			errs <- c.List(context.Background(), l)
+		}()
+	}
+	var all error
+	for range crds {
+		all = errors.Join(all, <-errs)
+	}
+	if all != nil {
+		return fmt.Errorf("apiserver: the CRDs are not served: %w", all)
+	}
+	return nil
 }
 
 // Assets is the directory holding kube-apiserver and etcd: KUBEBUILDER_ASSETS

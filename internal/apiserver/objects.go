@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -125,6 +126,9 @@ func (e *Env) Cluster(t testing.TB) {
 	if e.cluster {
 		return
 	}
-	e.Create(t, fixtures.Cluster()...)
+	began := time.Now()
+	objs := fixtures.Cluster()
+	e.Create(t, objs...)
 	e.cluster = true
+	t.Logf("fixture cluster: %d objects created, statuses written, in %v", len(objs), time.Since(began).Round(time.Millisecond))
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // User returns the config of a user, name, whom a ClusterRole of that name
-// grants rules and nothing else (a user made before gets these rules). It returns once the API server's
-// authorizer applies the binding (RBAC reaches it through an informer).
+// grants rules and nothing else (a user made before gets these rules). It
+// returns once the API server's authorizer applies them: RBAC reaches it
+// through an informer, a moment after the write.
 func (e *Env) User(t testing.TB, name string, rules ...rbacv1.PolicyRule) *rest.Config {
 	t.Helper()
 	ctx := context.Background()
@@ -47,33 +48,36 @@ func (e *Env) User(t testing.TB, name string, rules ...rbacv1.PolicyRule) *rest.
 	if err != nil {
 		t.Fatalf("add user %s: %v", name, err)
 	}
-	if len(rules) > 0 && len(rules[0].Verbs) > 0 && len(rules[0].Resources) > 0 {
-		e.waitAllowed(t, name, rules[0])
+	for _, rule := range rules {
+		e.waitAllowed(t, name, rule)
 	}
 	return user.Config()
 }
 
-// waitAllowed waits until the authorizer grants name the first verb of
-// rule on its first resource.
+// waitAllowed waits until the authorizer grants name each resource of rule
+// for the rule's first verb.
 func (e *Env) waitAllowed(t testing.TB, name string, rule rbacv1.PolicyRule) {
 	t.Helper()
+	if len(rule.Verbs) == 0 {
+		return
+	}
 	group := ""
 	if len(rule.APIGroups) > 0 {
 		group = rule.APIGroups[0]
 	}
-	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: name,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Group: group, Resource: rule.Resources[0], Verb: rule.Verbs[0],
-			},
-		}}
-		if err := e.Client.Create(ctx, review); err != nil {
-			return false, err
+	for _, resource := range rule.Resources {
+		err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User:               name,
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Group: group, Resource: resource, Verb: rule.Verbs[0]},
+			}}
+			if err := e.Client.Create(ctx, review); err != nil {
+				return false, err
+			}
+			return review.Status.Allowed, nil
+		})
+		if err != nil {
+			t.Fatalf("RBAC never let user %s %s %s: %v", name, rule.Verbs[0], resource, err)
 		}
-		return review.Status.Allowed, nil
-	})
-	if err != nil {
-		t.Fatalf("RBAC for user %s never applied: %v", name, err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -161,18 +163,30 @@ func start() (*Env, error) {
 	return &Env{Config: cfg, Client: c, Startup: time.Since(began), env: te}, nil
 }
 
-// warm lists each CRD's objects once, all at the same time: the server
-// answers the first request of a custom resource after about a second
-// (its storage starts then), which would otherwise fall, a second a kind,
-// on the first test.
+// warm lists each CRD's objects and dry-runs a create of one, all at the
+// same time: the server answers the first list of a custom resource after
+// about a second (its storage starts then) and the first write of any
+// custom resource after about two, which would otherwise fall on the
+// first test, one kind after another.
 func warm(c client.Client) error {
 	crds := CRDs()
 	errs := make(chan error, len(crds))
 	for _, crd := range crds {
 		go func() {
+			gv := schema.GroupVersion{Group: crd.Spec.Group, Version: crd.Spec.Versions[0].Name}
 			l := &unstructured.UnstructuredList{}
-			l.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: crd.Spec.Versions[0].Name, Kind: crd.Spec.Names.ListKind})
-			errs <- c.List(context.Background(), l)
+			l.SetGroupVersionKind(gv.WithKind(crd.Spec.Names.ListKind))
+			if err := c.List(context.Background(), l); err != nil {
+				errs <- err
+				return
+			}
+			o := &unstructured.Unstructured{}
+			o.SetGroupVersionKind(gv.WithKind(crd.Spec.Names.Kind))
+			o.SetName("warm")
+			if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+				o.SetNamespace(metav1.NamespaceDefault)
+			}
+			errs <- c.Create(context.Background(), o, client.DryRunAll)
 		}()
 	}
 	var all error

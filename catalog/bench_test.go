@@ -1,0 +1,49 @@
+package catalog_test
+
+import (
+	"testing"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// BenchmarkRender renders a catalog of 1,000 entries against a cluster where
+// every golden exists (each compared for CatalogEntryImmutable and
+// reproduced as it is).
+func BenchmarkRender(b *testing.B) {
+	snap := state.NewSnapshot(fleet.State(fleet.Large))
+	values := fleet.Catalog(fleet.Large)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := catalog.Render(catalog.Compile(values), snap)
+		if err != nil || len(res.Goldens) != fleet.Large.Goldens {
+			b.Fatal(err, len(res.Goldens))
+		}
+	}
+}
+
+// BenchmarkConsumers indexes who clones what over 100,000 PVCs and asks
+// for one golden's consumers.
+func BenchmarkConsumers(b *testing.B) {
+	snap := state.NewSnapshot(fleet.State(fleet.Large))
+	f := fleet.Flavor(0)
+	golden := "talos-worker-" + f.SchematicID + "-" + f.Version
+	b.Run("index+query", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if len(catalog.NewConsumerIndex(snap).Of(golden)) == 0 {
+				b.Fatal("no consumers")
+			}
+		}
+	})
+	x := catalog.NewConsumerIndex(snap)
+	b.Run("query", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if len(x.Of(golden)) == 0 {
+				b.Fatal("no consumers")
+			}
+		}
+	})
+}

@@ -78,7 +78,7 @@ type planner struct {
 
 func (p *planner) finish() (Result, error) {
 	for _, k := range p.unverified.Each() {
-		w := guard.NewWarning(guard.StateUnverified, nil,
+		w := guard.NewWarning(guard.StateUnverified, unverifiedField(k),
 			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
 		w.Value = k.String()
 		p.c.AddWarning(w)
@@ -188,4 +188,14 @@ func (p *planner) planHTTP(f *Factory) {
 			Storage: storageSpec,
 		},
 	}
+}
+
+// unverifiedField is the values field whose guards needed a kind: the
+// goldens and the pool's disks are read for osImage.builtin, the rest for
+// the class comparison and the clone strategy.
+func unverifiedField(k state.Kind) *field.Path {
+	if k&(state.DataVolume|state.PersistentVolumeClaim) != 0 {
+		return pathBuiltin
+	}
+	return pathStorageClass
 }

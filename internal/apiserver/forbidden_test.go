@@ -64,7 +64,7 @@ func TestForbiddenStorageClasses(t *testing.T) {
 
 	full := fromFile(t, e)
 	got := agree(t, ps, classesUnknown(full), map[string]*state.State{"client-go": cg, "controller-runtime (API reader)": cr})
-	unverified := []string{"StateUnverified "}
+	unverified := []string{"StateUnverified storageClass"}
 	assert.Equal(t, []verdict{
 		{Outcome: plan.Planned, Class: "replicated explicit", Warnings: unverified},
 		{Outcome: plan.Planned, Class: "replicated frozen", Warnings: unverified},

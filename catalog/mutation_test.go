@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -180,4 +181,75 @@ func TestFromClusterWithoutState(t *testing.T) {
 	assert.Empty(t, c.Entries)
 	assert.Equal(t, state.DataVolume|state.PersistentVolumeClaim, c.Unobserved)
 	assert.Len(t, warnings, 2)
+}
+
+// TestOneRestartIsStalled: an import that is not running after one
+// importer restart is stalled, whatever the condition's reason; before any
+// restart, and without Error or ImagePullFailed, it is only pending.
+func TestOneRestartIsStalled(t *testing.T) {
+	dv := func(restarts int32, reason string) cdiv1.DataVolume {
+		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: goldenA},
+			Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: restarts, Conditions: []cdiv1.DataVolumeCondition{
+				{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: reason}}}}
+	}
+	cases := map[string]struct {
+		reason string
+		dv     cdiv1.DataVolume
+		want   catalog.Import
+	}{
+		"one restart":          {"at least one restart is stalled", dv(1, ""), catalog.Stalled},
+		"no restart":           {"neighbour: CDI reports Running False before every importer starts", dv(0, "Pending"), catalog.Importing},
+		"restarts before fail": {"one short of failed", dv(catalog.FailedRestarts-1, ""), catalog.Stalled},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			st := &state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{tc.dv}}
+			assert.Equal(t, tc.want, catalog.Live(goldenA, nil, state.NewSnapshot(st)).Import, tc.reason)
+		})
+	}
+}
+
+// TestEntryClassAgainstAnUnseenBinding: an entry that names a class is no
+// edit of a golden that names none while the golden's PVC, which holds the
+// class it is bound on, was not observed: that says StateUnverified. Seen
+// bound on another class, it is an edit.
+func TestEntryClassAgainstAnUnseenBinding(t *testing.T) {
+	v := catalog.Default()
+	v.Enabled = true
+	name := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	dv := catalog.NewGolden(&catalog.Compile(v).Entries[0])
+	dv.Spec.Storage.StorageClassName = nil
+	bound := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: name},
+		Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("local")},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
+	local := storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "local",
+		Annotations: map[string]string{storage.DefaultAnnotation: "true"}}}
+	cases := map[string]struct {
+		reason   string
+		state    *state.State
+		refusals []guard.Reason
+		warnings []guard.Reason
+	}{
+		"PVCs unknown": {
+			reason:   "the golden may be bound on replicated; nothing proves an edit",
+			state:    &state.State{Observed: state.AllKinds &^ state.PersistentVolumeClaim, StorageClasses: []storagev1.StorageClass{local}, DataVolumes: []cdiv1.DataVolume{dv}},
+			warnings: []guard.Reason{guard.StateUnverified},
+		},
+		"bound on another class": {
+			reason:   "neighbour: the golden is bound on local, the entry says replicated",
+			state:    &state.State{Observed: state.AllKinds, StorageClasses: []storagev1.StorageClass{local}, DataVolumes: []cdiv1.DataVolume{dv}, PersistentVolumeClaims: []corev1.PersistentVolumeClaim{bound}},
+			refusals: []guard.Reason{guard.CatalogEntryImmutable},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, err := catalog.Render(catalog.Compile(v), state.NewSnapshot(tc.state))
+			assert.ElementsMatch(t, tc.refusals, guard.Reasons(err), tc.reason)
+			var warnings []guard.Reason
+			for _, w := range res.Warnings {
+				warnings = append(warnings, w.Reason)
+			}
+			assert.ElementsMatch(t, tc.warnings, warnings, tc.reason)
+		})
+	}
 }

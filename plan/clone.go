@@ -34,18 +34,20 @@ func (p *planner) flavor(b *Builtin) (catalog.Flavor, *field.Path, *field.Path) 
 // clone is what the clone path learns on its way; it keeps planClone's
 // steps small.
 type clone struct {
-	golden  string
-	pool    string // the pool's CAPI name
-	entry   *catalog.Entry
-	live    catalog.Golden
-	cloned  []string // classes of the pool's disks already cloned from the golden
-	size    resource.Quantity
-	sizeOK  bool
-	worker  storage.Resolution
-	workerP bool // worker class rests on something unobserved
-	gold    storage.Resolution
-	goldP   bool
-	classOK bool // both sides resolved and equal
+	golden string
+	pool   string // the pool's CAPI name
+	// alreadyCloned: disks of the pool were cloned from the golden.
+	alreadyCloned bool
+	entry         *catalog.Entry
+	live          catalog.Golden
+	cloned        []string // classes of the pool's disks already cloned from the golden
+	size          resource.Quantity
+	sizeOK        bool
+	worker        storage.Resolution
+	workerP       bool // worker class rests on something unobserved
+	gold          storage.Resolution
+	goldP         bool
+	classOK       bool // both sides resolved and equal
 }
 
 func (p *planner) planClone(b *Builtin) {
@@ -71,6 +73,7 @@ func (p *planner) planClone(b *Builtin) {
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
 	cl.cloned = p.snap.ClonedClasses(p.pool.Namespace, cl.pool, name)
 	alreadyCloned := len(p.snap.ClonedDisks(p.pool.Namespace, cl.pool, name)) > 0
+	cl.alreadyCloned = alreadyCloned
 
 	if inCatalog && p.cat.Enabled {
 		cl.entry = entry
@@ -90,7 +93,8 @@ func (p *planner) planClone(b *Builtin) {
 	p.goldenStatus(&cl, alreadyCloned)
 	p.resolveClasses(&cl)
 	p.checkSize(&cl)
-	if cl.classOK {
+	if cl.classOK && !cl.workerP {
+		// A class that rests on unseen disks being absent proves no cause.
 		p.checkHostAssisted(&cl)
 		p.checkNodeLocal(cl.worker.Name)
 	}
@@ -112,6 +116,9 @@ func (p *planner) goldenStatus(cl *clone, alreadyCloned bool) {
 		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name)
 		return
 	case catalog.Absent:
+		if alreadyCloned && cl.entry == nil {
+			return // GoldenUnavailable already says it is not served
+		}
 		if alreadyCloned {
 			p.c.Warn(guard.GoldenUnavailable, pathBuiltin,
 				"golden %s is missing; the pool's running workers are fine, but new workers will not boot until it is re-created from its catalog entry", g.Name)
@@ -131,6 +138,9 @@ func (p *planner) goldenStatus(cl *clone, alreadyCloned bool) {
 		p.c.Warn(guard.GoldenImportStalled, pathBuiltin,
 			"golden %s is importing but failing (%s); check its importer pod in %s", g.Name, importDetail(g.DataVolume), naming.GoldenNamespace)
 	case catalog.Failed:
+		if alreadyCloned && cl.entry == nil {
+			return // GoldenUnavailable already says it is not served
+		}
 		if alreadyCloned {
 			p.c.Warn(guard.GoldenUnavailable, pathBuiltin,
 				"golden %s failed to import (%s); the pool's running workers are fine, but new workers will not boot until it is re-imported", g.Name, importDetail(g.DataVolume))
@@ -173,7 +183,8 @@ func (p *planner) resolveClasses(cl *clone) {
 	w, werr := storage.Resolve(storage.Input{Named: p.pool.Spec.StorageClass, Bound: cl.cloned, BoundKnown: disksKnown, Default: def})
 	cl.worker = w
 	cl.workerP = w.From == storage.Default && !disksKnown
-	if cl.workerP {
+	if p.pool.Spec.StorageClass == "" && !disksKnown {
+		// Unseen disks may freeze the class elsewhere, or conflict.
 		p.unverified |= p.missingNamespaceKinds(ns)
 	}
 	workerOK := p.classProblem(werr, "the pool's disk", cl.workerP)
@@ -181,9 +192,22 @@ func (p *planner) resolveClasses(cl *clone) {
 	g := &cl.live
 	gw, gerr := g.ResolveClass(def)
 	cl.gold = gw
-	cl.goldP = gw.From == storage.Default && (g.Presence == catalog.Unobserved || !g.BoundKnown)
+	if cl.alreadyCloned && gw.From == storage.Default && len(cl.cloned) == 1 {
+		// Nothing of the golden names its class, but the pool's disks were
+		// cloned from it, on its class: they prove it, and moving the
+		// default must not turn this pool refused. (Disks on several
+		// classes prove nothing; the default decides, as for any pool.)
+		gw, gerr = storage.Resolution{Name: cl.cloned[0], From: storage.Frozen}, nil
+		cl.gold = gw
+	}
+	// A golden class taken from the default rests on the golden's PVC, and
+	// on the pool's disks (a clone made proves the class), being absent.
+	// A golden seen by its PVC alone, DataVolumes unobserved, may still have
+	// a DataVolume naming another class.
+	pvcOnlyUnverified := g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
+	cl.goldP = (gw.From == storage.Default && (g.Presence == catalog.Unobserved || !g.BoundKnown || !disksKnown)) || pvcOnlyUnverified
 	if cl.goldP {
-		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name)
+		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name) | p.missingNamespaceKinds(ns)
 	}
 	goldOK := p.classProblem(gerr, "golden "+g.Name, cl.goldP)
 	if !workerOK || !goldOK {
@@ -250,6 +274,9 @@ func describe(r storage.Resolution) string {
 // checkSize refuses a disk smaller than its golden: a clone target cannot
 // be smaller than its source.
 func (p *planner) checkSize(cl *clone) {
+	if !cl.live.BoundKnown {
+		p.unverified |= state.PersistentVolumeClaim // the bound capacity may be larger
+	}
 	gs := cl.live.Size()
 	if !cl.sizeOK || gs.IsZero() || cl.size.Cmp(gs) >= 0 {
 		return
@@ -299,7 +326,13 @@ func (p *planner) checkHostAssisted(cl *clone) {
 // class's StorageProfile (spec, else status). It returns "" when unknown.
 func (p *planner) cloneStrategy(class string) (cdiv1.CDICloneStrategy, string) {
 	if !p.snap.Observed(state.CDI) {
+		// The override, if any, would overrule the profile: a profile's
+		// copy proves nothing while the override is unknown.
 		p.unverified |= state.CDI
+		if !p.snap.Observed(state.StorageProfile) {
+			p.unverified |= state.StorageProfile
+		}
+		return "", ""
 	} else if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
 		return *c.Spec.CloneStrategyOverride, "the CDI resource " + c.Name + "'s cloneStrategyOverride"
 	}
@@ -325,7 +358,14 @@ func (p *planner) cloneStrategy(class string) (cdiv1.CDICloneStrategy, string) {
 // StorageProfile's first claim property set) with the golden PVC's.
 func (p *planner) checkVolumeMode(cl *clone, copyCause func(string, ...any)) {
 	g := cl.live.PVC
-	if g == nil || !p.snap.Observed(state.StorageProfile) {
+	if g == nil && !cl.live.BoundKnown {
+		p.unverified |= state.PersistentVolumeClaim
+	}
+	if !p.snap.Observed(state.StorageProfile) {
+		p.unverified |= state.StorageProfile // the mode CDI will pick is the profile's
+		return
+	}
+	if g == nil {
 		return
 	}
 	sp := p.snap.StorageProfile(cl.worker.Name)

@@ -683,3 +683,63 @@ func TestReadBackCatalog(t *testing.T) {
 	require.NoError(t, err, "unobserved goldens prove no flavor absent")
 	assert.Equal(t, sorted(f(guard.StateUnverified, "DataVolume"), f(guard.StateUnverified, "PersistentVolumeClaim")), warningsOf(res.Warnings))
 }
+
+// TestUnknownGaps: what a guard needs but cannot see is said, never taken
+// as absent, and a clone already made proves the golden's class.
+func TestUnknownGaps(t *testing.T) {
+	classless := func(s *state.State) {
+		s.DataVolumes[0].Spec.Storage.StorageClassName = nil
+		s.PersistentVolumeClaims = s.PersistentVolumeClaims[1:] // only the DataVolume is left
+	}
+	moveDefault := func(s *state.State) {
+		s.StorageClasses[0].Annotations = nil
+		s.StorageClasses[1].Annotations = isDefault()
+	}
+	noClassEntry := func(v *catalog.Values) { v.StorageClass = "" }
+	cases := map[string]planCase{
+		"profile copy with CDI unknown": {
+			reason: "the override, if any, overrules the profile: unverified, not refused",
+			state: func(s *state.State) {
+				s.Observed &^= state.CDI
+				s.StorageProfiles[0].Status.CloneStrategy = ptr.To(cdiv1.CloneStrategyHostAssisted)
+			},
+			warnings: []finding{f(guard.StateUnverified, "CDI")},
+		},
+		"profile copy with CDI observed": {
+			reason: "neighbour: with the CDI resource seen and no override, the profile's copy refuses",
+			state: func(s *state.State) {
+				s.StorageProfiles[0].Status.CloneStrategy = ptr.To(cdiv1.CloneStrategyHostAssisted)
+			},
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
+		},
+		"golden PVC unknown": {
+			reason: "its capacity and volume mode are unseen: said, not skipped silently",
+			state: func(s *state.State) {
+				s.Observed &^= state.PersistentVolumeClaim
+			},
+			warnings: []finding{f(guard.StateUnverified, "PersistentVolumeClaim")},
+		},
+		"frozen pool, classless golden, default moved": {
+			reason:  "the pool's disks prove the golden's class; the default moving refuses nothing",
+			pool:    setClass(""),
+			catalog: noClassEntry,
+			state:   all(classless, addDisks(workerDisk("w1", "replicated")), moveDefault),
+		},
+		"new pool, classless golden, default moved": {
+			reason:   "neighbour: without disks the golden follows the default, the pool its explicit class",
+			catalog:  noClassEntry,
+			state:    all(classless, moveDefault),
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"cloned pool moved to another class": {
+			reason:   "an explicit class other than the one the disks were cloned on is still a mismatch",
+			pool:     setClass("local"),
+			catalog:  noClassEntry,
+			state:    all(classless, addDisks(workerDisk("w1", "replicated"))),
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
+	}
+}

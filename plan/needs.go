@@ -18,7 +18,7 @@ func Needs(pool Pool) state.Request {
 	if img == nil || img.Builtin == nil || img.Factory != nil {
 		return state.Request{}
 	}
-	p := planner{pool: &pool}
+	p := planner{pool: pool}
 	f, _, _ := p.flavor(img.Builtin)
 	name, err := naming.GoldenName(f.SchematicID, f.Version, nil, nil)
 	if err != nil {

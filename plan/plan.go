@@ -51,7 +51,7 @@ func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error)
 	if snap == nil {
 		snap = emptySnapshot
 	}
-	p := planner{pool: &pool, cat: cat, snap: snap}
+	p := planner{pool: pool, cat: cat, snap: snap}
 	p.res.Namespace, p.res.Name = pool.Namespace, pool.Name
 	p.plan()
 	return p.finish()
@@ -67,7 +67,7 @@ func PlanAll(pools []Pool, cat *catalog.Catalog, snap *state.Snapshot) []Result 
 }
 
 type planner struct {
-	pool *Pool
+	pool Pool
 	cat  *catalog.Catalog
 	snap *state.Snapshot
 	c    guard.Collector

@@ -130,3 +130,22 @@ func TestPoolSpecDecoding(t *testing.T) {
 	var typeErr *json.UnmarshalTypeError
 	assert.ErrorAs(t, err, &typeErr, "a number where the chart expects a quantity string")
 }
+
+// TestStateUnverifiedField: StateUnverified is at the values field whose
+// guards needed the kind: the goldens and the pool's disks (DataVolumes,
+// PVCs) are read for osImage.builtin, the cluster-scoped kinds for the
+// class comparison and the clone strategy, at storageClass.
+func TestStateUnverifiedField(t *testing.T) {
+	res, err := plan.Plan(builtinPool(), enabledCatalog(), nil)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, w := range res.Warnings {
+		if w.Reason == guard.StateUnverified {
+			got[w.Value] = w.Field
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"DataVolume": "osImage.builtin", "PersistentVolumeClaim": "osImage.builtin",
+		"StorageClass": "storageClass", "StorageProfile": "storageClass", "CDI": "storageClass", "CSIDriver": "storageClass",
+	}, got)
+}

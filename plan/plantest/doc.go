@@ -15,8 +15,9 @@
 //     both), every optional field present or absent, valid and malformed
 //     identifiers (SchematicID, MalformedSchematicID, Version,
 //     MalformedVersion, FactoryURL, MalformedFactoryURL), and sizes in any
-//     unit (Size, Spelling: 6Gi, 6144Mi and 6442450944 are one size), or
-//     malformed (MalformedSize).
+//     unit (Size, Spellings: 6Gi, 6144Mi and 6442450944 are one size), or
+//     malformed (MalformedSize). Malformed values come only from a
+//     vocabulary with Malformed set, as half the drawn ones have.
 //   - Catalog values enabled or not, with the chart's default images, none,
 //     or entries overriding the catalog's fields, some repeated or
 //     malformed (ValidCatalogValues draws only accepted ones).

@@ -9,10 +9,11 @@ import (
 
 // Pool draws a KubernetesNodes pool in one of the vocabulary's namespaces:
 // every image source (osImage absent, {}, builtin, factory, both), every
-// optional field present or absent, identifiers valid or malformed,
-// diskSize in any unit, malformed or "" (the chart's 20Gi), storageClass
-// named, unknown to the cluster or "" (the cluster default), and a name that
-// is usually, but not always, "<cluster>-<pool>".
+// optional field present or absent, diskSize in any unit or "" (the
+// chart's 20Gi), storageClass named, unknown to the cluster or "" (the
+// cluster default). For a Malformed vocabulary, identifiers and diskSize
+// are sometimes malformed and the name is sometimes not
+// "<cluster>-<pool>" or the cluster unset.
 //
 // A builtin pool usually names (or falls back to) one of the vocabulary's
 // flavors, so that it meets the catalog's entries and the cluster's goldens.

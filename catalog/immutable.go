@@ -82,9 +82,21 @@ func (r *renderer) sameClass(e *Entry, g *Golden) bool {
 	entryIn.Named, goldenIn.Named = e.StorageClass, g.NamedClass
 	er, eerr := storage.Resolve(entryIn)
 	gr, gerr := storage.Resolve(goldenIn)
-	// Two named classes that differ are an edit whatever the cluster says;
-	// with one side empty, that side binds where the cluster puts it.
-	if e.StorageClass == "" || g.NamedClass == "" {
+	// Two named classes that differ are an edit whatever the cluster says.
+	// An entry that names a class for a golden that names none is an edit
+	// unless the golden's PVC is bound on that class: the default it once
+	// followed proves nothing of where it sits now.
+	if e.StorageClass != "" && g.NamedClass == "" {
+		switch {
+		case g.BoundClass == e.StorageClass:
+			return true
+		case g.BoundClass == "" && !g.BoundKnown:
+			r.unverified |= state.PersistentVolumeClaim
+			return false
+		}
+	} else if e.StorageClass == "" || g.NamedClass == "" {
+		// The entry leaves its class to the cluster: it binds where the
+		// golden's bound PVC is, else on the default.
 		switch {
 		case g.BoundClass == "" && !g.BoundKnown:
 			r.unverified |= state.PersistentVolumeClaim

@@ -127,11 +127,17 @@ func TestCatalogEntryImmutable(t *testing.T) {
 			state:  withDefault(cluster(dvs(liveDV(idA, urlA, "6Gi", "")), nil), ""),
 			want:   immutable("images[0].storageClass"),
 		},
-		"DefaultUnknown": {
-			reason: "without StorageClasses the default cannot be resolved: warn, do not refuse",
+		"NamedEntryUnboundClasslessDefaultSame": {
+			reason: "SPEC 5: an entry naming a class for a classless golden is an edit unless its PVC is bound on it, even when the default is that class",
 			values: entry(nil),
+			state:  withDefault(cluster(dvs(liveDV(idA, urlA, "6Gi", "")), nil), "replicated"),
+			want:   immutable("images[0].storageClass"),
+		},
+		"DefaultUnknown": {
+			reason: "without StorageClasses the default cannot be resolved: an empty entry class warns, does not refuse",
+			values: func() Values { v := entry(nil); v.StorageClass = ""; return v }(),
 			state: func() *state.State {
-				s := cluster(dvs(liveDV(idA, urlA, "6Gi", "")), nil)
+				s := cluster(dvs(liveDV(idA, urlA, "6Gi", "replicated")), nil)
 				s.Observed &^= state.StorageClass
 				return s
 			}(),

@@ -109,6 +109,12 @@ func (p *planner) plan() {
 	case img != nil && img.Builtin != nil && img.Factory != nil:
 		p.c.Refuse(guard.ConflictingImageSource, pathOSImage, "builtin+factory",
 			"osImage sets both builtin and factory; keep builtin to clone the catalog's golden, or factory to import over HTTP")
+		// Whichever is kept, its own fields must be valid: say so now.
+		p.checkOwn(img.Builtin.SchematicID, img.Builtin.Version, pathBuiltinSchematicID, pathBuiltinVersion)
+		p.checkOwn(img.Factory.SchematicID, img.Factory.Version, pathFactory.Child("schematicID"), pathFactory.Child("version"))
+		if u := img.Factory.ImageFactoryURL; u != "" {
+			p.c.Check(naming.ValidateImageFactoryURL(u, pathFactory.Child("imageFactoryURL")))
+		}
 	case img != nil && img.Builtin != nil:
 		p.planClone(img.Builtin)
 	default:
@@ -117,6 +123,16 @@ func (p *planner) plan() {
 			f = img.Factory
 		}
 		p.planHTTP(f)
+	}
+}
+
+// checkOwn validates the schematic ID and version an override sets itself.
+func (p *planner) checkOwn(id, version string, idPath, versionPath *field.Path) {
+	if id != "" {
+		p.c.Check(naming.ValidateSchematicID(id, idPath))
+	}
+	if version != "" {
+		p.c.Check(naming.ValidateVersion(version, versionPath))
 	}
 }
 
@@ -149,13 +165,12 @@ func (p *planner) planHTTP(f *Factory) {
 	t := &p.pool.Spec.Talos
 	id, ver, factory := t.SchematicID, t.Version, t.ImageFactoryURL
 	if f != nil {
+		p.checkOwn(f.SchematicID, f.Version, pathFactory.Child("schematicID"), pathFactory.Child("version"))
 		if f.SchematicID != "" {
 			id = f.SchematicID
-			p.c.Check(naming.ValidateSchematicID(id, pathFactory.Child("schematicID")))
 		}
 		if f.Version != "" {
 			ver = f.Version
-			p.c.Check(naming.ValidateVersion(ver, pathFactory.Child("version")))
 		}
 		if f.ImageFactoryURL != "" {
 			factory = f.ImageFactoryURL

@@ -140,6 +140,18 @@ func TestClonePath(t *testing.T) {
 			pool:     func(p *plan.Pool) { p.Spec.OSImage.Factory = &plan.Factory{} },
 			refusals: []finding{f(guard.ConflictingImageSource, "osImage")},
 		},
+		"ConflictingImageSource with invalid overrides": {
+			reason: "the conflict hides no independent refusal: each override's own fields are checked",
+			pool: func(p *plan.Pool) {
+				p.Spec.OSImage.Builtin.Version = "1.0"
+				p.Spec.OSImage.Factory = &plan.Factory{ImageFactoryURL: "ftp://x", SchematicID: "ok1"}
+			},
+			refusals: []finding{
+				f(guard.ConflictingImageSource, "osImage"),
+				f(guard.InvalidVersion, "osImage.builtin.version"),
+				f(guard.InvalidImageFactoryURL, "osImage.factory.imageFactoryURL"),
+			},
+		},
 		"InvalidSchematicID on builtin": {
 			reason:   "the builtin's own schematicID is named",
 			pool:     func(p *plan.Pool) { p.Spec.OSImage.Builtin.SchematicID = "ABC" },

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 
@@ -66,10 +67,19 @@ func runRender(a *app, o *options, args []string) error {
 		return err
 	}
 	cat, err := a.loadCatalog(o, snap)
-	if err != nil {
+	var res catalog.RenderResult
+	var rerr error
+	var cr *catalogRefused
+	switch {
+	case errors.As(err, &cr):
+		// Values that do not decode render nothing; the refusals still
+		// come out in the render's shape.
+		res.Err, rerr = cr.err, cr.err
+	case err != nil:
 		return err
+	default:
+		res, rerr = catalog.Render(cat, snap)
 	}
-	res, rerr := catalog.Render(cat, snap)
 	if o.output != human {
 		if err := writeData(a.stdout, o.output, res); err != nil {
 			return err
@@ -188,7 +198,7 @@ func runPrune(a *app, o *options, args []string) error {
 	}
 	cat, err := a.loadCatalog(o, snap)
 	if err != nil {
-		return err
+		return a.orRefused(err)
 	}
 	rep := catalog.Prune(cat, snap)
 	if o.output != human {

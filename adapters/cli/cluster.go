@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -111,10 +112,31 @@ func (a *app) loadCatalog(o *options, snap *state.Snapshot) (*catalog.Catalog, e
 	}
 	v, err := helm.CatalogValues(m)
 	if err != nil {
-		printRefusals(a.stderr, err)
-		return nil, errRefused
+		return nil, &catalogRefused{err: err}
 	}
 	return catalog.Compile(v), nil
+}
+
+// catalogRefused is catalog values that do not decode (a map where a
+// string belongs). The catalog serves no golden then; commands that can
+// go on without one (plan, for its HTTP pools; render, to print its
+// refusals in its shape) do.
+type catalogRefused struct{ err error }
+
+func (e *catalogRefused) Error() string { return e.err.Error() }
+
+// servesNothing is the catalog of values refused: disabled, empty.
+var servesNothing = catalog.Compile(catalog.Values{Images: []catalog.Image{}})
+
+// orRefused turns a catalogRefused into its refusals printed and
+// errRefused, for commands that cannot go on.
+func (a *app) orRefused(err error) error {
+	var cr *catalogRefused
+	if errors.As(err, &cr) {
+		printRefusals(a.stderr, cr.err)
+		return errRefused
+	}
+	return err
 }
 
 // printRefusals writes each refusal on a line: what was refused, its

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -138,14 +139,22 @@ func TestUnusableInput(t *testing.T) {
 func TestValuesRefused(t *testing.T) {
 	// A catalog whose values have the wrong type is refused, with its path.
 	cat := write(t, "catalog.yaml", "enabled: 'yes'\nimages: [{schematicID: abc, version: v1.0.0, storage: [6]}]\n")
-	r := exe(t, "", "plan", "-f", examplePools, "--catalog", cat)
-	if r.code != 3 || !strings.Contains(r.stderr, "refused InvalidValue at enabled") || !strings.Contains(r.stderr, "refused InvalidValue at images[0].storage") {
-		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	// The pool that clones is refused with the catalog's paths; the HTTP
+	// pool, which never reads the catalog, still plans (SPEC section 3).
+	r := exe(t, "", "plan", "-f", examplePools, "--catalog", cat, "-o", "json")
+	got := decodePlan(t, r.stdout)
+	if r.code != 3 || len(got) != 2 || got[0].Outcome != "refused" || got[1].Outcome != "planned" ||
+		!reflect.DeepEqual(got[0].Refusals, []finding{{"InvalidValue", "enabled"}, {"InvalidValue", "images[0].storage"}}) {
+		t.Errorf("exit %d, pools %+v\n%s", r.code, got, r.stderr)
+	}
+	render := exe(t, "", "catalog", "render", "--catalog", cat, "-o", "json")
+	if render.code != 3 || !strings.Contains(render.stdout, `"refusals": [`) || !strings.Contains(render.stdout, `"field": "images[0].storage"`) {
+		t.Errorf("catalog render prints its refusals in its shape: exit %d\n%s", render.code, render.stdout)
 	}
 	// A pool whose spec is not a map is refused, its neighbours planned.
 	pools := write(t, "pools.yaml", poolDoc("demo-md1", "")+"---\napiVersion: apps.cozystack.io/v1alpha1\nkind: KubernetesNodes\nmetadata: {name: demo-md2, namespace: t}\nspec: [x]\n")
 	r = exe(t, "", "plan", "-f", pools, "-o", "json")
-	got := decodePlan(t, r.stdout)
+	got = decodePlan(t, r.stdout)
 	if r.code != 3 || len(got) != 2 || got[0].Outcome != "planned" || got[1].Outcome != "refused" || got[1].Refusals[0] != (finding{"InvalidValue", "spec"}) {
 		t.Errorf("exit %d, pools %+v", r.code, got)
 	}

@@ -20,20 +20,20 @@ type planJSON struct {
 	Pools []poolJSON `json:"pools"`
 }
 
-// poolJSON is one pool. A refused pool carries only namespace, name,
-// outcome, warnings and refusals; a planned one every key, golden ""
-// on the HTTP path.
+// poolJSON is one pool: every key, golden "" on the HTTP path; a refused
+// pool has no disk, and only namespace, name, outcome, warnings and
+// refusals are meaningful (SPEC section 9).
 type poolJSON struct {
-	Namespace      string              `json:"namespace"`
-	Name           string              `json:"name"`
-	Outcome        plan.Outcome        `json:"outcome"`
-	Source         plan.Source         `json:"source,omitempty"`
-	Golden         *string             `json:"golden,omitempty"`
-	Disk           *plan.Disk          `json:"disk,omitempty"`
-	InstallerImage string              `json:"installerImage,omitempty"`
-	StorageClass   *storage.Resolution `json:"storageClass,omitempty"`
-	Warnings       []findingJSON       `json:"warnings"`
-	Refusals       []findingJSON       `json:"refusals"`
+	Namespace      string             `json:"namespace"`
+	Name           string             `json:"name"`
+	Outcome        plan.Outcome       `json:"outcome"`
+	Source         plan.Source        `json:"source"`
+	Golden         string             `json:"golden"`
+	Disk           map[string]any     `json:"disk,omitempty"`
+	InstallerImage string             `json:"installerImage"`
+	StorageClass   storage.Resolution `json:"storageClass"`
+	Warnings       []findingJSON      `json:"warnings"`
+	Refusals       []findingJSON      `json:"refusals"`
 }
 
 // findingJSON is a warning or a refusal: its message names the pool and
@@ -67,12 +67,40 @@ func toPlanJSON(results []plan.Result) planJSON {
 		r := &results[i]
 		p := poolJSON{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: warningsJSON(r.Warnings), Refusals: refusalsJSON(r.Err)}
 		if r.Outcome == plan.Planned {
-			p.Source, p.Golden, p.Disk, p.InstallerImage = r.Source, &r.Golden, &r.Disk, r.InstallerImage
-			p.StorageClass = &r.StorageClass
+			p.Source, p.Golden, p.Disk, p.InstallerImage = r.Source, r.Golden, diskJSON(r), r.InstallerImage
+			p.StorageClass = r.StorageClass
 		}
 		out.Pools = append(out.Pools, p)
 	}
 	return out
+}
+
+// diskJSON is the typed disk with its size as the chart renders it: the
+// value as given, which a quantity cannot hold when it is malformed (the
+// HTTP path renders it anyway) and would print canonically otherwise.
+func diskJSON(r *plan.Result) map[string]any {
+	data, err := json.Marshal(&r.Disk)
+	var m map[string]any
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	st, _ := spec["storage"].(map[string]any)
+	if st == nil || r.DiskSize == "" {
+		return m
+	}
+	res, _ := st["resources"].(map[string]any)
+	if res == nil {
+		res = map[string]any{}
+		st["resources"] = res
+	}
+	req, _ := res["requests"].(map[string]any)
+	if req == nil {
+		req = map[string]any{}
+		res["requests"] = req
+	}
+	req["storage"] = r.DiskSize
+	return m
 }
 
 // writeData writes v as JSON or YAML.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 
@@ -80,10 +81,16 @@ func runPlan(a *app, o *options, args []string) error {
 		return err
 	}
 	cat, err := a.loadCatalog(o, snap)
-	if err != nil {
+	var cr *catalogRefused
+	if errors.As(err, &cr) {
+		cat = servesNothing
+	} else if err != nil {
 		return err
 	}
 	results := a.planAll(pools, refused, cat, snap)
+	if cr != nil {
+		refuseClones(pools, results, cr.err)
+	}
 	if err := a.writePlan(o, results); err != nil {
 		return err
 	}
@@ -93,6 +100,32 @@ func runPlan(a *app, o *options, args []string) error {
 		}
 	}
 	return nil
+}
+
+// refuseClones gives every pool that clones a golden the refusals of catalog
+// values that do not decode: no golden is served by them. The HTTP pools
+// stand: they never read the catalog.
+func refuseClones(pools []plan.Pool, results []plan.Result, catalogErr error) {
+	for i, p := range pools {
+		img := p.Spec.OSImage
+		if img == nil || img.Builtin == nil {
+			continue
+		}
+		var rs []*guard.Refusal
+		for _, r := range guard.Refusals(results[i].Err) {
+			if r.Reason != guard.GoldenNotInCatalog { // the values, not the flavor, are at fault
+				rs = append(rs, r)
+			}
+		}
+		for _, r := range guard.Refusals(catalogErr) {
+			cp := *r
+			cp.Subject = "pool " + p.Namespace + "/" + p.Name
+			cp.Detail = "catalog values: " + cp.Detail
+			rs = append(rs, &cp)
+		}
+		results[i] = plan.Result{Namespace: p.Namespace, Name: p.Name, Outcome: plan.Refused,
+			Warnings: results[i].Warnings, Err: guard.Join(rs...)}
+	}
 }
 
 // planAll plans the pools in order; refused holds, by index, the pools whose

@@ -302,7 +302,7 @@ func TestPlanJSONShape(t *testing.T) {
 	}
 	pools := out["pools"].([]any)
 	planned := []string{"namespace", "name", "outcome", "source", "golden", "disk", "installerImage", "storageClass", "warnings", "refusals"}
-	refused := []string{"namespace", "name", "outcome", "warnings", "refusals"}
+	refused := []string{"namespace", "name", "outcome", "source", "golden", "installerImage", "storageClass", "warnings", "refusals"} // no disk
 	wantSource := map[string]string{"demo-md0": "clone", "demo-md1": "http"}
 	for _, raw := range pools {
 		p := raw.(map[string]any)
@@ -489,5 +489,37 @@ func TestPlanThousandPools(t *testing.T) {
 	few := exe(t, "", "plan", "--example")
 	if strings.Contains(few.stderr, "pools\n") {
 		t.Errorf("no progress line for a few pools:\n%s", few.stderr)
+	}
+}
+
+// TestPlanJSONDiskSizeAsGiven: the JSON disk carries diskSize as the chart
+// renders it, malformed (HTTP path, with its warning) or not canonical.
+func TestPlanJSONDiskSizeAsGiven(t *testing.T) {
+	for size, warns := range map[string]bool{"bad size": true, "20480Mi": false} {
+		r := exe(t, "", "plan", "-f", write(t, "p.yaml", poolDoc("demo-md1", "diskSize: "+size)), "-o", "json")
+		var out struct {
+			Pools []struct {
+				Disk struct {
+					Spec struct {
+						Storage struct {
+							Resources struct {
+								Requests map[string]string `json:"requests"`
+							} `json:"resources"`
+						} `json:"storage"`
+					} `json:"spec"`
+				} `json:"disk"`
+				Warnings []finding `json:"warnings"`
+			} `json:"pools"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || len(out.Pools) != 1 {
+			t.Fatalf("%q: exit %d, %v\n%s%s", size, r.code, err, r.stdout, r.stderr)
+		}
+		p := out.Pools[0]
+		if got := p.Disk.Spec.Storage.Resources.Requests["storage"]; got != size {
+			t.Errorf("%q: disk size %q in the JSON", size, got)
+		}
+		if got := len(p.Warnings) == 1 && p.Warnings[0] == (finding{"InvalidQuantity", "diskSize"}); got != warns {
+			t.Errorf("%q: warnings %v", size, p.Warnings)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func runVerify(a *app, o *options, args []string) error {
 	}
 	cat, err := a.loadCatalog(o, snap)
 	if err != nil {
-		return err
+		return a.orRefused(err)
 	}
 	res, verr := helm.Verify(objects, cat, snap)
 	printWarnings(a.stderr, res.Warnings())

@@ -1,7 +1,3 @@
-// Package fleet builds large, realistic clusters and pool fleets for
-// benchmarks: goldens in cozy-public, tenants with pools that have already
-// cloned, StorageClasses with one default, CDI's profiles and drivers.
-// Everything is deterministic, so figures compare between runs.
 package fleet
 
 import (

@@ -72,8 +72,8 @@ func (p *planner) planClone(b *Builtin) {
 	cl.golden = name
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
 	cl.cloned = p.snap.ClonedClasses(p.pool.Namespace, cl.pool, name)
-	alreadyCloned := len(p.snap.ClonedDisks(p.pool.Namespace, cl.pool, name)) > 0
-	cl.alreadyCloned = alreadyCloned
+	cl.alreadyCloned = len(p.snap.ClonedDisks(p.pool.Namespace, cl.pool, name)) > 0
+	alreadyCloned := cl.alreadyCloned
 
 	if inCatalog && p.cat.Enabled {
 		cl.entry = entry
@@ -200,12 +200,14 @@ func (p *planner) resolveClasses(cl *clone) {
 		gw, gerr = storage.Resolution{Name: cl.cloned[0], From: storage.Frozen}, nil
 		cl.gold = gw
 	}
-	// A golden class taken from the default rests on the golden's PVC, and
-	// on the pool's disks (a clone made proves the class), being absent.
-	// A golden seen by its PVC alone, DataVolumes unobserved, may still have
-	// a DataVolume naming another class.
-	pvcOnlyUnverified := g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
-	cl.goldP = (gw.From == storage.Default && (g.Presence == catalog.Unobserved || !g.BoundKnown || !disksKnown)) || pvcOnlyUnverified
+	// The golden's class is provisional when it rests on something unseen:
+	// taken from the default, it rests on the golden's PVC and the pool's
+	// disks (a clone made proves the class) being absent; taken from a PVC
+	// seen alone while DataVolumes were not observed, on the golden having
+	// no DataVolume that names another class.
+	pvcOnlyUnseen := g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
+	fromDefault := gw.From == storage.Default && (g.Presence == catalog.Unobserved || !g.BoundKnown || !disksKnown)
+	cl.goldP = fromDefault || pvcOnlyUnseen
 	if cl.goldP {
 		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name) | p.missingNamespaceKinds(ns)
 	}

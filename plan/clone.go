@@ -314,7 +314,9 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	case p.snap.CSIDriver(sc.Provisioner) == nil:
 		copyCause("class %q's provisioner %q has no CSIDriver, so it cannot clone volumes; use a class of a CSI driver", class, sc.Provisioner)
 	}
-	if sc != nil && cl.sizeOK {
+	if sc != nil && cl.sizeOK && cl.live.BoundKnown {
+		// With the golden's PVC unseen its capacity may be the larger
+		// size; checkSize already says PVCs were not observed.
 		gs := cl.live.Size()
 		if !gs.IsZero() && cl.size.Cmp(gs) > 0 && (sc.AllowVolumeExpansion == nil || !*sc.AllowVolumeExpansion) {
 			copyCause("the disk (%s) is larger than the golden (%s) and class %q does not allow volume expansion; set allowVolumeExpansion: true on it, or set diskSize to %s",

@@ -724,6 +724,14 @@ func TestUnknownGaps(t *testing.T) {
 			},
 			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
 		},
+		"expansion with the golden PVC unknown": {
+			reason: "the golden's capacity may be the larger size: no expansion cause rests on it",
+			state: func(s *state.State) {
+				s.Observed &^= state.PersistentVolumeClaim
+				s.StorageClasses[0].AllowVolumeExpansion = nil
+			},
+			warnings: []finding{f(guard.StateUnverified, "PersistentVolumeClaim")},
+		},
 		"golden PVC unknown": {
 			reason: "its capacity and volume mode are unseen: said, not skipped silently",
 			state: func(s *state.State) {

@@ -1,7 +1,8 @@
 package state
 
 import (
-	"sort"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -175,40 +176,67 @@ func NewSnapshot(s *State) *Snapshot {
 // indexClones records every populated disk that carries both the pool and
 // the golden annotation, merged by name across DataVolumes and PVCs.
 func (x *Snapshot) indexClones() {
-	seen := map[Key]bool{}
-	add := func(k Key, a map[string]string) {
-		pool, golden := a[naming.PoolAnnotation], a[naming.GoldenAnnotation]
-		if pool == "" || golden == "" || seen[k] {
-			return
-		}
-		seen[k] = true
-		d := Disk{Namespace: k.Namespace, Name: k.Name, DataVolume: x.dvs[k], PVC: x.pvcs[k]}
+	add := func(d Disk, pool, golden string) {
 		if !d.Cloned() {
 			return
 		}
-		ck := cloneKey{k.Namespace, pool, golden}
+		ck := cloneKey{d.Namespace, pool, golden}
 		x.cloned[ck] = append(x.cloned[ck], d)
 	}
 	for i := range x.src.DataVolumes {
-		d := &x.src.DataVolumes[i]
-		if k := (Key{d.Namespace, d.Name}); x.dvs[k] == d {
-			add(k, d.Annotations)
+		dv := &x.src.DataVolumes[i]
+		k := Key{dv.Namespace, dv.Name}
+		pool, golden := annotated(dv.Annotations)
+		if golden == "" || x.dvs[k] != dv {
+			continue
 		}
+		add(Disk{Namespace: k.Namespace, Name: k.Name, DataVolume: dv, PVC: x.pvcs[k]}, pool, golden)
 	}
 	for i := range x.src.PersistentVolumeClaims {
 		p := &x.src.PersistentVolumeClaims[i]
-		if k := (Key{p.Namespace, p.Name}); x.pvcs[k] == p {
-			add(k, p.Annotations)
+		k := Key{p.Namespace, p.Name}
+		pool, golden := annotated(p.Annotations)
+		if golden == "" || x.pvcs[k] != p {
+			continue
 		}
+		dv := x.dvs[k]
+		if dv != nil {
+			if _, g := annotated(dv.Annotations); g != "" {
+				continue // indexed with its DataVolume
+			}
+		}
+		add(Disk{Namespace: k.Namespace, Name: k.Name, DataVolume: dv, PVC: p}, pool, golden)
 	}
 	for k, ds := range x.cloned {
-		sort.Slice(ds, func(i, j int) bool { return ds[i].Name < ds[j].Name })
-		all := make([]string, len(ds))
-		for i, d := range ds {
-			all[i] = d.Class()
-		}
-		x.frozen[k] = storage.Distinct(all)
+		slices.SortFunc(ds, func(a, b Disk) int { return strings.Compare(a.Name, b.Name) })
+		x.frozen[k] = distinctClasses(ds)
 	}
+}
+
+// annotated returns a disk's pool and golden annotations, both "" unless
+// both are set.
+func annotated(a map[string]string) (pool, golden string) {
+	pool, golden = a[naming.PoolAnnotation], a[naming.GoldenAnnotation]
+	if pool == "" || golden == "" {
+		return "", ""
+	}
+	return pool, golden
+}
+
+// distinctClasses is storage.Distinct over the disks' classes, without a
+// slice of all of them for the common case of one class.
+func distinctClasses(ds []Disk) []string {
+	first := ds[0].Class()
+	for _, d := range ds[1:] {
+		if d.Class() != first {
+			all := make([]string, len(ds))
+			for i, d := range ds {
+				all[i] = d.Class()
+			}
+			return storage.Distinct(all)
+		}
+	}
+	return storage.Distinct([]string{first})
 }
 
 // State returns the State the snapshot indexes. Do not modify it.

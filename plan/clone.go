@@ -192,7 +192,7 @@ func (p *planner) resolveClasses(cl *clone) {
 	g := &cl.live
 	gw, gerr := g.ResolveClass(def)
 	cl.gold = gw
-	if cl.alreadyCloned && gw.From == storage.Default && len(cl.cloned) == 1 {
+	if cl.alreadyCloned && gw.From == storage.Default && len(cl.cloned) == 1 && g.BoundKnown && disksKnown {
 		// Nothing of the golden names its class, but the pool's disks were
 		// cloned from it, on its class: they prove it, and moving the
 		// default must not turn this pool refused. (Disks on several

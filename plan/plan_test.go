@@ -751,6 +751,21 @@ func TestUnknownGaps(t *testing.T) {
 			state:    all(classless, moveDefault),
 			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
 		},
+		"clone proves nothing while the golden's PVC is unseen": {
+			reason: "the golden's PVC may be bound on the pool's class: unverified, not refused",
+			pool:   setClass("replicated"),
+			state: func(s *state.State) {
+				s.DataVolumes[0].Spec.Storage.StorageClassName = nil
+				d := workerDisk("w1", "local")
+				s.DataVolumes = append(s.DataVolumes, cdiv1.DataVolume{
+					ObjectMeta: d.ObjectMeta,
+					Spec:       cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: ptr.To("local")}},
+					Status:     cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded},
+				})
+				s.Observed &^= state.PersistentVolumeClaim
+			},
+			warnings: []finding{f(guard.StateUnverified, "PersistentVolumeClaim")},
+		},
 		"cloned pool moved to another class": {
 			reason:   "an explicit class other than the one the disks were cloned on is still a mismatch",
 			pool:     setClass("local"),

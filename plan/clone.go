@@ -361,10 +361,7 @@ func (p *planner) cloneStrategy(class string) (cdiv1.CDICloneStrategy, string) {
 // checkVolumeMode compares the mode CDI will pick for the disk (the
 // StorageProfile's first claim property set) with the golden PVC's.
 func (p *planner) checkVolumeMode(cl *clone, copyCause func(string, ...any)) {
-	g := cl.live.PVC
-	if g == nil && !cl.live.BoundKnown {
-		p.unverified |= state.PersistentVolumeClaim
-	}
+	g := cl.live.PVC // unseen, checkSize already says PVCs were not observed
 	if !p.snap.Observed(state.StorageProfile) {
 		p.unverified |= state.StorageProfile // the mode CDI will pick is the profile's
 		return

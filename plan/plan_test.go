@@ -526,6 +526,13 @@ func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
 			state:    func(s *state.State) { *s = state.State{} },
 			warnings: unverified(state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver),
 		},
+		"offline, the values prove a mismatch": {
+			reason:   "an unobserved golden is its catalog entry: an explicit class against the entry's is refused offline",
+			pool:     setClass("local"),
+			state:    func(s *state.State) { *s = state.State{} },
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+			warnings: unverified(state.PersistentVolumeClaim, state.DataVolume),
+		},
 		"goldens unknown": {
 			reason:   "DataVolumes and PVCs unknown: no GoldenPending, no refusal",
 			state:    func(s *state.State) { s.Observed &^= state.DataVolume | state.PersistentVolumeClaim },

@@ -2,11 +2,15 @@ package catalog
 
 import (
 	"fmt"
+	"iter"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -17,7 +21,8 @@ type Flavor struct{ SchematicID, Version string }
 // String reads "<schematicID>/<version>".
 func (f Flavor) String() string { return f.SchematicID + "/" + f.Version }
 
-// Entry is one catalog entry with the catalog's values folded in.
+// Entry is one catalog entry with the catalog's values folded in. Lookup
+// and Entries hand out copies: a compiled catalog never changes.
 type Entry struct {
 	// Index is the entry's position in images[].
 	Index int
@@ -33,118 +38,137 @@ type Entry struct {
 	URL string
 	// Size is Storage parsed (zero when Storage is invalid).
 	Size resource.Quantity
-	// Own reports which optional fields the entry sets itself.
-	OwnURL, OwnStorage, OwnClass bool
 
-	err error
+	refusals guard.Refusals
 }
 
 // Path is the entry's values path, images[i].
-func (e *Entry) Path() *field.Path { return field.NewPath("images").Index(e.Index) }
+func (e Entry) Path() *field.Path { return field.NewPath("images").Index(e.Index) }
 
-// Err is the entry's own refusals (invalid fields, duplicate), nil when valid.
-// Refusals of the catalog's global fields that the entry inherits are
-// included, at the global field.
-func (e *Entry) Err() error { return e.err }
+// Refusals are the entry's own refusals (invalid fields, a duplicate), nil
+// when it is valid. Refusals of the catalog's global fields that the entry
+// inherits are included, at the global field.
+func (e Entry) Refusals() guard.Refusals { return clone(e.refusals) }
 
 // Describe names the entry: "catalog entry images[2] (ce4c…/v1.13.6)".
-func (e *Entry) Describe() string {
+func (e Entry) Describe() string {
 	return fmt.Sprintf("catalog entry %s (%s)", e.Path(), e.Flavor)
 }
 
+// expected is what the entry says its golden is.
+func (e *Entry) expected() *golden.Expected {
+	return &golden.Expected{Class: e.StorageClass, Request: e.Size, URL: e.URL}
+}
+
 // Catalog is compiled catalog values: validated once, looked up by flavor.
-// It is read-only and safe to share between goroutines.
+// It never changes after Compile and is safe to share between goroutines;
+// its accessors hand out copies.
 type Catalog struct {
-	Enabled bool
-	// Unobserved is set on a catalog read back from a cluster (FromCluster)
-	// whose goldens were not all observed: a flavor missing from it may
-	// still exist, so its absence refuses nothing.
-	Unobserved state.Kind
-	Values     Values
-	Entries    []Entry
+	enabled bool
+	// unobserved is set on a catalog read back from a cluster whose goldens
+	// were not all observed.
+	unobserved state.Kind
+	values     Values
+	entries    []Entry
 	byKey      map[Flavor]int
-	global     []*guard.Refusal
-	err        error
+	refusals   guard.Refusals
+	// unreadable are the refusals of values the chart cannot read.
+	unreadable guard.Refusals
+	warnings   guard.Warnings
 }
 
 // Compile validates v and indexes its entries. It never fails: refusals are
-// kept on the catalog (Err) and on each entry (Entry.Err).
+// kept on the catalog (Refusals) and on each entry (Entry.Refusals).
 func Compile(v Values) *Catalog {
-	c := &Catalog{Enabled: v.Enabled, Values: v, Entries: make([]Entry, len(v.Images)), byKey: make(map[Flavor]int, len(v.Images))}
-	urlErr := naming.ValidateImageFactoryURL(v.ImageFactoryURL, field.NewPath("imageFactoryURL"))
-	if urlErr != nil {
-		c.global = append(c.global, urlErr.(*guard.Refusal))
-	}
-	globalSize, sizeErr := ParseSize(v.Storage, field.NewPath("storage"))
-	if sizeErr != nil {
-		c.global = append(c.global, sizeErr.(*guard.Refusal))
-	}
-	all := append([]*guard.Refusal(nil), c.global...)
+	v = v.clone()
+	c := &Catalog{enabled: v.Enabled, values: v, entries: make([]Entry, len(v.Images)), byKey: make(map[Flavor]int, len(v.Images))}
+	urlErrs := naming.ValidateImageFactoryURL(v.ImageFactoryURL, field.NewPath("imageFactoryURL"))
+	globalSize, sizeErrs := size.Parse(v.Storage, field.NewPath("storage"))
+	c.unreadable, c.warnings = clone(v.refusals), append(guard.Warnings(nil), v.warnings...)
+	all := append(clone(c.unreadable), urlErrs...)
+	all = append(all, sizeErrs...)
 	for i, img := range v.Images {
-		e := &c.Entries[i]
+		e := &c.entries[i]
 		e.Index = i
 		e.Flavor = Flavor{img.SchematicID, img.Version}
-		var errs []*guard.Refusal
-		add := func(err error) {
-			for _, r := range guard.Refusals(err) {
+		// own is what the entry answers for, in order: its own refusals
+		// and those of the global values it inherits (which the catalog
+		// lists once, at the global field).
+		own := entryRefusals(c.unreadable, e.Path())
+		add := func(rs guard.Refusals) {
+			for _, r := range rs {
 				r.Detail = e.Describe() + ": " + r.Detail
-				errs = append(errs, r)
-			}
-		}
-		p := e.Path()
-		name, err := naming.GoldenName(img.SchematicID, img.Version, p.Child("schematicID"), p.Child("version"))
-		add(err)
-		e.Golden = name
-
-		e.ImageFactoryURL, e.OwnURL = pick(img.ImageFactoryURL, v.ImageFactoryURL)
-		if e.OwnURL {
-			add(naming.ValidateImageFactoryURL(e.ImageFactoryURL, p.Child("imageFactoryURL")))
-		} else if urlErr != nil {
-			errs = append(errs, urlErr.(*guard.Refusal))
-		}
-		e.URL = naming.ImageURL(e.ImageFactoryURL, img.SchematicID, img.Version)
-
-		e.Storage, e.OwnStorage = pick(img.Storage, v.Storage)
-		if e.OwnStorage {
-			q, err := ParseSize(e.Storage, p.Child("storage"))
-			add(err)
-			e.Size = q
-		} else if sizeErr != nil {
-			errs = append(errs, sizeErr.(*guard.Refusal))
-		} else {
-			e.Size = globalSize
-		}
-		e.StorageClass, e.OwnClass = pick(img.StorageClass, v.StorageClass)
-
-		if j, dup := c.byKey[e.Flavor]; dup {
-			errs = append(errs, guard.NewRefusal(guard.DuplicateCatalogEntry, p, e.Flavor.String(),
-				"%s: repeats images[%d]; a flavor has one golden, so remove one of the two entries", e.Describe(), j))
-		} else {
-			c.byKey[e.Flavor] = i
-		}
-		e.err = guard.Join(errs...)
-		for _, r := range errs {
-			if !isGlobal(r, c.global) {
+				own = append(own, r)
 				all = append(all, r)
 			}
 		}
+		p := e.Path()
+		name, errs := naming.GoldenName(img.SchematicID, img.Version, p.Child("schematicID"), p.Child("version"))
+		add(errs)
+		e.Golden = name
+
+		var ownURL, ownStorage bool
+		e.ImageFactoryURL, ownURL = pick(img.ImageFactoryURL, v.ImageFactoryURL)
+		if ownURL {
+			add(naming.ValidateImageFactoryURL(e.ImageFactoryURL, p.Child("imageFactoryURL")))
+		} else {
+			own = append(own, urlErrs...)
+		}
+		e.URL = naming.ImageURL(e.ImageFactoryURL, img.SchematicID, img.Version)
+
+		e.Storage, ownStorage = pick(img.Storage, v.Storage)
+		if ownStorage {
+			q, errs := size.Parse(e.Storage, p.Child("storage"))
+			add(errs)
+			e.Size = q
+		} else {
+			own = append(own, sizeErrs...)
+			e.Size = globalSize
+		}
+		e.StorageClass, _ = pick(img.StorageClass, v.StorageClass)
+
+		if j, dup := c.byKey[e.Flavor]; dup {
+			dupErr := guard.NewRefusal(guard.DuplicateCatalogEntry, p, e.Flavor.String(),
+				"%s: repeats images[%d]; a flavor has one golden, so remove one of the two entries", e.Describe(), j)
+			own = append(own, dupErr)
+			all = append(all, dupErr)
+		} else {
+			c.byKey[e.Flavor] = i
+		}
+		e.refusals = own
 	}
 	for i, r := range all {
 		cp := *r
-		cp.Subject = "catalog"
+		cp.Subject = Subject
 		all[i] = &cp
 	}
-	c.err = guard.Join(all...)
+	c.refusals = all
 	return c
 }
 
-func isGlobal(r *guard.Refusal, global []*guard.Refusal) bool {
-	for _, g := range global {
-		if g == r {
-			return true
+// entryRefusals are the refusals of rs at the entry's path or below it.
+func entryRefusals(rs guard.Refusals, entry *field.Path) guard.Refusals {
+	var out guard.Refusals
+	p := entry.String()
+	for _, r := range rs {
+		if r.Field == p || strings.HasPrefix(r.Field, p+".") {
+			out = append(out, r)
 		}
 	}
-	return false
+	return out
+}
+
+// clone copies refusals, so that no caller can change a compiled catalog's.
+func clone(rs guard.Refusals) guard.Refusals {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make(guard.Refusals, len(rs))
+	for i, r := range rs {
+		cp := *r
+		out[i] = &cp
+	}
+	return out
 }
 
 // pick is Helm's default: the entry's value unless empty.
@@ -155,40 +179,60 @@ func pick(own, global string) (string, bool) {
 	return global, false
 }
 
-// ParseSize parses a positive quantity, refusing anything else
-// InvalidQuantity at fld. For example "6Gi" and "6144Mi" parse to equal
-// quantities; "", "0", "-1Gi" and "6 GB" are refused.
-func ParseSize(s string, fld *field.Path) (resource.Quantity, error) {
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return resource.Quantity{}, guard.NewRefusal(guard.InvalidQuantity, fld, s,
-			"%q is not a Kubernetes quantity; use a size such as 20Gi", s)
+// Enabled reports whether the catalog serves goldens; it is opt-in.
+func (c *Catalog) Enabled() bool { return c.enabled }
+
+// Values returns a copy of the values the catalog was compiled from.
+func (c *Catalog) Values() Values { return c.values.clone() }
+
+// Entries yields a copy of every entry, in images[] order.
+func (c *Catalog) Entries() iter.Seq[Entry] {
+	return func(yield func(Entry) bool) {
+		for _, e := range c.entries {
+			if !yield(e) {
+				return
+			}
+		}
 	}
-	if q.Sign() <= 0 {
-		return resource.Quantity{}, guard.NewRefusal(guard.InvalidQuantity, fld, s,
-			"%q is not a positive size; use a size such as 20Gi", s)
-	}
-	return q, nil
 }
 
-// Err returns every refusal of the catalog's values (without cluster state),
-// nil when there are none. The catalog is validated even when disabled.
-func (c *Catalog) Err() error { return c.err }
+// Len is the number of entries.
+func (c *Catalog) Len() int { return len(c.entries) }
+
+// Refusals returns every refusal of the catalog's values (without cluster
+// state), nil when there are none. The catalog is validated even when
+// disabled.
+func (c *Catalog) Refusals() guard.Refusals { return clone(c.refusals) }
+
+// Unreadable are the refusals of values the chart cannot read (a map where
+// a string belongs), nil for values built in Go: such values serve no
+// golden, so a pool that clones one is refused for them.
+func (c *Catalog) Unreadable() guard.Refusals { return clone(c.unreadable) }
+
+// Warnings are the warnings of the values themselves: a key the chart does
+// not define (UnknownField).
+func (c *Catalog) Warnings() guard.Warnings { return append(guard.Warnings(nil), c.warnings...) }
+
+// UnobservedKinds is, for a catalog read back from a cluster (FromCluster),
+// the kinds of goldens that were not all observed: a flavor missing from
+// such a catalog may still exist, so its absence refuses nothing. It is 0
+// for compiled values.
+func (c *Catalog) UnobservedKinds() state.Kind { return c.unobserved }
 
 // Lookup finds the entry of a flavor (the first, should two repeat it).
-func (c *Catalog) Lookup(f Flavor) (*Entry, bool) {
+func (c *Catalog) Lookup(f Flavor) (Entry, bool) {
 	i, ok := c.byKey[f]
 	if !ok {
-		return nil, false
+		return Entry{}, false
 	}
-	return &c.Entries[i], true
+	return c.entries[i], true
 }
 
 // LookupGolden finds the entry of a golden by its name.
-func (c *Catalog) LookupGolden(name string) (*Entry, bool) {
+func (c *Catalog) LookupGolden(name string) (Entry, bool) {
 	id, v, ok := naming.ParseGoldenName(name)
 	if !ok {
-		return nil, false
+		return Entry{}, false
 	}
 	return c.Lookup(Flavor{id, v})
 }

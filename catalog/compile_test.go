@@ -1,19 +1,21 @@
 package catalog
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 func TestCompileRefusals(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		values Values
-		want   []found
+		want   []fixtures.Finding
 	}{
 		"Valid": {
 			reason: "one valid entry inheriting every optional field is no refusal",
@@ -22,17 +24,17 @@ func TestCompileRefusals(t *testing.T) {
 		"SchematicIDUppercase": {
 			reason: "a schematic ID is lowercase letters and digits",
 			values: values(Image{SchematicID: "AAA111", Version: v1136}),
-			want:   []found{{guard.InvalidSchematicID, "images[0].schematicID"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: "images[0].schematicID"}},
 		},
 		"SchematicIDEmpty": {
 			reason: "an entry must name its schematic ID: it has no default",
 			values: values(Image{Version: v1136}),
-			want:   []found{{guard.InvalidSchematicID, "images[0].schematicID"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: "images[0].schematicID"}},
 		},
 		"VersionWithoutPatch": {
 			reason: "a version is a release vMAJOR.MINOR.PATCH",
 			values: values(Image{SchematicID: idA, Version: "v1.13"}),
-			want:   []found{{guard.InvalidVersion, "images[0].version"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "images[0].version"}},
 		},
 		"VersionZeroPatch": {
 			reason: "neighbour of VersionWithoutPatch: a zero patch is a release",
@@ -41,12 +43,12 @@ func TestCompileRefusals(t *testing.T) {
 		"VersionSuffix": {
 			reason: "a pre-release is not a catalog flavor",
 			values: values(Image{SchematicID: idA, Version: "v1.13.6-beta.0"}),
-			want:   []found{{guard.InvalidVersion, "images[0].version"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "images[0].version"}},
 		},
 		"EntryFactoryNotHTTP": {
 			reason: "an entry's own factory URL must be http or https",
 			values: values(Image{SchematicID: idA, Version: v1136, ImageFactoryURL: "ftp://factory.example"}),
-			want:   []found{{guard.InvalidImageFactoryURL, "images[0].imageFactoryURL"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidImageFactoryURL, Field: "images[0].imageFactoryURL"}},
 		},
 		"EntryFactoryHTTP": {
 			reason: "neighbour of EntryFactoryNotHTTP: plain http is allowed",
@@ -59,7 +61,7 @@ func TestCompileRefusals(t *testing.T) {
 				v.ImageFactoryURL = "factory.talos.dev"
 				return v
 			}(),
-			want: []found{{guard.InvalidImageFactoryURL, "imageFactoryURL"}},
+			want: []fixtures.Finding{{Reason: guard.InvalidImageFactoryURL, Field: "imageFactoryURL"}},
 		},
 		"GlobalFactoryInvalidEveryEntryOwnsOne": {
 			reason: "the global factory is still validated when no entry inherits it",
@@ -68,12 +70,12 @@ func TestCompileRefusals(t *testing.T) {
 				v.ImageFactoryURL = "https://u@factory.talos.dev"
 				return v
 			}(),
-			want: []found{{guard.InvalidImageFactoryURL, "imageFactoryURL"}},
+			want: []fixtures.Finding{{Reason: guard.InvalidImageFactoryURL, Field: "imageFactoryURL"}},
 		},
 		"EntryStorageZero": {
 			reason: "a golden's size must be positive",
 			values: values(Image{SchematicID: idA, Version: v1136, Storage: "0"}),
-			want:   []found{{guard.InvalidQuantity, "images[0].storage"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[0].storage"}},
 		},
 		"EntryStorageOneByte": {
 			reason: "neighbour of EntryStorageZero: the smallest positive size passes",
@@ -82,7 +84,7 @@ func TestCompileRefusals(t *testing.T) {
 		"EntryStorageNotQuantity": {
 			reason: "a size is a Kubernetes quantity",
 			values: values(Image{SchematicID: idA, Version: v1136, Storage: "6 GB"}),
-			want:   []found{{guard.InvalidQuantity, "images[0].storage"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[0].storage"}},
 		},
 		"GlobalStorageInvalid": {
 			reason: "an invalid global size is refused at the global field",
@@ -91,12 +93,12 @@ func TestCompileRefusals(t *testing.T) {
 				v.Storage = "-6Gi"
 				return v
 			}(),
-			want: []found{{guard.InvalidQuantity, "storage"}},
+			want: []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "storage"}},
 		},
 		"Duplicate": {
 			reason: "two entries of one flavor are refused at the later one",
 			values: values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136}, Image{SchematicID: idA, Version: v1136, Storage: "8Gi"}),
-			want:   []found{{guard.DuplicateCatalogEntry, "images[2]"}},
+			want:   []fixtures.Finding{{Reason: guard.DuplicateCatalogEntry, Field: "images[2]"}},
 		},
 		"SameIDOtherVersion": {
 			reason: "neighbour of Duplicate: one schematic at two versions is two flavors",
@@ -109,12 +111,12 @@ func TestCompileRefusals(t *testing.T) {
 				Image{SchematicID: idA, Version: v1136, Storage: "x", ImageFactoryURL: "https://f?q=1"},
 				Image{SchematicID: idA, Version: v1136},
 			),
-			want: []found{
-				{guard.InvalidSchematicID, "images[0].schematicID"},
-				{guard.InvalidVersion, "images[0].version"},
-				{guard.InvalidImageFactoryURL, "images[1].imageFactoryURL"},
-				{guard.InvalidQuantity, "images[1].storage"},
-				{guard.DuplicateCatalogEntry, "images[2]"},
+			want: []fixtures.Finding{
+				{Reason: guard.InvalidSchematicID, Field: "images[0].schematicID"},
+				{Reason: guard.InvalidVersion, Field: "images[0].version"},
+				{Reason: guard.InvalidImageFactoryURL, Field: "images[1].imageFactoryURL"},
+				{Reason: guard.InvalidQuantity, Field: "images[1].storage"},
+				{Reason: guard.DuplicateCatalogEntry, Field: "images[2]"},
 			},
 		},
 		"DisabledStillValidated": {
@@ -124,15 +126,18 @@ func TestCompileRefusals(t *testing.T) {
 				v.Enabled = false
 				return v
 			}(),
-			want: []found{{guard.InvalidVersion, "images[0].version"}},
+			want: []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "images[0].version"}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := Compile(tc.values)
-			assert.Equal(t, tc.want, refusalsOf(c.Err()), tc.reason)
-			for _, r := range guard.Refusals(c.Err()) {
+			assert.Equal(t, tc.want, fixtures.Of(c.Refusals()), tc.reason)
+			for _, r := range c.Refusals() {
 				assert.Equal(t, Subject, r.Subject, "every catalog refusal names the catalog")
+			}
+			if tc.want == nil {
+				assert.Nil(t, c.Refusals(), "a valid catalog's refusals are nil, so that Err is nil")
 			}
 		})
 	}
@@ -144,7 +149,7 @@ func TestCompileFallsBack(t *testing.T) {
 		Image{SchematicID: idB, Version: v1136, ImageFactoryURL: "https://mirror.example/", Storage: "8Gi", StorageClass: "local"},
 	)
 	c := Compile(v)
-	assert.NoError(t, c.Err())
+	assert.NoError(t, c.Refusals().Err())
 
 	a, ok := c.Lookup(Flavor{idA, v1136})
 	assert.True(t, ok)
@@ -157,8 +162,10 @@ func TestCompileFallsBack(t *testing.T) {
 	b, ok := c.LookupGolden(goldenB)
 	assert.True(t, ok)
 	assert.Equal(t, "https://mirror.example/image/"+idB+"/"+v1136+"/openstack-amd64.raw.xz", b.URL, "one trailing slash of the factory is trimmed")
-	assert.Equal(t, "local", b.StorageClass)
-	assert.True(t, b.OwnURL && b.OwnStorage && b.OwnClass)
+	assert.Equal(t, "local", b.StorageClass, "an entry's own class wins over the catalog's")
+	assert.Equal(t, "https://mirror.example/", b.ImageFactoryURL, "an entry's own factory wins over the catalog's")
+	assert.Equal(t, "8Gi", b.Storage, "an entry's own size wins over the catalog's")
+	assert.Equal(t, 0, b.Size.Cmp(resource.MustParse("8Gi")))
 
 	_, ok = c.LookupGolden("talos-worker-zzz-v1.13.6")
 	assert.False(t, ok, "a flavor no entry has is not found")
@@ -167,8 +174,8 @@ func TestCompileFallsBack(t *testing.T) {
 func TestEntryErrCarriesInheritedRefusal(t *testing.T) {
 	v := values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136, Storage: "1Gi"})
 	v.Storage = "lots"
-	c := Compile(v)
-	assert.Equal(t, []found{{guard.InvalidQuantity, "storage"}}, refusalsOf(c.Entries[0].Err()),
+	entries := slices.Collect(Compile(v).Entries())
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "storage"}}, fixtures.Of(entries[0].Refusals()),
 		"a pool cloning an entry that inherits an invalid global size gets the global refusal")
-	assert.NoError(t, c.Entries[1].Err(), "an entry with its own valid size does not inherit the global refusal")
+	assert.Nil(t, entries[1].Refusals(), "an entry with its own valid size does not inherit the global refusal")
 }

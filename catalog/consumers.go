@@ -37,8 +37,9 @@ type ConsumersResult struct {
 	Golden    string     `json:"golden"`
 	Consumers []Consumer `json:"consumers"`
 	// Warnings say StateUnverified when DataVolumes or PVCs were not
-	// observed in every namespace, so the list may be incomplete.
-	Warnings []guard.Warning `json:"-"`
+	// observed in every namespace, so the list may be incomplete: a script
+	// must never read "no consumers" from a plan that could not see.
+	Warnings guard.Warnings `json:"warnings"`
 }
 
 // ConsumerIndex finds the consumers of every golden in one pass over a
@@ -66,12 +67,10 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 			x.unobserved |= k
 		}
 	}
-	st := snap.State()
-	for i := range st.DataVolumes {
-		dv := &st.DataVolumes[i]
+	for dv := range snap.DataVolumes() {
 		refs := dataVolumeClones(dv)
-		if refs == [3]string{} || snap.DataVolume(dv.Namespace, dv.Name) != dv {
-			continue // clones nothing, or the snapshot did not keep it
+		if refs == [3]string{} {
+			continue
 		}
 		for _, g := range refs {
 			if g == "" || isGolden(dv.Namespace, dv.Name, g) {
@@ -84,10 +83,9 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 			x.byGolden[g] = append(x.byGolden[g], Consumer{KindDataVolume, dv.Namespace, dv.Name, pool})
 		}
 	}
-	for i := range st.PersistentVolumeClaims {
-		p := &st.PersistentVolumeClaims[i]
+	for p := range snap.PersistentVolumeClaims() {
 		refs := pvcClones(p)
-		if refs == [3]string{} || snap.PVC(p.Namespace, p.Name) != p {
+		if refs == [3]string{} {
 			continue
 		}
 		dv := snap.DataVolume(p.Namespace, p.Name)
@@ -123,10 +121,8 @@ func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 }
 func (x *ConsumerIndex) Result(golden string) ConsumersResult {
 	res := ConsumersResult{Golden: golden, Consumers: append([]Consumer{}, x.Of(golden)...)}
 	for _, k := range x.unobserved.Each() {
-		w := guard.NewWarning(guard.StateUnverified, field.NewPath("consumers"),
-			"%ss were not observed in every namespace, so disks cloning golden %s may be missing; read them before deleting it", k, golden)
-		w.Subject = Subject
-		res.Warnings = append(res.Warnings, w)
+		res.Warnings = append(res.Warnings, unverified(k, field.NewPath("consumers"),
+			"%ss were not observed in every namespace, so disks cloning golden %s may be missing; read them before deleting it", k, golden))
 	}
 	return res
 }

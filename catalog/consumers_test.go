@@ -5,27 +5,26 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
+// pvcRef is a PVC in ns carrying annotations, and nothing else.
 func pvcRef(ns, name string, annotations map[string]string) corev1.PersistentVolumeClaim {
-	return corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations}}
+	return *fixtures.PVC(ns, name).Annotations(annotations).Obj()
 }
 
 func TestConsumers(t *testing.T) {
 	const pool = "kubernetes-demo-md0"
 	annotated := map[string]string{naming.GoldenAnnotation: goldenA, naming.PoolAnnotation: pool}
 
-	byRef := pvcRef("tenant-c", "restored", nil)
-	byRef.Spec.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: goldenA, Namespace: ptr.To(naming.GoldenNamespace)}
-	refOtherNS := pvcRef("tenant-c", "not-a-clone", nil)
-	refOtherNS.Spec.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: goldenA}
+	byRef := *fixtures.PVC("tenant-c", "restored").DataSourceRef(naming.GoldenNamespace, goldenA).Obj()
+	refOtherNS := *fixtures.PVC("tenant-c", "not-a-clone").DataSourceRef("", goldenA).Obj()
 	bySource := pvcRef(naming.GoldenNamespace, "scratch", nil)
 	bySource.Spec.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: goldenA}
 	snapshotSource := pvcRef(naming.GoldenNamespace, "from-snapshot", nil)
@@ -119,7 +118,7 @@ func TestConsumersUnobserved(t *testing.T) {
 	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
 	got := Consumers(goldenA, state.NewSnapshot(s))
 	assert.Equal(t, []Consumer{{KindDataVolume, tenantNS, "disk", "p"}}, got.Consumers, "what was observed is listed, nothing outside it")
-	assert.Equal(t, []found{{guard.StateUnverified, "consumers"}, {guard.StateUnverified, "consumers"}}, warningsOf(got.Warnings),
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.StateUnverified, Field: "consumers"}, {Reason: guard.StateUnverified, Field: "consumers"}}, fixtures.Warned(got.Warnings),
 		"DataVolumes and PVCs read in some namespaces only may hide consumers")
 
 	none := Consumers(goldenA, nil)

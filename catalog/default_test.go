@@ -25,7 +25,7 @@ func TestDefaultCatalogServesDefaultPool(t *testing.T) {
 
 	talos := plan.DefaultTalos()
 	c := catalog.Compile(v)
-	require.NoError(t, c.Err())
+	require.NoError(t, c.Refusals().Err())
 	e, ok := c.Lookup(catalog.Flavor{SchematicID: talos.SchematicID, Version: talos.Version})
 	require.True(t, ok, "the pool's default flavor has an entry")
 	assert.Equal(t, plan.DefaultPoolSpec("demo").StorageClass, e.StorageClass)

@@ -75,7 +75,8 @@ func ExampleRender_refusedEdit() {
 	cat := catalog.Compile(v)
 
 	// The golden exists at 6Gi.
-	live := catalog.NewGolden(&catalog.Compile(catalog.Default()).Entries[0])
+	shipped, _ := catalog.Compile(catalog.Default()).Lookup(catalog.Flavor{SchematicID: catalog.DefaultSchematicID, Version: catalog.DefaultVersion})
+	live := catalog.NewGolden(shipped)
 	live.Status.Phase = cdiv1.Succeeded
 	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{live}})
 
@@ -84,7 +85,7 @@ func ExampleRender_refusedEdit() {
 	if errors.As(err, &r) {
 		fmt.Println(r.Reason, r.Field, r.BadValue)
 	}
-	fmt.Println(errors.Is(err, &guard.Refusal{Reason: guard.CatalogEntryImmutable}))
+	fmt.Println(errors.Is(err, guard.CatalogEntryImmutable))
 	// Output:
 	// CatalogEntryImmutable images[0].storage 8Gi
 	// true

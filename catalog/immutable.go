@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -23,10 +24,10 @@ const wayOut = "a DataVolume's spec cannot be patched in place; add a new (schem
 // whether the entry's values were proven equal to the golden's, which is when
 // the live spec may be reproduced. A field the entry already gets a refusal
 // for (an invalid URL or size) is not compared.
-func (r *renderer) unchanged(e *Entry, g *Golden) bool {
+func (r *renderer) unchanged(e *Entry, g *golden.Golden) bool {
 	invalid := map[guard.Reason]bool{}
-	for _, reason := range guard.Reasons(e.Err()) {
-		invalid[reason] = true
+	for _, f := range e.refusals {
+		invalid[f.Reason] = true
 	}
 	same := true
 	if g.DataVolume == nil && !r.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name) {
@@ -46,7 +47,7 @@ func (r *renderer) unchanged(e *Entry, g *Golden) bool {
 
 // sameURL compares source URLs canonically. A golden known by its PVC alone
 // is compared only when the PVC records the URL CDI imported from.
-func (r *renderer) sameURL(e *Entry, g *Golden) bool {
+func (r *renderer) sameURL(e *Entry, g *golden.Golden) bool {
 	if (g.DataVolume == nil && g.URL == "") || naming.SameURL(e.URL, g.URL) {
 		return true
 	}
@@ -57,7 +58,7 @@ func (r *renderer) sameURL(e *Entry, g *Golden) bool {
 // sameSize compares sizes as quantities (6Gi is 6144Mi). A golden known by
 // its PVC alone is not compared: CDI may have inflated the PVC's request for
 // filesystem overhead.
-func (r *renderer) sameSize(e *Entry, g *Golden) bool {
+func (r *renderer) sameSize(e *Entry, g *golden.Golden) bool {
 	if g.DataVolume == nil || e.Size.Cmp(g.Request) == 0 {
 		return true
 	}
@@ -70,7 +71,7 @@ func (r *renderer) sameSize(e *Entry, g *Golden) bool {
 // cluster default; an entry's empty class resolves the same way, so moving
 // the cluster default never turns an unchanged entry into an edit, and an
 // entry that names the class a classless golden is bound on is no edit.
-func (r *renderer) sameClass(e *Entry, g *Golden) bool {
+func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 	if e.StorageClass == g.NamedClass {
 		return true
 	}
@@ -127,7 +128,7 @@ func describeClass(named string, res storage.Resolution, err error) string {
 }
 
 // refuse records one CatalogEntryImmutable at images[i].<child>.
-func (r *renderer) refuse(e *Entry, g *Golden, child string, bad any, what, old, new string) {
+func (r *renderer) refuse(e *Entry, g *golden.Golden, child string, bad any, what, old, new string) {
 	r.col.Refuse(guard.CatalogEntryImmutable, e.Path().Child(child), bad,
 		"%s: golden %s/%s already exists with %s %s, and the entry now says %s; %s",
 		e.Describe(), naming.GoldenNamespace, g.Name, what, old, new, wayOut)

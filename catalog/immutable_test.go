@@ -9,6 +9,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -25,24 +26,24 @@ func TestCatalogEntryImmutable(t *testing.T) {
 	dvs := func(dv ...cdiv1.DataVolume) []cdiv1.DataVolume { return dv }
 	pvcs := func(p ...corev1.PersistentVolumeClaim) []corev1.PersistentVolumeClaim { return p }
 	withDefault := func(s *state.State, class string) *state.State {
-		s.StorageClasses = []storagev1.StorageClass{scClass("replicated", class == "replicated"), scClass("local", class == "local")}
+		s.StorageClasses = []storagev1.StorageClass{*scClass("replicated", class == "replicated"), *scClass("local", class == "local")}
 		return s
 	}
-	immutable := func(fields ...string) []found {
-		var out []found
+	immutable := func(fields ...string) []fixtures.Finding {
+		var out []fixtures.Finding
 		for _, f := range fields {
-			out = append(out, found{guard.CatalogEntryImmutable, f})
+			out = append(out, fixtures.Finding{Reason: guard.CatalogEntryImmutable, Field: f})
 		}
 		return out
 	}
-	unverified := []found{{guard.StateUnverified, "images"}}
+	unverified := []fixtures.Finding{{Reason: guard.StateUnverified, Field: "images"}}
 
 	cases := map[string]struct {
 		reason   string
 		values   Values
 		state    *state.State
-		want     []found
-		warnings []found
+		want     []fixtures.Finding
+		warnings []fixtures.Finding
 	}{
 		"Unchanged": {
 			reason: "an entry equal to its golden is no edit",
@@ -195,19 +196,19 @@ func TestCatalogEntryImmutable(t *testing.T) {
 			reason: "an entry's invalid size is refused InvalidQuantity, not also CatalogEntryImmutable",
 			values: entry(func(i *Image) { i.Storage = "big" }),
 			state:  cluster(dvs(liveDV(idA, urlA, "6Gi", "replicated")), nil),
-			want:   []found{{guard.InvalidQuantity, "images[0].storage"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[0].storage"}},
 		},
 		"InvalidURLNotCompared": {
 			reason: "an entry's invalid factory is refused InvalidImageFactoryURL, not also CatalogEntryImmutable",
 			values: entry(func(i *Image) { i.ImageFactoryURL = "https://u@mirror.example" }),
 			state:  cluster(dvs(liveDV(idA, urlA, "6Gi", "replicated")), nil),
-			want:   []found{{guard.InvalidImageFactoryURL, "images[0].imageFactoryURL"}},
+			want:   []fixtures.Finding{{Reason: guard.InvalidImageFactoryURL, Field: "images[0].imageFactoryURL"}},
 		},
 		"DuplicateComparedOnce": {
 			reason: "a repeated flavor is refused as a duplicate; only its first entry is its golden's",
 			values: values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idA, Version: v1136, Storage: "9Gi"}),
 			state:  cluster(dvs(liveDV(idA, urlA, "6Gi", "replicated")), nil),
-			want:   []found{{guard.DuplicateCatalogEntry, "images[1]"}},
+			want:   []fixtures.Finding{{Reason: guard.DuplicateCatalogEntry, Field: "images[1]"}},
 		},
 		"SecondEntryChanged": {
 			reason: "the refusal names the changed entry's index",
@@ -229,9 +230,10 @@ func TestCatalogEntryImmutable(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, err := Render(Compile(tc.values), state.NewSnapshot(tc.state))
-			assert.Equal(t, tc.want, refusalsOf(err), tc.reason)
-			assert.Equal(t, tc.warnings, warningsOf(res.Warnings), tc.reason)
-			for _, r := range guard.Refusals(err) {
+			assert.Equal(t, tc.want, fixtures.Refused(err), tc.reason)
+			assert.Equal(t, tc.warnings, fixtures.Warned(res.Warnings), tc.reason)
+			assert.Equal(t, res.Refusals.Err(), err, "the error is the result's refusals")
+			for _, r := range res.Refusals {
 				if r.Reason == guard.CatalogEntryImmutable {
 					assert.Contains(t, r.Detail, naming.GoldenNamespace+"/"+goldenA, "the message names the golden")
 					assert.Contains(t, r.Detail, "add a new (schematicID, version)", "the message says the way out")
@@ -243,8 +245,8 @@ func TestCatalogEntryImmutable(t *testing.T) {
 
 func TestCatalogEntryImmutableMessage(t *testing.T) {
 	snap := state.NewSnapshot(cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated")}, nil))
-	_, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136, Storage: "8Gi"})), snap)
-	rs := guard.Refusals(err)
+	res, _ := Render(Compile(values(Image{SchematicID: idA, Version: v1136, Storage: "8Gi"})), snap)
+	rs := res.Refusals
 	if assert.Len(t, rs, 1) {
 		r := rs[0]
 		assert.Equal(t, "8Gi", r.BadValue)
@@ -279,8 +281,8 @@ func TestCatalogEntryImmutableClassMessage(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Render(Compile(tc.values), state.NewSnapshot(tc.state))
-			rs := guard.Refusals(err)
+			res, _ := Render(Compile(tc.values), state.NewSnapshot(tc.state))
+			rs := res.Refusals
 			if assert.Len(t, rs, 1) {
 				assert.Contains(t, rs[0].Detail, tc.mentions)
 				if tc.neverDefault {

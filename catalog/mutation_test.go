@@ -8,17 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // The tests of this file pin rules that mutation testing (gremlins, see
@@ -30,21 +27,14 @@ const (
 	tenant  = "tenant-a"
 )
 
-func annotated(ns, name string, annotations map[string]string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations}
-}
-
 // TestConsumersOfARepointedDisk: a PVC that clones a golden its same-named
 // DataVolume does not (the DataVolume was re-pointed at a newer golden) is
 // a consumer of that golden in its own right, with its DataVolume's pool
 // when it carries none; the DataVolume is a consumer of the newer one.
 func TestConsumersOfARepointedDisk(t *testing.T) {
-	st := &state.State{Observed: state.AllKinds,
-		DataVolumes: []cdiv1.DataVolume{{ObjectMeta: annotated(tenant, "w1",
-			map[string]string{naming.GoldenAnnotation: goldenB, naming.PoolAnnotation: "kubernetes-demo-md0"})}},
-		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{{ObjectMeta: annotated(tenant, "w1",
-			map[string]string{naming.GoldenAnnotation: goldenA})}},
-	}
+	st := fixtures.State(state.AllKinds,
+		fixtures.DataVolume(tenant, "w1").WorkerOf("kubernetes-demo-md0", goldenB).Obj(),
+		fixtures.PVC(tenant, "w1").Annotation(naming.GoldenAnnotation, goldenA).Obj())
 	snap := state.NewSnapshot(st)
 	assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindPersistentVolumeClaim, Namespace: tenant, Name: "w1", Pool: "kubernetes-demo-md0"}},
 		catalog.Consumers(goldenA, snap).Consumers)
@@ -60,13 +50,9 @@ func TestConsumersOfARepointedDisk(t *testing.T) {
 // do not clone it, whatever they carry; a tenant disk that happens to bear
 // the golden's name does.
 func TestAGoldenIsNotItsOwnConsumer(t *testing.T) {
-	self := map[string]string{naming.GoldenAnnotation: goldenA}
-	st := &state.State{Observed: state.AllKinds,
-		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
-			{ObjectMeta: annotated(naming.GoldenNamespace, goldenA, self)},
-			{ObjectMeta: annotated(tenant, goldenA, self)},
-		},
-	}
+	st := fixtures.State(state.AllKinds,
+		fixtures.PVC(naming.GoldenNamespace, goldenA).Annotation(naming.GoldenAnnotation, goldenA).Obj(),
+		fixtures.PVC(tenant, goldenA).Annotation(naming.GoldenAnnotation, goldenA).Obj())
 	assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindPersistentVolumeClaim, Namespace: tenant, Name: goldenA}},
 		catalog.Consumers(goldenA, state.NewSnapshot(st)).Consumers)
 }
@@ -75,14 +61,12 @@ func TestAGoldenIsNotItsOwnConsumer(t *testing.T) {
 // PersistentVolumeClaim names the core group as nil or "", and both clone;
 // a kind of that name in another group is something else.
 func TestDataSourceOfTheCoreGroup(t *testing.T) {
-	ref := func(name string, group *string) corev1.PersistentVolumeClaim {
-		return corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: name},
-			Spec: corev1.PersistentVolumeClaimSpec{DataSourceRef: &corev1.TypedObjectReference{
-				APIGroup: group, Kind: "PersistentVolumeClaim", Name: goldenA, Namespace: ptr.To(naming.GoldenNamespace)}}}
+	ref := func(name string, group *string) *corev1.PersistentVolumeClaim {
+		p := fixtures.PVC(tenant, name).DataSourceRef(naming.GoldenNamespace, goldenA).Obj()
+		p.Spec.DataSourceRef.APIGroup = group
+		return p
 	}
-	st := &state.State{Observed: state.AllKinds, PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
-		ref("empty-group", ptr.To("")), ref("nil-group", nil), ref("other-group", ptr.To("example.com")),
-	}}
+	st := fixtures.State(state.AllKinds, ref("empty-group", ptr.To("")), ref("nil-group", nil), ref("other-group", ptr.To("example.com")))
 	var names []string
 	for _, c := range catalog.Consumers(goldenA, state.NewSnapshot(st)).Consumers {
 		names = append(names, c.Name)
@@ -97,12 +81,7 @@ func TestDataSourceOfTheCoreGroup(t *testing.T) {
 func TestPVCOnlyGoldenWhileDataVolumesUnknown(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	name := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
-	q := resource.MustParse("7Gi")
-	golden := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("replicated"),
-			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: q}}},
-		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: corev1.ResourceList{corev1.ResourceStorage: q}}}
+	golden := fixtures.GoldenClaim(catalog.DefaultSchematicID, catalog.DefaultVersion).Class("replicated").Size("7Gi").Obj()
 	cases := map[string]struct {
 		reason   string
 		observed state.Kind
@@ -114,7 +93,7 @@ func TestPVCOnlyGoldenWhileDataVolumesUnknown(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			st := &state.State{Observed: tc.observed, PersistentVolumeClaims: []corev1.PersistentVolumeClaim{golden}}
+			st := fixtures.State(tc.observed, golden)
 			res, err := catalog.Render(catalog.Compile(v), state.NewSnapshot(st))
 			require.NoError(t, err)
 			var reasons []guard.Reason
@@ -154,59 +133,14 @@ func TestSavingsCountsWorkersOnly(t *testing.T) {
 	assert.Equal(t, int64(math.MaxInt64), rep.BytesAvoided, "neighbour: three do not, and saturate")
 }
 
-// TestGoldenOfTheOlderPVCForm: a golden DataVolume written with spec.pvc
-// (CDI's older form) has its size there; a golden whose spec names no class
-// is on the class its bound PVC is on.
-func TestGoldenOfTheOlderPVCForm(t *testing.T) {
-	q := resource.MustParse("8Gi")
-	dv := cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: goldenA},
-		Spec: cdiv1.DataVolumeSpec{PVC: &corev1.PersistentVolumeClaimSpec{
-			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: q}}}}}
-	pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: goldenA},
-		Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("local")},
-		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
-	st := &state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{dv}, PersistentVolumeClaims: []corev1.PersistentVolumeClaim{pvc}}
-	g := catalog.Live(goldenA, nil, state.NewSnapshot(st))
-	assert.Zero(t, g.Request.Cmp(q), "request %s", g.Request.String())
-	res, err := g.ResolveClass(storage.DefaultResult{Known: true, Name: "replicated"})
-	require.NoError(t, err)
-	assert.Equal(t, storage.Resolution{Name: "local", From: storage.Frozen}, res)
-}
-
 // TestFromClusterWithoutState: a catalog read back from no state at all
 // has no entry, and says the goldens were not observed, so that no flavor
 // is refused for missing from it.
 func TestFromClusterWithoutState(t *testing.T) {
 	c, warnings := catalog.FromCluster(nil)
-	assert.Empty(t, c.Entries)
-	assert.Equal(t, state.DataVolume|state.PersistentVolumeClaim, c.Unobserved)
+	assert.Zero(t, c.Len())
+	assert.Equal(t, state.DataVolume|state.PersistentVolumeClaim, c.UnobservedKinds())
 	assert.Len(t, warnings, 2)
-}
-
-// TestOneRestartIsStalled: an import that is not running after one
-// importer restart is stalled, whatever the condition's reason; before any
-// restart, and without Error or ImagePullFailed, it is only pending.
-func TestOneRestartIsStalled(t *testing.T) {
-	dv := func(restarts int32, reason string) cdiv1.DataVolume {
-		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: goldenA},
-			Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: restarts, Conditions: []cdiv1.DataVolumeCondition{
-				{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: reason}}}}
-	}
-	cases := map[string]struct {
-		reason string
-		dv     cdiv1.DataVolume
-		want   catalog.Import
-	}{
-		"one restart":          {"at least one restart is stalled", dv(1, ""), catalog.Stalled},
-		"no restart":           {"neighbour: CDI reports Running False before every importer starts", dv(0, "Pending"), catalog.Importing},
-		"restarts before fail": {"one short of failed", dv(catalog.FailedRestarts-1, ""), catalog.Stalled},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			st := &state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{tc.dv}}
-			assert.Equal(t, tc.want, catalog.Live(goldenA, nil, state.NewSnapshot(st)).Import, tc.reason)
-		})
-	}
 }
 
 // TestEntryClassAgainstAnUnseenBinding: an entry that names a class is no
@@ -217,39 +151,34 @@ func TestEntryClassAgainstAnUnseenBinding(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
 	name := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
-	dv := catalog.NewGolden(&catalog.Compile(v).Entries[0])
+	e, ok := catalog.Compile(v).LookupGolden(name)
+	require.True(t, ok)
+	dv := catalog.NewGolden(e)
 	dv.Spec.Storage.StorageClassName = nil
-	bound := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: name},
-		Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("local")},
-		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
-	local := storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "local",
-		Annotations: map[string]string{storage.DefaultAnnotation: "true"}}}
+	bound := fixtures.PVC(naming.GoldenNamespace, name).Class("local").Bound().Obj()
+	local := fixtures.StorageClass("local").Default().Obj()
 	cases := map[string]struct {
 		reason   string
 		state    *state.State
-		refusals []guard.Reason
-		warnings []guard.Reason
+		refusals []fixtures.Finding
+		warnings []fixtures.Finding
 	}{
 		"PVCs unknown": {
 			reason:   "the golden may be bound on replicated; nothing proves an edit",
-			state:    &state.State{Observed: state.AllKinds &^ state.PersistentVolumeClaim, StorageClasses: []storagev1.StorageClass{local}, DataVolumes: []cdiv1.DataVolume{dv}},
-			warnings: []guard.Reason{guard.StateUnverified},
+			state:    fixtures.State(state.AllKinds&^state.PersistentVolumeClaim, local, &dv),
+			warnings: []fixtures.Finding{{Reason: guard.StateUnverified, Field: "images"}},
 		},
 		"bound on another class": {
 			reason:   "neighbour: the golden is bound on local, the entry says replicated",
-			state:    &state.State{Observed: state.AllKinds, StorageClasses: []storagev1.StorageClass{local}, DataVolumes: []cdiv1.DataVolume{dv}, PersistentVolumeClaims: []corev1.PersistentVolumeClaim{bound}},
-			refusals: []guard.Reason{guard.CatalogEntryImmutable},
+			state:    fixtures.State(state.AllKinds, local, &dv, bound),
+			refusals: []fixtures.Finding{{Reason: guard.CatalogEntryImmutable, Field: "images[0].storageClass"}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, err := catalog.Render(catalog.Compile(v), state.NewSnapshot(tc.state))
-			assert.ElementsMatch(t, tc.refusals, guard.Reasons(err), tc.reason)
-			var warnings []guard.Reason
-			for _, w := range res.Warnings {
-				warnings = append(warnings, w.Reason)
-			}
-			assert.ElementsMatch(t, tc.warnings, warnings, tc.reason)
+			assert.Equal(t, tc.refusals, fixtures.Refused(err), tc.reason)
+			assert.Equal(t, tc.warnings, fixtures.Warned(res.Warnings), tc.reason)
 		})
 	}
 }

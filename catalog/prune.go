@@ -35,7 +35,7 @@ func unmanaged(cat *Catalog, snap *state.Snapshot) ([]string, state.Kind) {
 
 // manages reports whether an entry of the enabled catalog names the golden.
 func (c *Catalog) manages(golden string) bool {
-	if c == nil || !c.Enabled {
+	if c == nil || !c.enabled {
 		return false
 	}
 	_, ok := c.LookupGolden(golden)
@@ -59,7 +59,7 @@ type PruneReport struct {
 	Kept []Kept `json:"kept"`
 	// Warnings say StateUnverified when the disks or the goldens could not
 	// all be observed; then nothing is safe to delete.
-	Warnings []guard.Warning `json:"-"`
+	Warnings guard.Warnings `json:"warnings"`
 }
 
 // Prune reports, for the goldens no entry of the catalog manages, which ones
@@ -89,9 +89,7 @@ func Prune(cat *Catalog, snap *state.Snapshot) PruneReport {
 		if len(unsure) > 0 {
 			detail += " (unmanaged goldens with no consumer seen: " + strings.Join(unsure, ", ") + ")"
 		}
-		w := guard.NewWarning(guard.StateUnverified, field.NewPath("safeToDelete"), "%s; read them before deleting any golden", detail)
-		w.Subject = Subject
-		rep.Warnings = append(rep.Warnings, w)
+		rep.Warnings = append(rep.Warnings, unverified(k, field.NewPath("safeToDelete"), "%s; read them before deleting any golden", detail))
 	}
 	return rep
 }

@@ -9,6 +9,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -30,7 +31,7 @@ func TestPrune(t *testing.T) {
 		cat      *Catalog
 		state    *state.State
 		want     PruneReport
-		warnings []found
+		warnings []fixtures.Finding
 	}{
 		"SafeAndKept": {
 			reason: "of the goldens no entry manages, the one nothing clones is safe to delete, the cloned one is kept with its consumers; the managed one is neither",
@@ -71,7 +72,7 @@ func TestPrune(t *testing.T) {
 				SafeToDelete: []string{},
 				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
 			},
-			warnings: []found{{guard.StateUnverified, "safeToDelete"}, {guard.StateUnverified, "safeToDelete"}},
+			warnings: []fixtures.Finding{{Reason: guard.StateUnverified, Field: "safeToDelete"}, {Reason: guard.StateUnverified, Field: "safeToDelete"}},
 		},
 		"PVCsUnknown": {
 			reason: "PVCs unknown alone are enough to report nothing safe to delete",
@@ -82,13 +83,13 @@ func TestPrune(t *testing.T) {
 				return s
 			}(),
 			want:     PruneReport{SafeToDelete: []string{}, Kept: []Kept{}},
-			warnings: []found{{guard.StateUnverified, "safeToDelete"}},
+			warnings: []fixtures.Finding{{Reason: guard.StateUnverified, Field: "safeToDelete"}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := Prune(tc.cat, state.NewSnapshot(tc.state))
-			assert.Equal(t, tc.warnings, warningsOf(got.Warnings), tc.reason)
+			assert.Equal(t, tc.warnings, fixtures.Warned(got.Warnings), tc.reason)
 			got.Warnings = nil
 			assert.Equal(t, tc.want, got, tc.reason)
 		})
@@ -103,12 +104,52 @@ func TestPruneJSON(t *testing.T) {
 	raw, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"safeToDelete":[],"kept":[{"name":"`+goldenA+`","consumers":[
-		{"kind":"DataVolume","namespace":"tenant-a","name":"disk","pool":"kubernetes-demo-md0"}]}]}`, string(raw))
+		{"kind":"DataVolume","namespace":"tenant-a","name":"disk","pool":"kubernetes-demo-md0"}]}],"warnings":[]}`, string(raw))
 
 	res := Consumers(goldenA, state.NewSnapshot(cluster(nil, nil)))
 	raw, err = json.Marshal(res)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"golden":"`+goldenA+`","consumers":[]}`, string(raw))
+	assert.JSONEq(t, `{"golden":"`+goldenA+`","consumers":[],"warnings":[]}`, string(raw))
+}
+
+// TestReportsJSONCarryWarnings: a script reading `catalog consumers` or
+// `catalog prune` as JSON must see that the answer may be incomplete: the
+// StateUnverified warnings are in it, each naming the kind it could not
+// read.
+func TestReportsJSONCarryWarnings(t *testing.T) {
+	type warning struct {
+		Reason  guard.Reason `json:"reason"`
+		Field   string       `json:"field"`
+		Message string       `json:"message"`
+		Kind    string       `json:"kind"`
+	}
+	unread := state.NewSnapshot(fixtures.State(state.AllKinds &^ (state.DataVolume | state.PersistentVolumeClaim)))
+	cases := map[string]struct {
+		reason string
+		report any
+		field  string
+	}{
+		"consumers": {"consumers of a golden while no disk was read", Consumers(goldenA, unread), "consumers"},
+		"prune":     {"prune while no disk was read", Prune(Compile(values()), unread), "safeToDelete"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			raw, err := json.Marshal(tc.report)
+			require.NoError(t, err)
+			var got struct {
+				Warnings []warning `json:"warnings"`
+			}
+			require.NoError(t, json.Unmarshal(raw, &got))
+			var kinds []string
+			for _, w := range got.Warnings {
+				assert.Equal(t, guard.StateUnverified, w.Reason, tc.reason)
+				assert.Equal(t, tc.field, w.Field, tc.reason)
+				assert.NotEmpty(t, w.Message, tc.reason)
+				kinds = append(kinds, w.Kind)
+			}
+			assert.ElementsMatch(t, []string{"DataVolume", "PersistentVolumeClaim"}, kinds, "%s: one warning per kind, naming it", tc.reason)
+		})
+	}
 }
 
 func TestUnmanaged(t *testing.T) {

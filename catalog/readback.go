@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -26,7 +27,7 @@ import (
 // CDI's import-endpoint annotation), the entry falls back to the chart's
 // default. It warns StateUnverified when the goldens could not be observed,
 // since the values read back may then miss some.
-func ReadBack(snap *state.Snapshot) (Values, []guard.Warning) {
+func ReadBack(snap *state.Snapshot) (Values, guard.Warnings) {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
@@ -34,35 +35,33 @@ func ReadBack(snap *state.Snapshot) (Values, []guard.Warning) {
 	names, missing := liveGoldens(snap)
 	for _, name := range names {
 		id, version, _ := naming.ParseGoldenName(name)
-		g := Live(name, nil, snap)
+		g := golden.Observe(name, nil, snap)
 		img := Image{SchematicID: id, Version: version, StorageClass: g.NamedClass, ImageFactoryURL: factoryOf(g.URL, id, version)}
 		if !g.Request.IsZero() {
 			img.Storage = g.Request.String()
 		}
 		v.Images = append(v.Images, img)
 	}
-	var warnings []guard.Warning
+	var warnings guard.Warnings
 	for _, k := range missing.Each() {
-		w := guard.NewWarning(guard.StateUnverified, field.NewPath("images"),
+		warnings = append(warnings, unverified(k, field.NewPath("images"),
 			"%ss in %s were not observed, so the catalog read back from the goldens may miss some; read them, or pass the catalog's values",
-			k, naming.GoldenNamespace)
-		w.Subject = Subject
-		warnings = append(warnings, w)
+			k, naming.GoldenNamespace))
 	}
 	return v, warnings
 }
 
 // FromCluster compiles the catalog read back from the goldens in a cluster
 // (ReadBack). When the goldens were not all observed, the catalog says so
-// (Catalog.Unobserved), and a planner treats a flavor missing from it as
+// (Catalog.UnobservedKinds), and a planner treats a flavor missing from it as
 // unverified rather than absent.
-func FromCluster(snap *state.Snapshot) (*Catalog, []guard.Warning) {
+func FromCluster(snap *state.Snapshot) (*Catalog, guard.Warnings) {
 	v, warnings := ReadBack(snap)
 	c := Compile(v)
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
-	_, c.Unobserved = liveGoldens(snap)
+	_, c.unobserved = liveGoldens(snap)
 	return c, warnings
 }
 
@@ -101,19 +100,16 @@ func liveGoldens(snap *state.Snapshot) ([]string, state.Kind) {
 			missing |= k
 		}
 	}
-	st := snap.State()
 	seen := map[string]bool{}
 	// Only what the snapshot kept counts: it drops objects of a kind or
 	// namespace it did not observe.
-	for i := range st.DataVolumes {
-		dv := &st.DataVolumes[i]
-		if goldenFlavor(&dv.ObjectMeta) && snap.DataVolume(dv.Namespace, dv.Name) == dv {
+	for dv := range snap.DataVolumes() {
+		if goldenFlavor(&dv.ObjectMeta) {
 			seen[dv.Name] = true
 		}
 	}
-	for i := range st.PersistentVolumeClaims {
-		p := &st.PersistentVolumeClaims[i]
-		if goldenFlavor(&p.ObjectMeta) && snap.PVC(p.Namespace, p.Name) == p {
+	for p := range snap.PersistentVolumeClaims() {
+		if goldenFlavor(&p.ObjectMeta) {
 			seen[p.Name] = true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -44,7 +45,7 @@ func TestReadBack(t *testing.T) {
 	}, v.Images, "one entry per golden (DataVolume or PVC alone), by name, as the golden has it; not the unlabelled, the misplaced, the misnamed, the half-annotated")
 
 	c := Compile(v)
-	require.NoError(t, c.Err())
+	require.NoError(t, c.Refusals().Err())
 	e, ok := c.LookupGolden(naming.GoldenPrefix + idC + "-" + v1136)
 	require.True(t, ok)
 	assert.Equal(t, factory, e.ImageFactoryURL, "a golden that does not show its factory falls back to the chart's")
@@ -69,8 +70,9 @@ func TestReadBackUnobserved(t *testing.T) {
 	s.Namespaces = []string{tenantNS}
 	v, warnings := ReadBack(state.NewSnapshot(s))
 	assert.Empty(t, v.Images, "an object outside what was observed is not read back")
-	assert.Equal(t, []found{{guard.StateUnverified, "images"}, {guard.StateUnverified, "images"}}, warningsOf(warnings),
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.StateUnverified, Field: "images"}, {Reason: guard.StateUnverified, Field: "images"}}, fixtures.Warned(warnings),
 		"one StateUnverified per kind not observed in cozy-public: the goldens read back may miss some")
+	assert.Equal(t, []string{"PersistentVolumeClaim", "DataVolume"}, []string{warnings[0].Kind, warnings[1].Kind}, "each names its kind")
 
 	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
 	v, warnings = ReadBack(state.NewSnapshot(s))
@@ -85,7 +87,7 @@ func TestReadBackNil(t *testing.T) {
 }
 
 func TestGoldenFlavor(t *testing.T) {
-	m := goldenMeta(idA, v1136)
+	m := fixtures.GoldenVolume(idA, v1136).Obj().ObjectMeta
 	assert.True(t, goldenFlavor(&m))
 	other := m
 	other.Labels = map[string]string{naming.ManagedByLabel: "helm"}

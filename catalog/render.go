@@ -9,6 +9,8 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -20,51 +22,33 @@ const Subject = "catalog"
 // The golden DataVolume's type, as SPEC section 4 writes it.
 var goldenType = metav1.TypeMeta{APIVersion: cdiv1.SchemeGroupVersion.String(), Kind: "DataVolume"}
 
-// RenderResult is what a catalog renders against a cluster. When Err is not
-// nil the catalog is refused and Goldens is empty: applying part of a
-// refused catalog would hide the refusal until the next render.
+// RenderResult is what a catalog renders against a cluster, in the JSON
+// shape of `worker-image catalog render -o json`:
+// {"goldens","unmanaged","warnings","refusals"}. When Refusals is not empty
+// the catalog is refused and Goldens is empty: applying part of a refused
+// catalog would hide the refusal until the next render.
 type RenderResult struct {
 	// Goldens are the golden DataVolumes, one per entry in images[] order;
 	// none when the catalog is disabled.
-	Goldens []cdiv1.DataVolume
+	Goldens []cdiv1.DataVolume `json:"goldens"`
 	// Unmanaged names, sorted, the goldens in cozy-public that no entry of
 	// an enabled catalog manages (helm.sh/resource-policy: keep left them).
-	Unmanaged []string
-	Warnings  []guard.Warning
-	// Err holds the refusals, nil when there are none; guard.Refusals
-	// opens it.
-	Err error
+	Unmanaged []string       `json:"unmanaged"`
+	Warnings  guard.Warnings `json:"warnings"`
+	Refusals  guard.Refusals `json:"refusals"`
 }
 
-// MarshalJSON writes the shape of `worker-image catalog render -o json`:
-// {"goldens","unmanaged","warnings","refusals"}, each finding as
-// {"reason","field","message"}.
+// MarshalJSON writes the lists as [] when empty, however the result was
+// built: a tool reads "goldens": [] as none, never null.
 func (r RenderResult) MarshalJSON() ([]byte, error) {
-	out := struct {
-		Goldens   []cdiv1.DataVolume `json:"goldens"`
-		Unmanaged []string           `json:"unmanaged"`
-		Warnings  []finding          `json:"warnings"`
-		Refusals  []finding          `json:"refusals"`
-	}{Goldens: r.Goldens, Unmanaged: r.Unmanaged, Warnings: []finding{}, Refusals: []finding{}}
-	if out.Goldens == nil {
-		out.Goldens = []cdiv1.DataVolume{}
+	type plain RenderResult
+	if r.Goldens == nil {
+		r.Goldens = []cdiv1.DataVolume{}
 	}
-	if out.Unmanaged == nil {
-		out.Unmanaged = []string{}
+	if r.Unmanaged == nil {
+		r.Unmanaged = []string{}
 	}
-	for _, w := range r.Warnings {
-		out.Warnings = append(out.Warnings, finding{string(w.Reason), w.Field, w.Message()})
-	}
-	for _, f := range guard.Refusals(r.Err) {
-		out.Refusals = append(out.Refusals, finding{string(f.Reason), f.Field, f.Message()})
-	}
-	return json.Marshal(out)
-}
-
-type finding struct {
-	Reason  string `json:"reason"`
-	Field   string `json:"field"`
-	Message string `json:"message"`
+	return json.Marshal(plain(r))
 }
 
 // Render renders the golden DataVolume of every entry of an enabled catalog
@@ -93,26 +77,37 @@ func Render(cat *Catalog, snap *state.Snapshot) (RenderResult, error) {
 	}
 	r := renderer{snap: snap, def: snap.DefaultClass()}
 	r.col.Subject = Subject
-	r.col.Check(cat.Err())
-	var goldens []cdiv1.DataVolume
-	if cat.Enabled {
-		for i := range cat.Entries {
-			if dv, ok := r.entry(cat, &cat.Entries[i]); ok {
+	r.col.Add(cat.refusals)
+	for _, w := range cat.warnings {
+		r.col.AddWarning(w)
+	}
+	goldens := []cdiv1.DataVolume{}
+	if cat.enabled {
+		for i := range cat.entries {
+			if dv, ok := r.entry(cat, &cat.entries[i]); ok {
 				goldens = append(goldens, dv)
 			}
 		}
 	}
 	unmanaged, missing := unmanaged(cat, snap)
 	r.unverified |= missing
-	res := RenderResult{Unmanaged: unmanaged, Err: r.col.Err()}
-	if res.Err == nil {
+	res := RenderResult{Goldens: []cdiv1.DataVolume{}, Unmanaged: unmanaged, Refusals: r.col.Refusals()}
+	if !r.col.Refused() {
 		res.Goldens = goldens
 	}
 	for _, k := range r.unverified.Each() {
-		r.col.Warn(guard.StateUnverified, field.NewPath("images"), "%s", unverifiedDetail[k])
+		r.col.AddWarning(unverified(k, field.NewPath("images"), "%s", unverifiedDetail[k]))
 	}
 	res.Warnings = r.col.Warnings()
-	return res, res.Err
+	return res, res.Refusals.Err()
+}
+
+// unverified is the StateUnverified warning that kind k was not observed.
+func unverified(k state.Kind, fld *field.Path, format string, args ...any) guard.Warning {
+	w := guard.NewWarning(guard.StateUnverified, fld, format, args...)
+	w.Kind = k.String()
+	w.Subject = Subject
+	return w
 }
 
 var unverifiedDetail = map[state.Kind]string{
@@ -125,7 +120,7 @@ var unverifiedDetail = map[state.Kind]string{
 }
 
 type renderer struct {
-	col        guard.Collector
+	col        findings.Collector
 	snap       *state.Snapshot
 	def        storage.DefaultResult
 	unverified state.Kind
@@ -138,16 +133,16 @@ func (r *renderer) entry(cat *Catalog, e *Entry) (cdiv1.DataVolume, bool) {
 	if e.Golden == "" {
 		return cdiv1.DataVolume{}, false
 	}
-	if first, _ := cat.Lookup(e.Flavor); first != e {
+	if first := cat.byKey[e.Flavor]; first != e.Index {
 		return cdiv1.DataVolume{}, false
 	}
-	dv := NewGolden(e)
-	g := Live(e.Golden, e, r.snap)
+	dv := NewGolden(*e)
+	g := golden.Observe(e.Golden, e.expected(), r.snap)
 	switch g.Presence {
-	case Unobserved:
+	case golden.Unobserved:
 		r.unverified |= r.missingKinds(e.Golden)
 		return dv, true
-	case Absent:
+	case golden.Absent:
 		return dv, true
 	}
 	if !r.unchanged(e, &g) {
@@ -178,7 +173,7 @@ func (r *renderer) missingKinds(name string) state.Kind {
 // NewGolden is the golden DataVolume of an entry, exactly as SPEC section 4
 // writes it: the entry's URL, size and class (left out when empty). Render
 // uses it for goldens that do not exist yet.
-func NewGolden(e *Entry) cdiv1.DataVolume {
+func NewGolden(e Entry) cdiv1.DataVolume {
 	return cdiv1.DataVolume{
 		TypeMeta: goldenType,
 		ObjectMeta: metav1.ObjectMeta{

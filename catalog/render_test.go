@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -123,7 +124,7 @@ func TestRenderDisabled(t *testing.T) {
 
 	v.Images[0].Version = "v1"
 	_, err = Render(Compile(v), state.NewSnapshot(cluster(nil, nil)))
-	assert.Equal(t, []found{{guard.InvalidVersion, "images[0].version"}}, refusalsOf(err), "a disabled catalog is still validated")
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "images[0].version"}}, fixtures.Refused(err), "a disabled catalog is still validated")
 }
 
 func TestRenderDisabledComparesNothing(t *testing.T) {
@@ -138,8 +139,8 @@ func TestRenderDisabledComparesNothing(t *testing.T) {
 func TestRenderRefusedRendersNothing(t *testing.T) {
 	v := values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136, Storage: "0"})
 	res, err := Render(Compile(v), state.NewSnapshot(cluster(nil, nil)))
-	assert.Equal(t, []found{{guard.InvalidQuantity, "images[1].storage"}}, refusalsOf(err))
-	assert.Equal(t, err, res.Err)
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[1].storage"}}, fixtures.Refused(err))
+	assert.Equal(t, res.Refusals.Err(), err, "the error is the result's refusals")
 	assert.Empty(t, res.Goldens, "a refused catalog renders no golden, not even the valid ones")
 }
 
@@ -153,7 +154,7 @@ func TestRenderReproducesLiveSpec(t *testing.T) {
 	require.NoError(t, err, "6Gi is 6144Mi, the URLs are the same, both classes are empty: no edit")
 	require.Len(t, res.Goldens, 1)
 	assert.Equal(t, live.Spec, res.Goldens[0].Spec, "the live spec is reproduced as it is, so applying patches nothing")
-	assert.Equal(t, NewGolden(&Compile(v).Entries[0]).ObjectMeta, res.Goldens[0].ObjectMeta, "the metadata is the catalog's")
+	assert.Equal(t, NewGolden(entryAt(Compile(v), 0)).ObjectMeta, res.Goldens[0].ObjectMeta, "the metadata is the catalog's")
 }
 
 func TestRenderReproducesFrozenClass(t *testing.T) {
@@ -179,13 +180,14 @@ func TestRenderUnobserved(t *testing.T) {
 	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), nil)
 	require.NoError(t, err, "offline, nothing can be proven edited")
 	require.Len(t, res.Goldens, 1, "and the entry renders from its values")
-	assert.Equal(t, NewGolden(&Compile(values(Image{SchematicID: idA, Version: v1136})).Entries[0]), res.Goldens[0])
-	assert.Equal(t, []found{
-		{guard.StateUnverified, "images"},
-		{guard.StateUnverified, "images"},
-	}, warningsOf(res.Warnings), "one StateUnverified per unknown kind")
+	assert.Equal(t, NewGolden(entryAt(Compile(values(Image{SchematicID: idA, Version: v1136})), 0)), res.Goldens[0])
+	assert.Equal(t, []fixtures.Finding{
+		{Reason: guard.StateUnverified, Field: "images"},
+		{Reason: guard.StateUnverified, Field: "images"},
+	}, fixtures.Warned(res.Warnings), "one StateUnverified per unknown kind")
 	assert.Contains(t, res.Warnings[0].Detail, "PersistentVolumeClaims")
 	assert.Contains(t, res.Warnings[1].Detail, "DataVolumes")
+	assert.Equal(t, []string{"PersistentVolumeClaim", "DataVolume"}, []string{res.Warnings[0].Kind, res.Warnings[1].Kind}, "each warning names the kind it could not read")
 }
 
 func TestRenderObservedHasNoWarning(t *testing.T) {

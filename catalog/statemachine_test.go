@@ -7,15 +7,14 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -78,11 +77,11 @@ func smName(id string) string { return naming.GoldenPrefix + id + "-" + v1136 }
 func (m *catalogMachine) snapshot() *state.Snapshot {
 	s := &state.State{Observed: state.AllKinds}
 	for _, c := range []string{"a", "b"} {
-		sc := storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: c}}
+		sc := fixtures.StorageClass(c)
 		if c == m.def {
-			sc.Annotations = map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
+			sc.Default()
 		}
-		s.StorageClasses = append(s.StorageClasses, sc)
+		s.StorageClasses = append(s.StorageClasses, *sc.Obj())
 	}
 	for _, name := range sortedKeys(m.goldens) {
 		g := m.goldens[name]
@@ -92,24 +91,18 @@ func (m *catalogMachine) snapshot() *state.Snapshot {
 		s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, g.pvc)
 	}
 	for _, d := range m.disks {
-		annotated := map[string]string{naming.GoldenAnnotation: d.golden, naming.PoolAnnotation: "kubernetes-" + d.name}
-		meta := metav1.ObjectMeta{Namespace: d.namespace, Name: d.name}
+		pool := naming.PoolCAPIName(d.name)
+		dv, pvc := fixtures.DataVolume(d.namespace, d.name), fixtures.PVC(d.namespace, d.name)
 		switch d.way {
 		case 0:
-			meta.Annotations = annotated
-			s.DataVolumes = append(s.DataVolumes, cdiv1.DataVolume{ObjectMeta: meta})
-			s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, corev1.PersistentVolumeClaim{ObjectMeta: meta})
+			s.DataVolumes = append(s.DataVolumes, *dv.WorkerOf(pool, d.golden).Obj())
+			s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, *pvc.WorkerOf(pool, d.golden).Obj())
 		case 1:
-			s.DataVolumes = append(s.DataVolumes, cdiv1.DataVolume{ObjectMeta: meta, Spec: cdiv1.DataVolumeSpec{
-				Source: &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: d.golden}},
-			}})
+			s.DataVolumes = append(s.DataVolumes, *dv.Clones(d.golden).Obj())
 		case 2:
-			meta.Annotations = annotated
-			s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, corev1.PersistentVolumeClaim{ObjectMeta: meta})
+			s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, *pvc.WorkerOf(pool, d.golden).Obj())
 		case 3:
-			s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{
-				DataSourceRef: &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: d.golden, Namespace: ptr.To(naming.GoldenNamespace)},
-			}})
+			s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, *pvc.DataSourceRef(naming.GoldenNamespace, d.golden).Obj())
 		}
 	}
 	return state.NewSnapshot(s)
@@ -125,8 +118,8 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // expectedEdits is the model's verdict: the CatalogEntryImmutable fields.
-func (m *catalogMachine) expectedEdits() []found {
-	var out []found
+func (m *catalogMachine) expectedEdits() []fixtures.Finding {
+	var out []fixtures.Finding
 	if !m.enabled {
 		return out
 	}
@@ -137,10 +130,10 @@ func (m *catalogMachine) expectedEdits() []found {
 		}
 		p := fmt.Sprintf("images[%d].", i)
 		if (g.dv != nil || g.endpoint) && smFactories[e.factory] != g.source {
-			out = append(out, found{guard.CatalogEntryImmutable, p + "imageFactoryURL"})
+			out = append(out, fixtures.Finding{Reason: guard.CatalogEntryImmutable, Field: p + "imageFactoryURL"})
 		}
 		if g.dv != nil && smSizes[e.storage] != g.sizeGi {
-			out = append(out, found{guard.CatalogEntryImmutable, p + "storage"})
+			out = append(out, fixtures.Finding{Reason: guard.CatalogEntryImmutable, Field: p + "storage"})
 		}
 		class := e.class
 		if class == "" {
@@ -148,7 +141,7 @@ func (m *catalogMachine) expectedEdits() []found {
 		}
 		// Both sides bind where they name, else where the golden is bound.
 		if or(class, g.bound) != or(g.class, g.bound) {
-			out = append(out, found{guard.CatalogEntryImmutable, p + "storageClass"})
+			out = append(out, fixtures.Finding{Reason: guard.CatalogEntryImmutable, Field: p + "storageClass"})
 		}
 	}
 	return out
@@ -190,7 +183,7 @@ func (m *catalogMachine) check(t *rapid.T) {
 	snap := m.snapshot()
 	cat := Compile(m.values())
 	res, err := Render(cat, snap)
-	if got, want := refusalsOf(err), m.expectedEdits(); !slices.Equal(got, want) {
+	if got, want := fixtures.Refused(err), m.expectedEdits(); !slices.Equal(got, want) {
 		t.Fatalf("refusals %v, want %v: every edit of an existing golden is refused, and nothing else", got, want)
 	}
 	if len(res.Warnings) > 0 {
@@ -241,10 +234,6 @@ func (m *catalogMachine) checkReproduced(t *rapid.T, rendered []cdiv1.DataVolume
 			}
 		}
 	}
-}
-
-func equalSpec(a, b cdiv1.DataVolumeSpec) bool {
-	return fmt.Sprint(a.Source.HTTP, *a.Storage) == fmt.Sprint(b.Source.HTTP, *b.Storage)
 }
 
 func (m *catalogMachine) add(t *rapid.T) {

@@ -1,8 +1,6 @@
 package catalog
 
-import (
-	"encoding/json"
-)
+import "github.com/cozystack/kubernetes-worker-image/guard"
 
 // The catalog package's chart defaults (the kubernetes-worker-image values).
 // The default flavor must stay the pool chart's default Talos flavor on the
@@ -15,9 +13,10 @@ const (
 	DefaultVersion         = "v1.13.6"
 )
 
-// Values are the catalog package's values, with the chart's defaults applied
-// (use Default, or decode with encoding/json or sigs.k8s.io/yaml, which apply
-// them for keys that are absent).
+// Values are the catalog package's values, with the chart's defaults
+// applied: use Default, or read values with DecodeValues (or encoding/json
+// and sigs.k8s.io/yaml, through UnmarshalJSON), which read them as the chart
+// does.
 type Values struct {
 	// Enabled turns the catalog on; it is opt-in.
 	Enabled bool `json:"enabled"`
@@ -31,6 +30,10 @@ type Values struct {
 	// Images are the goldens. Absent means the one default flavor; an
 	// explicit empty list means none.
 	Images []Image `json:"images"`
+
+	// The findings of decoding the values (DecodeValues).
+	refusals guard.Refusals
+	warnings guard.Warnings
 }
 
 // Image is one catalog entry: one golden per (SchematicID, Version). Empty
@@ -54,26 +57,11 @@ func Default() Values {
 	}
 }
 
-// UnmarshalJSON applies the chart defaults for absent keys, so decoding
-// `enabled: true` yields the default catalog, enabled.
-func (v *Values) UnmarshalJSON(data []byte) error {
-	type plain Values
-	d := plain(Default())
-	d.Images = nil
-	var probe struct {
-		Images json.RawMessage `json:"images"`
+// clone copies v, so that a compiled catalog shares no slice with its caller.
+func (v Values) clone() Values {
+	if v.Images != nil {
+		v.Images = append([]Image{}, v.Images...)
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return err
-	}
-	if probe.Images == nil || string(probe.Images) == "null" {
-		d.Images = Default().Images
-	} else if d.Images == nil {
-		d.Images = []Image{}
-	}
-	*v = Values(d)
-	return nil
+	v.refusals, v.warnings = clone(v.refusals), append(guard.Warnings(nil), v.warnings...)
+	return v
 }

@@ -6,6 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 func TestValuesDefaults(t *testing.T) {
@@ -25,9 +28,9 @@ func TestValuesDefaults(t *testing.T) {
 			want:   func() Values { v := Default(); v.Enabled = true; return v }(),
 		},
 		"ImagesNull": {
-			reason: "a null images list is absent, so the default flavor",
+			reason: "a null images list is how Helm deletes the default: no golden at all",
 			yaml:   `images: null`,
-			want:   Default(),
+			want:   func() Values { v := Default(); v.Images = []Image{}; return v }(),
 		},
 		"ImagesEmpty": {
 			reason: "an explicit empty list means no golden at all",
@@ -60,5 +63,7 @@ images:
 
 func TestValuesTypeError(t *testing.T) {
 	var v Values
-	assert.Error(t, yaml.Unmarshal([]byte(`images: {schematicID: x}`), &v), "a map where a list belongs is an error, not a panic")
+	err := yaml.Unmarshal([]byte(`images: {schematicID: x}`), &v)
+	assert.Error(t, err, "a map where a list belongs is an error, not a panic")
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidValue, Field: "images"}}, fixtures.Refused(err), "the error opens to the refusal at the list's path")
 }

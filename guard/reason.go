@@ -1,10 +1,22 @@
 package guard
 
-// Reason is the stable identity of a refusal or a warning. Tests and callers
-// compare reasons, never message text.
+// Reason is the stable identity of a refusal or a warning: its value is its
+// constant's name, so callers match on it across processes. Tests and
+// callers compare reasons, never message text.
+//
+// A Reason is also an error value, for one purpose only: errors.Is(err, r)
+// asks whether err holds a refusal of reason r, anywhere in an aggregate
+// and however wrapped. No function of this module returns a bare Reason as
+// an error.
 type Reason string
 
-// Refusal reasons (SPEC section 5).
+// Error returns the reason's name.
+func (r Reason) Error() string { return string(r) }
+
+// Reasons a pool or a catalog is refused for (SPEC section 5). Whether a
+// finding stops a plan is carried by the finding (a Refusal or a Warning),
+// not by its reason: InvalidQuantity refuses a clone and only warns on the
+// HTTP path, which renders what the pre-feature chart rendered.
 const (
 	ConflictingImageSource          Reason = "ConflictingImageSource"
 	InvalidSchematicID              Reason = "InvalidSchematicID"
@@ -24,12 +36,12 @@ const (
 	PoolNameTooLong                 Reason = "PoolNameTooLong"
 	MissingIngressPool              Reason = "MissingIngressPool"
 	IncompleteResources             Reason = "IncompleteResources"
-	// InvalidValue is a value of the wrong type where the chart expects
-	// another (a list where a map belongs, a number where a string belongs).
+	// InvalidValue is a value of a type the chart cannot read where it
+	// expects another (a list where a map belongs).
 	InvalidValue Reason = "InvalidValue"
 )
 
-// Warning reasons (SPEC section 6).
+// Reasons of warnings (SPEC section 6): the plan stands.
 const (
 	GoldenPending         Reason = "GoldenPending"
 	GoldenImportStalled   Reason = "GoldenImportStalled"
@@ -38,52 +50,7 @@ const (
 	NodeLocalStorageClass Reason = "NodeLocalStorageClass"
 	DroppedField          Reason = "DroppedField"
 	EtcdUnavailable       Reason = "EtcdUnavailable"
+	// UnknownField is a key the chart does not define: it has no effect,
+	// and is most often a misspelling of the key that was meant.
+	UnknownField Reason = "UnknownField"
 )
-
-// Severity says whether a reason stops a plan.
-type Severity int
-
-const (
-	// Unknown is the severity of a reason this package does not define.
-	Unknown Severity = iota
-	// Refuse stops the plan.
-	Refuse
-	// Warn lets the plan stand.
-	Warn
-)
-
-var severities = map[Reason]Severity{
-	ConflictingImageSource:          Refuse,
-	InvalidSchematicID:              Refuse,
-	InvalidVersion:                  Refuse,
-	InvalidImageFactoryURL:          Refuse,
-	InvalidQuantity:                 Refuse,
-	GoldenNotInCatalog:              Refuse,
-	GoldenImportFailed:              Refuse,
-	StorageClassMismatch:            Refuse,
-	DefaultStorageClassUnresolvable: Refuse,
-	FrozenStorageClassConflict:      Refuse,
-	DiskSmallerThanGolden:           Refuse,
-	HostAssistedClone:               Refuse,
-	DuplicateCatalogEntry:           Refuse,
-	CatalogEntryImmutable:           Refuse,
-	InvalidPoolName:                 Refuse,
-	PoolNameTooLong:                 Refuse,
-	MissingIngressPool:              Refuse,
-	IncompleteResources:             Refuse,
-	InvalidValue:                    Refuse,
-	GoldenPending:                   Warn,
-	GoldenImportStalled:             Warn,
-	GoldenUnavailable:               Warn,
-	StateUnverified:                 Warn,
-	NodeLocalStorageClass:           Warn,
-	DroppedField:                    Warn,
-	EtcdUnavailable:                 Warn,
-}
-
-// Severity reports what the reason does to a plan. InvalidQuantity is a
-// refusal; on the HTTP path it is reported as a warning (SPEC section 9).
-func (r Reason) Severity() Severity { return severities[r] }
-
-// Known reports whether r is one of the reasons this package defines.
-func (r Reason) Known() bool { return severities[r] != Unknown }

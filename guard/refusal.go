@@ -1,70 +1,67 @@
 package guard
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Refusal is a plan the library will not make. It names its reason, the values
-// field it is about, the value found there, what it concerns (a pool or a
-// catalog entry) and a detail that says both sides of any mismatch and the
-// supported way out.
+// Refusal is a plan the library will not make. It names its reason, the
+// values field it is about, the value found there, what it concerns (a pool
+// or a catalog entry) and a detail that says both sides of any mismatch and
+// the supported way out.
 type Refusal struct {
-	Reason   Reason
+	Reason Reason
+	// Field is the values path, such as osImage.builtin.version or
+	// images[2].storage; "" for a refusal of the whole subject.
 	Field    string
 	BadValue any
-	// Subject names what was refused: "pool tenant-a/demo-md0",
-	// "catalog images[2] (ce4c…/v1.13.6)".
+	// Subject names what was refused: "pool tenant-a/demo-md0", "catalog".
 	Subject string
 	Detail  string
 }
 
-// NewRefusal builds a refusal for fld. The subject is set by the Collector
-// that gathers it.
+// NewRefusal builds a refusal at fld, without a subject: the code that
+// gathers it names the subject.
 func NewRefusal(reason Reason, fld *field.Path, bad any, format string, args ...any) *Refusal {
 	return &Refusal{Reason: reason, Field: pathString(fld), BadValue: bad, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Error reads "<subject>: <field>: <detail> (<reason>)".
-func (r *Refusal) Error() string { return render(r.Subject, r.Field, r.Detail, r.Reason) }
-
-// Message is the error text; it names the subject.
-func (r *Refusal) Message() string { return r.Error() }
-
-// Is matches a target refusal that carries only a reason (and, optionally, a
-// field), so that errors.Is(err, &guard.Refusal{Reason: guard.StorageClassMismatch})
-// finds a refusal in an aggregate.
-func (r *Refusal) Is(target error) bool {
-	t, ok := target.(*Refusal)
-	if !ok || t.Reason != r.Reason {
-		return false
+// Error reads "<subject>: <field>: <detail> (<reason>)". A nil *Refusal
+// reads "<nil refusal>" rather than panic.
+func (r *Refusal) Error() string {
+	if r == nil {
+		return "<nil refusal>"
 	}
-	return t.Field == "" || t.Field == r.Field
+	return render(r.Subject, r.Field, r.Detail, r.Reason)
 }
 
-// Warning is a finding that lets the plan stand. It has the shape of a
-// Refusal but is not an error, so it cannot be returned as one by mistake.
-type Warning struct {
-	Reason Reason
-	Field  string
-	// Value is what the warning is about where no field says it: the kind a
-	// StateUnverified could not read, the field a DroppedField dropped.
-	Value   string
-	Subject string
-	Detail  string
+// Is reports whether target is r's Reason, so that
+// errors.Is(err, guard.StorageClassMismatch) finds a refusal of that reason
+// in any aggregate. A nil *Refusal matches nothing.
+func (r *Refusal) Is(target error) bool {
+	reason, ok := target.(Reason)
+	return ok && r != nil && reason == r.Reason
 }
 
-// NewWarning builds a warning for fld.
-func NewWarning(reason Reason, fld *field.Path, format string, args ...any) Warning {
-	return Warning{Reason: reason, Field: pathString(fld), Detail: fmt.Sprintf(format, args...)}
+// MarshalJSON writes {"reason","field","message"} (SPEC section 8), the
+// message naming the subject.
+func (r *Refusal) MarshalJSON() ([]byte, error) {
+	if r == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(findingJSON{Reason: r.Reason, Field: r.Field, Message: r.Error()})
 }
 
-// Message reads "<subject>: <field>: <detail> (<reason>)".
-func (w Warning) Message() string { return render(w.Subject, w.Field, w.Detail, w.Reason) }
-
-// String is Message.
-func (w Warning) String() string { return w.Message() }
+// findingJSON is a refusal or a warning as the JSON outputs write it.
+type findingJSON struct {
+	Reason  Reason `json:"reason"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+	// Kind is the kind a StateUnverified could not read.
+	Kind string `json:"kind,omitempty"`
+}
 
 func pathString(fld *field.Path) string {
 	if fld == nil {

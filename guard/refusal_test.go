@@ -1,10 +1,14 @@
 package guard_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
@@ -24,53 +28,113 @@ func TestNewRefusal(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			r := guard.NewRefusal(guard.InvalidVersion, tc.path, "v1", "use %s", "v1.13.6")
-			if r.Field != tc.wantField || r.Reason != guard.InvalidVersion || r.BadValue != "v1" || r.Subject != "" {
+			if r.Field != tc.wantField || r.Reason != guard.InvalidVersion || r.BadValue != "v1" || r.Subject != "" || r.Detail != "use v1.13.6" {
 				t.Errorf("%s: got %+v", tc.reason, r)
 			}
 		})
 	}
 }
 
-func TestMessagesNameTheirSubjectAndReason(t *testing.T) {
-	c := guard.Collector{Subject: "pool tenant-a/demo-md0"}
-	c.Refuse(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "1Gi is below the golden's 6Gi; set diskSize to 6Gi or more")
-	c.Warn(guard.GoldenPending, field.NewPath("osImage", "builtin"), "importing")
-	msg := c.Err().Error()
-	for _, part := range []string{"pool tenant-a/demo-md0", "diskSize", string(guard.DiskSmallerThanGolden)} {
-		if !strings.Contains(msg, part) {
-			t.Errorf("refusal message must name %q", part)
-		}
-	}
-	w := c.Warnings()[0]
-	if w.String() != w.Message() {
-		t.Error("a warning's String is its Message")
-	}
-	for _, part := range []string{"pool tenant-a/demo-md0", "osImage.builtin", string(guard.GoldenPending)} {
-		if !strings.Contains(w.Message(), part) {
-			t.Errorf("warning message must name %q", part)
-		}
-	}
+func TestMessagesNameTheirSubjectFieldAndReason(t *testing.T) {
+	r := &guard.Refusal{Reason: guard.DiskSmallerThanGolden, Field: "diskSize", Subject: "pool tenant-a/demo-md0", Detail: "1Gi is below 6Gi; set diskSize to 6Gi or more"}
+	assert.Equal(t, "pool tenant-a/demo-md0: diskSize: 1Gi is below 6Gi; set diskSize to 6Gi or more (DiskSmallerThanGolden)", r.Error())
+	w := guard.Warning{Reason: guard.GoldenPending, Field: "osImage.builtin", Subject: "pool tenant-a/demo-md0", Detail: "importing"}
+	assert.Equal(t, "pool tenant-a/demo-md0: osImage.builtin: importing (GoldenPending)", w.Message())
+	assert.Equal(t, w.Message(), w.String())
+	bare := &guard.Refusal{Reason: guard.MissingIngressPool, Detail: "no ingress"}
+	assert.Equal(t, "no ingress (MissingIngressPool)", bare.Error(), "neighbour: no subject and no field leave only the detail and the reason")
 }
 
-func TestRefusalIs(t *testing.T) {
-	r := guard.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
+// errors.Is(err, reason) is the one way to ask for a reason: it finds a
+// refusal in an aggregate, however wrapped.
+func TestErrorsIsAsksForAReason(t *testing.T) {
+	a := guard.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
+	b := guard.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
 	cases := map[string]struct {
 		reason string
+		err    error
 		target error
 		want   bool
 	}{
-		"reason":           {"a target with only a reason matches any field", &guard.Refusal{Reason: guard.StorageClassMismatch}, true},
-		"reason and field": {"a target with reason and field matches that field", &guard.Refusal{Reason: guard.StorageClassMismatch, Field: "storageClass"}, true},
-		"other field":      {"the same reason at another field does not match", &guard.Refusal{Reason: guard.StorageClassMismatch, Field: "diskSize"}, false},
-		"other reason":     {"a neighbouring reason does not match", &guard.Refusal{Reason: guard.FrozenStorageClassConflict}, false},
-		"empty target":     {"a target with no reason matches nothing", &guard.Refusal{}, false},
-		"not a refusal":    {"a plain error never matches", errors.New("StorageClassMismatch"), false},
+		"one":            {"a refusal is its reason", a, guard.StorageClassMismatch, true},
+		"neighbour":      {"a neighbouring reason does not match", a, guard.FrozenStorageClassConflict, false},
+		"list":           {"the second of a list is found", guard.Refusals{a, b}.Err(), guard.DiskSmallerThanGolden, true},
+		"wrapped list":   {"a wrapped list is opened", fmt.Errorf("plan: %w", guard.Refusals{a, b}.Err()), guard.DiskSmallerThanGolden, true},
+		"joined":         {"errors.Join is opened", errors.Join(errors.New("x"), guard.Refusals{b}.Err()), guard.DiskSmallerThanGolden, true},
+		"typed nil":      {"a typed nil *Refusal in an errors.Join matches nothing and does not panic", errors.Join((*guard.Refusal)(nil)), guard.StorageClassMismatch, false},
+		"plain error":    {"a plain error with the reason's text is not a refusal", errors.New("StorageClassMismatch"), guard.StorageClassMismatch, false},
+		"missing reason": {"a list without the reason does not match", guard.Refusals{a}.Err(), guard.DiskSmallerThanGolden, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := errors.Is(r, tc.target); got != tc.want {
-				t.Errorf("%s: errors.Is = %v, want %v", tc.reason, got, tc.want)
-			}
+			assert.Equal(t, tc.want, errors.Is(tc.err, tc.target), tc.reason)
+		})
+	}
+}
+
+func TestErrorsAsOpensTheList(t *testing.T) {
+	a := guard.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
+	b := guard.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
+	err := fmt.Errorf("planning: %w", guard.Refusals{a, b}.Err())
+
+	var rs guard.Refusals
+	require.True(t, errors.As(err, &rs))
+	assert.Equal(t, guard.Refusals{a, b}, rs)
+	var first *guard.Refusal
+	require.True(t, errors.As(err, &first))
+	assert.Same(t, a, first)
+}
+
+// The aggregate is one type whatever the count, and nil only when empty.
+func TestRefusalsErr(t *testing.T) {
+	a := guard.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	assert.Nil(t, guard.Refusals(nil).Err(), "none is a nil error, never a typed nil")
+	assert.Nil(t, guard.Refusals{}.Err())
+	assert.Nil(t, guard.Refusals{nil}.Err(), "a nil entry is no refusal")
+	assert.IsType(t, guard.Refusals{}, guard.Refusals{a}.Err(), "neighbour: one refusal is the list, not the bare refusal")
+}
+
+// TestRefusalsReadOnePerLine: several refusals read as their messages, one
+// per line, in order, so that a CLI prints them as a list.
+func TestRefusalsReadOnePerLine(t *testing.T) {
+	a := guard.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	b := guard.NewRefusal(guard.InvalidSchematicID, field.NewPath("talos", "schematicID"), "X", "not lowercase")
+	assert.Equal(t, a.Error()+"\n"+b.Error(), guard.Refusals{a, nil, b}.Error())
+	assert.Equal(t, a.Error(), guard.Refusals{a}.Error(), "neighbour: one refusal reads as itself")
+}
+
+func TestNilRefusalDoesNotPanic(t *testing.T) {
+	var r *guard.Refusal
+	assert.Equal(t, "<nil refusal>", r.Error())
+	assert.False(t, r.Is(guard.StorageClassMismatch))
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	assert.Equal(t, "null", string(data))
+}
+
+// The JSON of SPEC section 8: every finding {"reason","field","message"},
+// lists [] when empty, whatever their count.
+func TestJSON(t *testing.T) {
+	a := &guard.Refusal{Reason: guard.StorageClassMismatch, Field: "storageClass", Subject: "pool t/p", Detail: "differs"}
+	b := &guard.Refusal{Reason: guard.DiskSmallerThanGolden, Field: "diskSize", Subject: "pool t/p", Detail: "small"}
+	w := guard.Warning{Reason: guard.StateUnverified, Field: "storageClass", Kind: "CDI", Subject: "pool t/p", Detail: "not read"}
+	cases := map[string]struct {
+		v    any
+		want string
+	}{
+		"no refusals": {guard.Refusals(nil), `[]`},
+		"no warnings": {guard.Warnings(nil), `[]`},
+		"one":         {guard.Refusals{a}, `[{"reason":"StorageClassMismatch","field":"storageClass","message":"pool t/p: storageClass: differs (StorageClassMismatch)"}]`},
+		"two":         {guard.Refusals{a, b}, `[{"reason":"StorageClassMismatch","field":"storageClass","message":"pool t/p: storageClass: differs (StorageClassMismatch)"},{"reason":"DiskSmallerThanGolden","field":"diskSize","message":"pool t/p: diskSize: small (DiskSmallerThanGolden)"}]`},
+		"warning":     {guard.Warnings{w}, `[{"reason":"StateUnverified","field":"storageClass","message":"pool t/p: storageClass: not read (StateUnverified)","kind":"CDI"}]`},
+		"in a struct": {struct{ R guard.Refusals }{}, `{"R":[]}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			data, err := json.Marshal(tc.v)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(data))
+			assert.False(t, strings.Contains(string(data), "null"))
 		})
 	}
 }

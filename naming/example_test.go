@@ -11,8 +11,8 @@ import (
 )
 
 func ExampleGoldenName() {
-	name, err := naming.GoldenName("ce4c98", "v1.13.6", field.NewPath("images").Index(0).Child("schematicID"), field.NewPath("images").Index(0).Child("version"))
-	fmt.Println(name, err)
+	name, rs := naming.GoldenName("ce4c98", "v1.13.6", field.NewPath("images").Index(0).Child("schematicID"), field.NewPath("images").Index(0).Child("version"))
+	fmt.Println(name, rs.Err())
 	// Output: talos-worker-ce4c98-v1.13.6 <nil>
 }
 
@@ -25,7 +25,7 @@ func ExampleImageURL() {
 // A pre-release is not a Talos release the catalog can pin: the refusal
 // names the field the value came from.
 func ExampleValidateVersion() {
-	err := naming.ValidateVersion("v1.13.6-rc.1", field.NewPath("osImage", "builtin", "version"))
+	err := naming.ValidateVersion("v1.13.6-rc.1", field.NewPath("osImage", "builtin", "version")).Err()
 	var r *guard.Refusal
 	if errors.As(err, &r) {
 		fmt.Println(r.Reason, r.Field, r.BadValue)

@@ -13,17 +13,17 @@ import (
 
 // Seeds beyond these live under testdata/fuzz/<FuzzName>/.
 
-// refusedAt checks that err is nil or one *guard.Refusal of reason at fld
-// carrying the input as its bad value.
-func refusedAt(t *testing.T, err error, reason guard.Reason, fld *field.Path, in string) bool {
+// refusedAt checks that rs is nil or one refusal of reason at fld carrying
+// the input as its bad value.
+func refusedAt(t *testing.T, rs guard.Refusals, reason guard.Reason, fld *field.Path, in string) bool {
 	t.Helper()
-	if err == nil {
+	if rs == nil {
 		return false
 	}
-	r, ok := err.(*guard.Refusal)
-	if !ok {
-		t.Fatalf("%q: error is %T, want *guard.Refusal", in, err)
+	if len(rs) != 1 || rs[0] == nil {
+		t.Fatalf("%q: got %d refusals (%v), want one", in, len(rs), rs)
 	}
+	r := rs[0]
 	if r.Reason != reason || r.Field != fld.String() || r.BadValue != in {
 		t.Fatalf("%q: got %s at %q with %v, want %s at %q with the input", in, r.Reason, r.Field, r.BadValue, reason, fld)
 	}
@@ -111,18 +111,18 @@ func FuzzGoldenName(f *testing.F) {
 	f.Add("", "v1")
 	idPath, versionPath := field.NewPath("images").Index(0).Child("schematicID"), field.NewPath("images").Index(0).Child("version")
 	f.Fuzz(func(t *testing.T, id, version string) {
-		name, err := naming.GoldenName(id, version, idPath, versionPath)
-		if err != nil {
+		name, rs := naming.GoldenName(id, version, idPath, versionPath)
+		if rs != nil {
 			if name != "" {
 				t.Fatalf("(%q, %q): refused but named %q", id, version, name)
 			}
-			for _, r := range guard.Refusals(err) {
-				if r.Field != idPath.String() && r.Field != versionPath.String() {
-					t.Fatalf("(%q, %q): refusal at %q", id, version, r.Field)
+			for _, r := range rs {
+				if r == nil || r.Field != idPath.String() && r.Field != versionPath.String() {
+					t.Fatalf("(%q, %q): refusal %v", id, version, r)
 				}
 			}
-			if len(guard.Refusals(err)) == 0 {
-				t.Fatalf("(%q, %q): error %T is not a refusal", id, version, err)
+			if rs.Err() == nil {
+				t.Fatalf("(%q, %q): refused with an empty list", id, version)
 			}
 			return
 		}

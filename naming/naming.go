@@ -33,27 +33,31 @@ var (
 	versionRE   = regexp.MustCompile(VersionPattern)
 )
 
+// Validators return the refusals they find, nil when the value is valid,
+// in the manner of apimachinery's field validators: append them, and turn
+// a list into an error with Refusals.Err.
+
 // ValidateSchematicID refuses an Image Factory schematic ID that is not
 // lowercase letters and digits. For example "ce4c98" passes; "CE4C98", "" and
 // "ce4c-98" are refused InvalidSchematicID at fld.
-func ValidateSchematicID(id string, fld *field.Path) error {
+func ValidateSchematicID(id string, fld *field.Path) guard.Refusals {
 	if schematicRE.MatchString(id) {
 		return nil
 	}
-	return guard.NewRefusal(guard.InvalidSchematicID, fld, id,
-		"schematic ID %q is not lowercase letters and digits (%s); copy the ID the Talos Image Factory printed for the schematic", id, SchematicIDPattern)
+	return guard.Refusals{guard.NewRefusal(guard.InvalidSchematicID, fld, id,
+		"schematic ID %q is not lowercase letters and digits (%s); copy the ID the Talos Image Factory printed for the schematic", id, SchematicIDPattern)}
 }
 
 // ValidateVersion refuses a Talos version that is not a release
 // vMAJOR.MINOR.PATCH without leading zeros or suffix. For example "v1.13.6"
 // passes; "1.13.6", "v1.13", "v1.013.6" and "v1.13.6-beta.0" are refused
 // InvalidVersion at fld.
-func ValidateVersion(v string, fld *field.Path) error {
+func ValidateVersion(v string, fld *field.Path) guard.Refusals {
 	if versionRE.MatchString(v) {
 		return nil
 	}
-	return guard.NewRefusal(guard.InvalidVersion, fld, v,
-		"version %q is not a Talos release vMAJOR.MINOR.PATCH (no leading zeros, no suffix); use a release such as v1.13.6", v)
+	return guard.Refusals{guard.NewRefusal(guard.InvalidVersion, fld, v,
+		"version %q is not a Talos release vMAJOR.MINOR.PATCH (no leading zeros, no suffix); use a release such as v1.13.6", v)}
 }
 
 // ValidateImageFactoryURL refuses an Image Factory URL that is not an
@@ -61,13 +65,13 @@ func ValidateVersion(v string, fld *field.Path) error {
 // user info. For example "https://factory.talos.dev" passes;
 // "factory.talos.dev", "ftp://f", "https://u@f" and "https://f?x=1" are
 // refused InvalidImageFactoryURL at fld.
-func ValidateImageFactoryURL(raw string, fld *field.Path) error {
+func ValidateImageFactoryURL(raw string, fld *field.Path) guard.Refusals {
 	why := urlProblem(raw)
 	if why == "" {
 		return nil
 	}
-	return guard.NewRefusal(guard.InvalidImageFactoryURL, fld, raw,
-		"image factory URL %q %s; use an absolute http(s) URL such as https://factory.talos.dev", raw, why)
+	return guard.Refusals{guard.NewRefusal(guard.InvalidImageFactoryURL, fld, raw,
+		"image factory URL %q %s; use an absolute http(s) URL such as https://factory.talos.dev", raw, why)}
 }
 
 func urlProblem(raw string) string {
@@ -106,21 +110,15 @@ func validPort(p string) bool {
 // both parts and refuses a name that is not a DNS-1123 subdomain rather than
 // emit it. For example GoldenName("ce4c98", "v1.13.6") is
 // "talos-worker-ce4c98-v1.13.6".
-func GoldenName(schematicID, version string, schematicPath, versionPath *field.Path) (string, error) {
-	var errs []*guard.Refusal
-	if err := ValidateSchematicID(schematicID, schematicPath); err != nil {
-		errs = append(errs, err.(*guard.Refusal))
-	}
-	if err := ValidateVersion(version, versionPath); err != nil {
-		errs = append(errs, err.(*guard.Refusal))
-	}
+func GoldenName(schematicID, version string, schematicPath, versionPath *field.Path) (string, guard.Refusals) {
+	errs := append(ValidateSchematicID(schematicID, schematicPath), ValidateVersion(version, versionPath)...)
 	if len(errs) > 0 {
-		return "", guard.Join(errs...)
+		return "", errs
 	}
 	name := GoldenPrefix + schematicID + "-" + version
 	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
-		return "", guard.NewRefusal(guard.InvalidSchematicID, schematicPath, schematicID,
-			"golden name %q is not a valid object name (%s); use a shorter schematic ID", name, strings.Join(msgs, "; "))
+		return "", guard.Refusals{guard.NewRefusal(guard.InvalidSchematicID, schematicPath, schematicID,
+			"golden name %q is not a valid object name (%s); use a shorter schematic ID", name, strings.Join(msgs, "; "))}
 	}
 	return name, nil
 }
@@ -153,11 +151,14 @@ func ImageURL(factory, schematicID, version string) string {
 	return strings.TrimSuffix(factory, "/") + "/image/" + schematicID + "/" + version + "/" + ImageFile
 }
 
-// InstallerImage is the in-guest upgrade installer for a flavor. For example
-// InstallerImage("factory.talos.dev/installer", "ce4c98", "v1.13.6") is
-// "factory.talos.dev/installer/ce4c98:v1.13.6".
+// InstallerImage is the in-guest upgrade installer for a flavor, the
+// repository with one trailing "/" trimmed, as the kubernetes-nodes chart's
+// talos-reconcile Job writes it. For example
+// InstallerImage("factory.talos.dev/installer/", "ce4c98", "v1.13.6") is
+// "factory.talos.dev/installer/ce4c98:v1.13.6", and a repository ending in
+// "//" keeps one.
 func InstallerImage(repository, schematicID, version string) string {
-	return repository + "/" + schematicID + ":" + version
+	return strings.TrimSuffix(repository, "/") + "/" + schematicID + ":" + version
 }
 
 // SameURL compares two source URLs canonically: scheme and host case-blind,

@@ -1,12 +1,14 @@
 package naming_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
@@ -21,21 +23,23 @@ type validation struct {
 
 // checkValidator runs a validator's table and compares reason, field and bad
 // value of every refusal.
-func checkValidator(t *testing.T, validate func(string, *field.Path) error, reason guard.Reason, cases map[string]validation) {
+func checkValidator(t *testing.T, validate func(string, *field.Path) guard.Refusals, reason guard.Reason, cases map[string]validation) {
 	t.Helper()
 	fld := field.NewPath("osImage", "builtin", "x")
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := validate(tc.in, fld)
+			rs := validate(tc.in, fld)
 			if !tc.refused {
-				if err != nil {
-					t.Fatalf("%s: %q refused: %v", tc.reason, tc.in, err)
+				if rs != nil {
+					t.Fatalf("%s: %q refused (a valid value returns nil): %v", tc.reason, tc.in, rs)
 				}
 				return
 			}
-			rs := guard.Refusals(err)
 			if len(rs) != 1 {
-				t.Fatalf("%s: %q: want one refusal, got %v", tc.reason, tc.in, err)
+				t.Fatalf("%s: %q: want one refusal, got %v", tc.reason, tc.in, rs)
+			}
+			if !errors.Is(rs.Err(), reason) {
+				t.Errorf("%s: %q: errors.Is(err, %s) does not find the refusal", tc.reason, tc.in, reason)
 			}
 			if r := rs[0]; r.Reason != reason || r.Field != fld.String() || r.BadValue != tc.in {
 				t.Errorf("%s: %q: want %s at %s with the bad value, got %s at %s with %v",
@@ -130,15 +134,11 @@ func TestGoldenName(t *testing.T) {
 	// an ID of 232 characters makes exactly 253, the longest object name.
 	longest := strings.Repeat("a", 253-len("talos-worker-")-len("-v1.13.6"))
 	idPath, versionPath := field.NewPath("images").Index(0).Child("schematicID"), field.NewPath("images").Index(0).Child("version")
-	type fr struct {
-		Reason guard.Reason
-		Field  string
-	}
 	cases := map[string]struct {
 		reason      string
 		id, version string
 		want        string
-		refusals    []fr
+		refusals    []fixtures.Finding
 	}{
 		"default": {
 			reason: "the chart's default flavor",
@@ -153,31 +153,28 @@ func TestGoldenName(t *testing.T) {
 		"254": {
 			reason: "one character more is refused rather than emitted",
 			id:     longest + "a", version: "v1.13.6",
-			refusals: []fr{{guard.InvalidSchematicID, idPath.String()}},
+			refusals: []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: idPath.String()}},
 		},
 		"bad ID": {
 			reason: "an invalid ID is refused at its field",
 			id:     "CE4C", version: "v1.13.6",
-			refusals: []fr{{guard.InvalidSchematicID, idPath.String()}},
+			refusals: []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: idPath.String()}},
 		},
 		"bad version": {
 			reason: "an invalid version is refused at its field",
 			id:     "ce4c", version: "v1.13",
-			refusals: []fr{{guard.InvalidVersion, versionPath.String()}},
+			refusals: []fixtures.Finding{{Reason: guard.InvalidVersion, Field: versionPath.String()}},
 		},
 		"both bad": {
 			reason: "both parts are checked: every refusal is reported, not only the first",
 			id:     "", version: "1.13.6",
-			refusals: []fr{{guard.InvalidSchematicID, idPath.String()}, {guard.InvalidVersion, versionPath.String()}},
+			refusals: []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: idPath.String()}, {Reason: guard.InvalidVersion, Field: versionPath.String()}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := naming.GoldenName(tc.id, tc.version, idPath, versionPath)
-			var gotRefusals []fr
-			for _, r := range guard.Refusals(err) {
-				gotRefusals = append(gotRefusals, fr{r.Reason, r.Field})
-			}
+			got, rs := naming.GoldenName(tc.id, tc.version, idPath, versionPath)
+			gotRefusals := fixtures.Of(rs)
 			if got != tc.want || len(gotRefusals) != len(tc.refusals) {
 				t.Fatalf("%s: got %q, %v; want %q, %v", tc.reason, got, gotRefusals, tc.want, tc.refusals)
 			}
@@ -186,8 +183,8 @@ func TestGoldenName(t *testing.T) {
 					t.Errorf("%s: refusal %d: got %v, want %v", tc.reason, i, gotRefusals[i], tc.refusals[i])
 				}
 			}
-			if (err == nil) != (tc.refusals == nil) {
-				t.Errorf("%s: error %v", tc.reason, err)
+			if (rs.Err() == nil) != (tc.refusals == nil) {
+				t.Errorf("%s: error %v", tc.reason, rs.Err())
 			}
 		})
 	}

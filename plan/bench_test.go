@@ -42,8 +42,8 @@ func BenchmarkFleet(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				results := plan.PlanAll(pools, catalog.Compile(values), state.NewSnapshot(st))
-				if results[0].Err != nil {
-					b.Fatal(results[0].Err)
+				if err := results[0].Refusals.Err(); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

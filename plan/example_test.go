@@ -62,7 +62,7 @@ func ExamplePlan_offline() {
 	res, _ := plan.Plan(plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, catalog.Compile(values), nil)
 	fmt.Println(res.Outcome)
 	for _, w := range res.Warnings {
-		fmt.Println(w.Reason, w.Value)
+		fmt.Println(w.Reason, w.Kind)
 	}
 	// Output:
 	// planned
@@ -72,4 +72,20 @@ func ExamplePlan_offline() {
 	// StateUnverified StorageProfile
 	// StateUnverified CDI
 	// StateUnverified CSIDriver
+}
+
+// A value of a type the chart cannot read is a refusal at its values path,
+// reported by Plan with every other finding.
+func ExampleDecodePool_invalidValue() {
+	pool := plan.DecodePool("tenant-demo", "demo-md0", map[string]any{
+		"cluster": "demo",
+		"osImage": map[string]any{"builtin": map[string]any{"version": []any{"v1.13.0"}}},
+	})
+	_, err := plan.Plan(pool, nil, nil)
+	var r *guard.Refusal
+	if errors.As(err, &r) {
+		fmt.Println(r.Reason, r.Field)
+	}
+	// Output:
+	// InvalidValue osImage.builtin.version
 }

@@ -1,10 +1,16 @@
 package plan_test
 
 import (
+	"encoding/json"
+	"errors"
+	"reflect"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -32,21 +38,92 @@ func FuzzPlan(f *testing.F) {
 		}
 		for _, snap := range []*state.Snapshot{full, nil} {
 			res, err := plan.Plan(p, cat, snap)
-			if (err == nil) != (res.Outcome == plan.Planned) {
-				t.Fatalf("outcome %q with error %v", res.Outcome, err)
+			checkTyped(t, res, err)
+		}
+	})
+}
+
+// FuzzDecodePool feeds arbitrary YAML as pool values, as adapters/helm's
+// FuzzPoolValues did for its decoder: reading them never panics, every
+// path (DecodePool, PoolFromObject, PoolSpec's UnmarshalJSON from JSON and
+// from YAML) reads the same spec with the same findings, every refusal is
+// typed with a refusal's reason and a field, and every warning a warning's
+// reason (or InvalidQuantity, which the HTTP path warns) and a field. The
+// seed corpus is testdata/fuzz/FuzzDecodePool.
+func FuzzDecodePool(f *testing.F) {
+	f.Add([]byte("cluster: demo"))
+	f.Add([]byte("cluster: demo\nosImage: {builtin: {version: 1.13}}"))
+	f.Add([]byte("cluster: demo\ndiskSize: 21474836480\nosimage: {}\n_namespace: {etcd: x}"))
+	snap := state.NewSnapshot(fullState())
+	cat := enabledCatalog()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var values map[string]any
+		if yaml.Unmarshal(data, &values) != nil {
+			return
+		}
+		pools := map[string]plan.Pool{viaDecodePool: plan.DecodePool(tenantNS, "demo-md0", values)}
+		fromObject, err := plan.PoolFromObject(map[string]any{"apiVersion": plan.PoolAPIVersion, "kind": plan.PoolKind,
+			"metadata": map[string]any{"namespace": tenantNS, "name": "demo-md0"}, "spec": values})
+		if err != nil {
+			t.Fatalf("a KubernetesNodes is not read: %v", err)
+		}
+		pools[viaPoolFromObject] = fromObject
+		// A spec that starts as the defaults: an empty or null document
+		// sets nothing through sigs.k8s.io/yaml (TestPoolSpecFromEmptyYAML).
+		fromYAML, fromJSON := plan.DefaultPoolSpec(""), plan.PoolSpec{}
+		yamlErr := yaml.Unmarshal(data, &fromYAML)
+		pools[viaYAML] = plan.Pool{Namespace: tenantNS, Name: "demo-md0", Spec: fromYAML}
+		doc, err := json.Marshal(values)
+		if err != nil {
+			t.Fatalf("values YAML decoded do not encode as JSON: %v", err)
+		}
+		jsonErr := json.Unmarshal(doc, &fromJSON)
+		pools[viaJSON] = plan.Pool{Namespace: tenantNS, Name: "demo-md0", Spec: fromJSON}
+		for _, decodeErr := range []error{yamlErr, jsonErr} {
+			if decodeErr != nil {
+				checkTyped(t, plan.Result{Outcome: plan.Refused}, decodeErr)
 			}
-			if err == nil {
-				continue
+		}
+
+		first, firstErr := plan.Plan(pools[viaDecodePool], cat, snap)
+		checkTyped(t, first, firstErr)
+		for _, w := range first.Warnings {
+			if !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity || w.Field == "" {
+				t.Fatalf("warning without a warning's reason or a field: %#v", w)
 			}
-			rs := guard.Refusals(err)
-			if len(rs) == 0 {
-				t.Fatalf("untyped failure: %v", err)
+		}
+		if _, err := json.Marshal(first); err != nil {
+			t.Fatalf("the result is no JSON: %v", err)
+		}
+		for _, path := range paths[1:] {
+			if got := exported(pools[path].Spec); !reflect.DeepEqual(got, exported(pools[viaDecodePool].Spec)) {
+				t.Fatalf("%s reads %+v, %s %+v", path, got, viaDecodePool, exported(pools[viaDecodePool].Spec))
 			}
-			for _, r := range rs {
-				if !r.Reason.Known() || r.Reason.Severity() != guard.Refuse || r.Field == "" {
-					t.Fatalf("refusal without a known reason or a field: %#v", r)
-				}
+			res, err := plan.Plan(pools[path], cat, snap)
+			if !reflect.DeepEqual(refusalsOf(err), refusalsOf(firstErr)) || !reflect.DeepEqual(warningsOf(res.Warnings), warningsOf(first.Warnings)) {
+				t.Fatalf("%s finds %v %v, %s %v %v", path, err, res.Warnings, viaDecodePool, firstErr, first.Warnings)
 			}
 		}
 	})
+}
+
+// checkTyped fails unless a plan is planned with no error or refused with
+// its refusals as the error, each with a refusal's reason and a field.
+func checkTyped(t *testing.T, res plan.Result, err error) {
+	t.Helper()
+	if (err == nil) != (res.Outcome == plan.Planned) {
+		t.Fatalf("outcome %q with error %v", res.Outcome, err)
+	}
+	if err == nil {
+		return
+	}
+	var rs guard.Refusals
+	if !errors.As(err, &rs) || len(rs) == 0 {
+		t.Fatalf("untyped failure: %v", err)
+	}
+	for _, r := range rs {
+		if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+			t.Fatalf("refusal without a known reason or a field: %#v", r)
+		}
+	}
 }

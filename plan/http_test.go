@@ -117,3 +117,28 @@ func TestHTTPPathDetails(t *testing.T) {
 	assert.Equal(t, "https://f.example/image/abc/v1.12.0/openstack-amd64.raw.xz", res.Disk.Spec.Source.HTTP.URL, "one trailing / trimmed")
 	assert.Equal(t, "factory.talos.dev/installer/abc:v1.12.0", res.InstallerImage)
 }
+
+// TestInstallerRepositoryTrailingSlash: the installer image is the
+// repository with one trailing "/" trimmed, then /<schematicID>:<version>,
+// as the chart renders it (SPEC section 13), on both paths.
+func TestInstallerRepositoryTrailingSlash(t *testing.T) {
+	tail := "/" + plan.DefaultSchematicID + ":" + plan.DefaultVersion
+	cases := map[string]struct {
+		repository string
+		want       string
+	}{
+		"no slash":    {"registry.example/talos/installer", "registry.example/talos/installer" + tail},
+		"one slash":   {"registry.example/talos/installer/", "registry.example/talos/installer" + tail},
+		"two slashes": {"registry.example/installer//", "registry.example/installer/" + tail},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for path, pool := range map[string]plan.Pool{"http": httpPool(), "clone": builtinPool()} {
+				pool.Spec.Talos.InstallerRepository = tc.repository
+				res, err := plan.Plan(pool, enabledCatalog(), state.NewSnapshot(fullState()))
+				require.NoError(t, err, path)
+				assert.Equal(t, tc.want, res.InstallerImage, path)
+			}
+		})
+	}
+}

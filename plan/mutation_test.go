@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -117,8 +118,9 @@ func TestHTTPZeroDiskSize(t *testing.T) {
 }
 
 // TestPoolSpecDecoding: decoding pool values applies the chart's defaults
-// for the keys that are absent, and a value of the wrong type is an error,
-// never a silent default.
+// for the keys that are absent, and a value of a type the chart cannot read
+// is an error, never a silent default. A number is no such value: the
+// chart prints it (SPEC section 13), so diskSize: 20 is "20".
 func TestPoolSpecDecoding(t *testing.T) {
 	var s plan.PoolSpec
 	require.NoError(t, json.Unmarshal([]byte(`{"cluster":"demo","storageClass":""}`), &s))
@@ -126,9 +128,11 @@ func TestPoolSpecDecoding(t *testing.T) {
 	want.StorageClass = ""
 	assert.Equal(t, want, s, "absent keys take the chart's defaults; a key set to \"\" stays \"\"")
 
-	err := json.Unmarshal([]byte(`{"cluster":"demo","diskSize":20}`), &s)
-	var typeErr *json.UnmarshalTypeError
-	assert.ErrorAs(t, err, &typeErr, "a number where the chart expects a quantity string")
+	require.NoError(t, json.Unmarshal([]byte(`{"cluster":"demo","diskSize":20}`), &s), "a number is printed as the chart prints it")
+	assert.Equal(t, "20", s.DiskSize)
+
+	err := json.Unmarshal([]byte(`{"cluster":"demo","diskSize":{"size":20}}`), &s)
+	assert.Equal(t, []finding{f(guard.InvalidValue, "diskSize")}, fixtures.Refused(err), "a map where the chart expects a quantity string")
 }
 
 // TestStateUnverifiedField: StateUnverified is at the values field whose
@@ -141,7 +145,7 @@ func TestStateUnverifiedField(t *testing.T) {
 	got := map[string]string{}
 	for _, w := range res.Warnings {
 		if w.Reason == guard.StateUnverified {
-			got[w.Value] = w.Field
+			got[w.Kind] = w.Field
 		}
 	}
 	assert.Equal(t, map[string]string{

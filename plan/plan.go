@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -40,10 +41,12 @@ var (
 
 // Plan decides a pool's disk-system DataVolume against a catalog and a
 // snapshot of the cluster. It does no I/O, does not modify its inputs, is
-// deterministic and safe for concurrent use. The refusals come back as one
-// error, nil when the pool is planned (the same value as Result.Err);
-// guard.Refusals opens it. A nil catalog is an empty, disabled one; a nil
-// snapshot knows nothing of the cluster.
+// deterministic and safe for concurrent use. The refusals come back on the
+// result (Result.Refusals) and as the error, nil when the pool is planned:
+// the error is always that same guard.Refusals value, so
+// errors.Is(err, guard.StorageClassMismatch) asks for a reason and
+// errors.As finds each *guard.Refusal. A nil catalog is an empty, disabled
+// one; a nil snapshot knows nothing of the cluster.
 func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error) {
 	if cat == nil {
 		cat = emptyCatalog
@@ -54,7 +57,8 @@ func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error)
 	p := planner{pool: pool, cat: cat, snap: snap}
 	p.res.Namespace, p.res.Name = pool.Namespace, pool.Name
 	p.plan()
-	return p.finish()
+	p.finish()
+	return p.res, p.res.Refusals.Err()
 }
 
 // PlanAll plans many pools against one catalog and one snapshot, in order.
@@ -70,17 +74,17 @@ type planner struct {
 	pool Pool
 	cat  *catalog.Catalog
 	snap *state.Snapshot
-	c    guard.Collector
+	c    findings.Collector
 	res  Result
 	// unverified collects the kinds a guard needed but could not read.
 	unverified state.Kind
 }
 
-func (p *planner) finish() (Result, error) {
+func (p *planner) finish() {
 	for _, k := range p.unverified.Each() {
 		w := guard.NewWarning(guard.StateUnverified, unverifiedField(k),
 			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
-		w.Value = k.String()
+		w.Kind = k.String()
 		p.c.AddWarning(w)
 	}
 	if !p.c.Empty() {
@@ -88,21 +92,21 @@ func (p *planner) finish() (Result, error) {
 		p.c.Stamp("pool " + p.pool.Namespace + "/" + p.pool.Name)
 	}
 	p.res.Warnings = p.c.Warnings()
-	p.res.Err = p.c.Err()
-	if p.res.Err != nil {
-		p.res.Outcome = Refused
-		p.res.Disk = Disk{}
-		p.res.Golden, p.res.InstallerImage, p.res.DiskSize = "", "", ""
-		p.res.StorageClass = storage.Resolution{}
-		p.res.Source = ""
-		return p.res, p.res.Err
+	p.res.Refusals = p.c.Refusals()
+	if p.c.Refused() {
+		p.res = Result{Namespace: p.res.Namespace, Name: p.res.Name, Outcome: Refused, Warnings: p.res.Warnings, Refusals: p.res.Refusals}
+		return
 	}
 	p.res.Outcome = Planned
-	return p.res, nil
 }
 
 func (p *planner) plan() {
 	spec := &p.pool.Spec
+	refusals, warnings := spec.decoded()
+	p.c.Add(refusals)
+	for _, w := range warnings {
+		p.c.AddWarning(w)
+	}
 	p.checkName()
 	img := spec.OSImage
 	switch {
@@ -113,7 +117,7 @@ func (p *planner) plan() {
 		p.checkOwn(img.Builtin.SchematicID, img.Builtin.Version, pathBuiltinSchematicID, pathBuiltinVersion)
 		p.checkOwn(img.Factory.SchematicID, img.Factory.Version, pathFactory.Child("schematicID"), pathFactory.Child("version"))
 		if u := img.Factory.ImageFactoryURL; u != "" {
-			p.c.Check(naming.ValidateImageFactoryURL(u, pathFactory.Child("imageFactoryURL")))
+			p.c.Add(naming.ValidateImageFactoryURL(u, pathFactory.Child("imageFactoryURL")))
 		}
 	case img != nil && img.Builtin != nil:
 		p.planClone(img.Builtin)
@@ -129,10 +133,10 @@ func (p *planner) plan() {
 // checkOwn validates the schematic ID and version an override sets itself.
 func (p *planner) checkOwn(id, version string, idPath, versionPath *field.Path) {
 	if id != "" {
-		p.c.Check(naming.ValidateSchematicID(id, idPath))
+		p.c.Add(naming.ValidateSchematicID(id, idPath))
 	}
 	if version != "" {
-		p.c.Check(naming.ValidateVersion(version, versionPath))
+		p.c.Add(naming.ValidateVersion(version, versionPath))
 	}
 }
 
@@ -174,7 +178,7 @@ func (p *planner) planHTTP(f *Factory) {
 		}
 		if f.ImageFactoryURL != "" {
 			factory = f.ImageFactoryURL
-			p.c.Check(naming.ValidateImageFactoryURL(factory, pathFactory.Child("imageFactoryURL")))
+			p.c.Add(naming.ValidateImageFactoryURL(factory, pathFactory.Child("imageFactoryURL")))
 		}
 	}
 	size := p.diskSize()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -23,40 +24,42 @@ import (
 )
 
 // finding is a refusal or warning as tests compare it: reason and field.
-type finding string
+type finding = fixtures.Finding
 
-func f(r guard.Reason, fld string) finding { return finding(string(r) + "@" + fld) }
+func f(r guard.Reason, fld string) finding { return finding{Reason: r, Field: fld} }
 
-func refusalsOf(err error) []finding {
-	var out []finding
-	for _, r := range guard.Refusals(err) {
-		out = append(out, f(r.Reason, r.Field))
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
+// refusalsOf lists err's refusals, opened as a caller opens them, sorted.
+func refusalsOf(err error) []finding { return sortFindings(fixtures.Refused(err)) }
 
-// warningsOf compares StateUnverified by the kind it names (it has no field).
-func warningsOf(ws []guard.Warning) []finding {
+// warningsOf compares StateUnverified by the kind it names, which tells the
+// six kinds apart (their field is one of two).
+func warningsOf(ws guard.Warnings) []finding {
 	var out []finding
 	for _, w := range ws {
 		fld := w.Field
 		if w.Reason == guard.StateUnverified {
-			fld = w.Value
+			fld = w.Kind
 		}
 		out = append(out, f(w.Reason, fld))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return sortFindings(out)
+}
+
+func sortFindings(fs []finding) []finding {
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].Reason != fs[j].Reason {
+			return fs[i].Reason < fs[j].Reason
+		}
+		return fs[i].Field < fs[j].Field
+	})
+	return fs
 }
 
 func sorted(fs ...finding) []finding {
 	if len(fs) == 0 {
 		return nil
 	}
-	out := append([]finding(nil), fs...)
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return sortFindings(append([]finding(nil), fs...))
 }
 
 type planCase struct {
@@ -86,14 +89,15 @@ func runPlan(t *testing.T, tc planCase, base func() plan.Pool) plan.Result {
 	res, err := plan.Plan(p, catalog.Compile(v), state.NewSnapshot(st))
 	assert.Equal(t, sorted(tc.refusals...), refusalsOf(err), "refusals (-want +got); %s", tc.reason)
 	assert.Equal(t, sorted(tc.warnings...), warningsOf(res.Warnings), "warnings; %s", tc.reason)
-	assert.Equal(t, err, res.Err)
+	assert.Equal(t, res.Refusals.Err(), err, "the error is the result's refusals")
+	assert.Equal(t, refusalsOf(err), sortFindings(fixtures.Of(res.Refusals)), "the error and the result hold the same refusals")
 	if len(tc.refusals) == 0 {
 		assert.Equal(t, plan.Planned, res.Outcome)
 		assert.NoError(t, err)
 	} else {
 		assert.Equal(t, plan.Refused, res.Outcome)
 		assert.Empty(t, res.Disk.Name, "a refused pool has no disk")
-		for _, r := range guard.Refusals(err) {
+		for _, r := range res.Refusals {
 			assert.Contains(t, r.Error(), "pool "+p.Namespace+"/"+p.Name, "every message names the pool")
 		}
 	}
@@ -592,7 +596,7 @@ func TestMovingTheDefault(t *testing.T) {
 	// Neighbour: the same move refuses a pool with no disks yet.
 	st.PersistentVolumeClaims = st.PersistentVolumeClaims[:1]
 	_, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
-	assert.Equal(t, []guard.Reason{guard.StorageClassMismatch}, guard.Reasons(err))
+	assert.Equal(t, []finding{f(guard.StorageClassMismatch, "storageClass")}, refusalsOf(err))
 }
 
 // TestClassWrittenIsClassCompared: the class on the disk is the one the
@@ -610,16 +614,16 @@ func TestClassWrittenIsClassCompared(t *testing.T) {
 	// The virt default tier wins over the GA default: the disk gets the class
 	// CDI would, and the comparison uses it.
 	st.StorageClasses = append(st.StorageClasses, class("virt", provider, t0, map[string]string{storage.VirtDefaultAnnotation: "true"}))
-	_, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
-	require.Error(t, err)
-	r := guard.Refusals(err)[0]
+	res, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
+	require.ErrorIs(t, err, guard.StorageClassMismatch)
+	r := res.Refusals[0]
 	assert.Equal(t, guard.StorageClassMismatch, r.Reason)
 	assert.Contains(t, r.Detail, `"virt" (resolved from the cluster default)`, "the message says which side came from the default")
 
 	p.Spec.StorageClass = "local"
-	_, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(fullState()))
-	require.Error(t, err)
-	assert.NotContains(t, guard.Refusals(err)[0].Detail, "default", "both sides explicit: nothing said of a default")
+	res, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(fullState()))
+	require.ErrorIs(t, err, guard.StorageClassMismatch)
+	assert.NotContains(t, res.Refusals[0].Detail, "default", "both sides explicit: nothing said of a default")
 }
 
 func TestPlannedClone(t *testing.T) {
@@ -648,7 +652,7 @@ func TestInstallerFollowsEffectiveFlavor(t *testing.T) {
 	st := fullState()
 	dropGolden(st)
 	res, err := plan.Plan(p, catalog.Compile(v), state.NewSnapshot(st))
-	require.Empty(t, guard.Reasons(err))
+	require.NoError(t, err)
 	assert.Equal(t, "factory.talos.dev/installer/abc123:v1.12.0", res.InstallerImage)
 	assert.Equal(t, []finding{f(guard.GoldenPending, "osImage.builtin")}, warningsOf(res.Warnings))
 }
@@ -694,7 +698,7 @@ func TestReadBackCatalog(t *testing.T) {
 	other := builtinPool()
 	other.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"}
 	_, err = plan.Plan(other, cat, state.NewSnapshot(st))
-	assert.Equal(t, []guard.Reason{guard.GoldenNotInCatalog}, guard.Reasons(err), "observed and absent: refused")
+	assert.Equal(t, []finding{f(guard.GoldenNotInCatalog, "osImage.builtin")}, refusalsOf(err), "observed and absent: refused")
 
 	st.Observed &^= state.DataVolume | state.PersistentVolumeClaim
 	blind, _ := catalog.FromCluster(state.NewSnapshot(st))

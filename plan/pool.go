@@ -1,8 +1,6 @@
 package plan
 
-import (
-	"encoding/json"
-)
+import "github.com/cozystack/kubernetes-worker-image/guard"
 
 // The kubernetes-nodes chart's defaults (SPEC section 2).
 const (
@@ -25,9 +23,12 @@ type Pool struct {
 }
 
 // PoolSpec holds the values of the kubernetes-nodes chart that decide the
-// worker disk, with the chart's defaults applied: start from DefaultPoolSpec,
-// or decode with encoding/json or sigs.k8s.io/yaml, which apply them for keys
-// that are absent.
+// worker disk, with the chart's defaults applied: start from
+// DefaultPoolSpec, or read values with DecodePool (or encoding/json and
+// sigs.k8s.io/yaml, through UnmarshalJSON), which read them as the chart
+// does. An empty or null YAML document sets nothing through
+// sigs.k8s.io/yaml (it never calls UnmarshalJSON for null), so decode into
+// a spec that starts as DefaultPoolSpec, or use DecodePool.
 type PoolSpec struct {
 	// Cluster is the parent cluster's name (required).
 	Cluster string `json:"cluster"`
@@ -40,6 +41,10 @@ type PoolSpec struct {
 	OSImage *OSImage `json:"osImage,omitempty"`
 	// Talos is the pool's default flavor.
 	Talos Talos `json:"talos"`
+
+	// The findings of decoding the values, reported by Plan.
+	refusals guard.Refusals
+	warnings guard.Warnings
 }
 
 // OSImage picks where the worker disk comes from. Setting both is refused.
@@ -84,15 +89,4 @@ func DefaultTalos() Talos {
 // DefaultPoolSpec returns the chart's defaults for a pool of cluster.
 func DefaultPoolSpec(cluster string) PoolSpec {
 	return PoolSpec{Cluster: cluster, DiskSize: DefaultDiskSize, StorageClass: DefaultStorageClass, Talos: DefaultTalos()}
-}
-
-// UnmarshalJSON applies the chart's defaults for keys that are absent.
-func (s *PoolSpec) UnmarshalJSON(data []byte) error {
-	type plain PoolSpec
-	d := plain(DefaultPoolSpec(""))
-	if err := json.Unmarshal(data, &d); err != nil {
-		return err
-	}
-	*s = PoolSpec(d)
-	return nil
 }

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -35,8 +38,14 @@ type Disk struct {
 	Spec              cdiv1.DataVolumeSpec `json:"spec"`
 }
 
-// Result is a pool's plan. When Err is not nil the pool is refused and only
-// Namespace, Name, Warnings and Err are meaningful.
+// Result is a pool's plan. A refused pool (Refusals not empty) has only
+// Namespace, Name, Outcome, Warnings and Refusals set.
+//
+// It marshals with encoding/json to the pool entry of `worker-image plan -o
+// json` (SPEC section 8): {"namespace","name","outcome","source","golden",
+// "disk","installerImage","storageClass","warnings","refusals"}, the disk
+// absent when refused and its storage request written as the chart renders
+// diskSize.
 type Result struct {
 	Namespace string
 	Name      string
@@ -54,7 +63,59 @@ type Result struct {
 	InstallerImage string
 	// StorageClass is the class written on the disk and where it came from.
 	StorageClass storage.Resolution
-	Warnings     []guard.Warning
-	// Err holds the refusals, nil when planned; guard.Refusals opens it.
-	Err error
+	Warnings     guard.Warnings
+	// Refusals are every refusal, nil when planned; Refusals.Err() is the
+	// error Plan returned.
+	Refusals guard.Refusals
+}
+
+// resultJSON is Result's JSON shape.
+type resultJSON struct {
+	Namespace      string             `json:"namespace"`
+	Name           string             `json:"name"`
+	Outcome        Outcome            `json:"outcome"`
+	Source         Source             `json:"source"`
+	Golden         string             `json:"golden"`
+	Disk           json.RawMessage    `json:"disk,omitempty"`
+	InstallerImage string             `json:"installerImage"`
+	StorageClass   storage.Resolution `json:"storageClass"`
+	Warnings       guard.Warnings     `json:"warnings"`
+	Refusals       guard.Refusals     `json:"refusals"`
+}
+
+// MarshalJSON writes the SPEC section 8 shape.
+func (r Result) MarshalJSON() ([]byte, error) {
+	out := resultJSON{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Source: r.Source, Golden: r.Golden,
+		InstallerImage: r.InstallerImage, StorageClass: r.StorageClass, Warnings: r.Warnings, Refusals: r.Refusals}
+	if r.Outcome == Planned {
+		disk, err := r.diskJSON()
+		if err != nil {
+			return nil, err
+		}
+		out.Disk = disk
+	}
+	return json.Marshal(out)
+}
+
+// diskJSON is the disk with its size as the chart renders it: the value as
+// given, which a quantity cannot hold when it is malformed (the HTTP path
+// renders it anyway) and would print canonically otherwise.
+func (r Result) diskJSON() (json.RawMessage, error) {
+	if r.DiskSize == "" || r.Disk.Spec.Storage == nil {
+		return json.Marshal(r.Disk)
+	}
+	d := r.Disk
+	d.Spec.Storage = r.Disk.Spec.Storage.DeepCopy()
+	d.Spec.Storage.Resources.Requests = nil
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	st := m["spec"].(map[string]any)["storage"].(map[string]any)
+	st["resources"] = map[string]any{"requests": map[string]any{string(corev1.ResourceStorage): r.DiskSize}}
+	return json.Marshal(m)
 }

@@ -26,26 +26,14 @@ type DefaultResult struct {
 // tier the newest by creation time wins, then the first by name; a GA default
 // beats a newer beta-only one.
 func DefaultClass(classes []storagev1.StorageClass) string {
-	ptrs := make([]*storagev1.StorageClass, len(classes))
-	for i := range classes {
-		ptrs[i] = &classes[i]
-	}
-	return DefaultClassOf(ptrs)
-}
-
-// DefaultClassOf is DefaultClass over pointers, for indexes that hold them.
-// Nil entries are skipped.
-func DefaultClassOf(classes []*storagev1.StorageClass) string {
 	best, bestTier := -1, 0
-	for i, c := range classes {
-		if c == nil {
-			continue
-		}
+	for i := range classes {
+		c := &classes[i]
 		t := tier(c)
 		if t == 0 {
 			continue
 		}
-		if best < 0 || t > bestTier || (t == bestTier && newer(c, classes[best])) {
+		if best < 0 || t > bestTier || (t == bestTier && newer(c, &classes[best])) {
 			best, bestTier = i, t
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -15,17 +16,11 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // class builds a StorageClass created minute minutes after epoch, carrying the
 // annotations given as key, value pairs.
 func class(name string, minute int, kv ...string) storagev1.StorageClass {
-	c := storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{
-		Name:              name,
-		CreationTimestamp: metav1.NewTime(epoch.Add(time.Duration(minute) * time.Minute)),
-	}}
-	if len(kv) > 0 {
-		c.Annotations = map[string]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			c.Annotations[kv[i]] = kv[i+1]
-		}
+	b := fixtures.StorageClass(name).Created(epoch.Add(time.Duration(minute) * time.Minute))
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.Annotation(kv[i], kv[i+1])
 	}
-	return c
+	return *b.Obj()
 }
 
 const (
@@ -123,14 +118,6 @@ func TestDefaultClass(t *testing.T) {
 			for _, perm := range permutations(tc.classes) {
 				if got := storage.DefaultClass(perm); got != tc.want {
 					t.Fatalf("%s: DefaultClass(%v) = %q, want %q", tc.reason, names(perm), got, tc.want)
-				}
-				ptrs := make([]*storagev1.StorageClass, 0, len(perm)+1)
-				ptrs = append(ptrs, nil)
-				for i := range perm {
-					ptrs = append(ptrs, &perm[i])
-				}
-				if got := storage.DefaultClassOf(ptrs); got != tc.want {
-					t.Fatalf("%s: DefaultClassOf (with a nil entry) = %q, want %q", tc.reason, got, tc.want)
 				}
 			}
 		})

@@ -3,7 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -76,7 +76,7 @@ func Resolve(in Input) (Resolution, error) {
 		return Resolution{Name: in.Named, From: Explicit}, nil
 	}
 	if only, many := single(in.Bound); many {
-		return Resolution{}, &ConflictError{Classes: Distinct(in.Bound)}
+		return Resolution{}, &ConflictError{Classes: distinct(in.Bound)}
 	} else if only != "" {
 		return Resolution{Name: only, From: Frozen}, nil
 	}
@@ -104,24 +104,9 @@ func single(classes []string) (only string, many bool) {
 	return only, false
 }
 
-// Distinct returns the sorted distinct non-empty classes.
-func Distinct(classes []string) []string {
-	var out []string
-	for _, c := range classes {
-		if c == "" {
-			continue
-		}
-		dup := false
-		for _, o := range out {
-			if o == c {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, c)
-		}
-	}
-	sort.Strings(out)
-	return out
+// distinct returns the sorted distinct non-empty classes.
+func distinct(classes []string) []string {
+	out := slices.DeleteFunc(slices.Clone(classes), func(c string) bool { return c == "" })
+	slices.Sort(out)
+	return slices.Compact(out)
 }

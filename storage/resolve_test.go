@@ -123,20 +123,31 @@ func TestResolveDoesNotMutateBound(t *testing.T) {
 	}
 }
 
-func TestDistinct(t *testing.T) {
+// TestConflictClassesAreDistinct: a conflict lists each class once,
+// sorted, without the empty class of a disk that has none; disks that name
+// no class, or one class only, are no conflict at all.
+func TestConflictClassesAreDistinct(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		in     []string
 		want   []string
 	}{
-		"nil":        {"nothing in, nothing out", nil, nil},
-		"only empty": {"empty classes are dropped", []string{"", ""}, nil},
-		"repeats":    {"repeats collapse and the result is sorted", []string{"b", "a", "b", "", "a"}, []string{"a", "b"}},
+		"nil":        {"nothing bound, no conflict", nil, nil},
+		"only empty": {"empty classes are dropped: no conflict", []string{"", ""}, nil},
+		"repeats":    {"repeats collapse, empty is dropped and the list is sorted", []string{"b", "a", "b", "", "a"}, []string{"a", "b"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := storage.Distinct(tc.in); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("%s: got %v, want %v", tc.reason, got, tc.want)
+			_, err := storage.Resolve(storage.Input{Bound: tc.in, BoundKnown: true, Default: storage.DefaultResult{Name: "d", Known: true}})
+			var ce *storage.ConflictError
+			if tc.want == nil {
+				if errors.As(err, &ce) {
+					t.Fatalf("%s: got a conflict on %v", tc.reason, ce.Classes)
+				}
+				return
+			}
+			if !errors.As(err, &ce) || !reflect.DeepEqual(ce.Classes, tc.want) {
+				t.Errorf("%s: got %v, want a conflict on %v", tc.reason, err, tc.want)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 
@@ -10,30 +9,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/naming"
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
-
-// goldensNeed is what the catalog reads of a cluster: the goldens in
-// cozy-public and the StorageClasses (an empty class resolves to the
-// default).
-func goldensNeed() state.Request {
-	return state.Request{Lists: []state.Ref{
-		{Kind: state.DataVolume, Namespace: naming.GoldenNamespace},
-		{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace},
-		{Kind: state.StorageClass},
-	}}
-}
-
-// consumersNeed is what finding a golden's consumers reads: every
-// DataVolume and PVC, in every namespace.
-func consumersNeed() state.Request {
-	return state.Request{Lists: []state.Ref{
-		{Kind: state.DataVolume},
-		{Kind: state.PersistentVolumeClaim},
-		{Kind: state.StorageClass},
-	}}
-}
 
 var renderCommand = &command{
 	name:     "catalog render",
@@ -62,24 +38,15 @@ func runRender(a *app, o *options, args []string) error {
 	if o.catalog == "" && !o.example {
 		return badUsage("--catalog CATALOG.yaml is required")
 	}
-	snap, err := a.snapshot(o, goldensNeed)
+	snap, err := a.snapshot(o, catalog.RenderNeeds)
 	if err != nil {
 		return err
 	}
 	cat, err := a.loadCatalog(o, snap)
-	var res catalog.RenderResult
-	var rerr error
-	var cr *catalogRefused
-	switch {
-	case errors.As(err, &cr):
-		// Values that do not decode render nothing; the refusals still
-		// come out in the render's shape.
-		res.Err, rerr = cr.err, cr.err
-	case err != nil:
+	if err != nil {
 		return err
-	default:
-		res, rerr = catalog.Render(cat, snap)
 	}
+	res, rerr := catalog.Render(cat, snap)
 	if o.output != human {
 		if err := writeData(a.stdout, o.output, res); err != nil {
 			return err
@@ -97,7 +64,7 @@ func runRender(a *app, o *options, args []string) error {
 			}
 		}
 		printWarnings(a.stderr, res.Warnings)
-		printRefusals(a.stderr, rerr)
+		printRefusals(a.stderr, res.Refusals)
 	}
 	if rerr != nil {
 		return errRefused
@@ -144,7 +111,7 @@ func runConsumers(a *app, o *options, args []string) error {
 	if !o.hasState() {
 		return badUsage("consumers reads the cluster: pass --state or --kubeconfig")
 	}
-	snap, err := a.snapshot(o, consumersNeed)
+	snap, err := a.snapshot(o, catalog.ConsumersNeeds)
 	if err != nil {
 		return err
 	}
@@ -192,13 +159,18 @@ func runPrune(a *app, o *options, args []string) error {
 	if !o.hasState() {
 		return badUsage("prune reads the cluster: pass --state or --kubeconfig")
 	}
-	snap, err := a.snapshot(o, consumersNeed)
+	snap, err := a.snapshot(o, catalog.PruneNeeds)
 	if err != nil {
 		return err
 	}
 	cat, err := a.loadCatalog(o, snap)
 	if err != nil {
-		return a.orRefused(err)
+		return err
+	}
+	if rs := cat.Unreadable(); len(rs) > 0 {
+		// Values the chart cannot read do not say which goldens they manage.
+		printRefusals(a.stderr, rs)
+		return errRefused
 	}
 	rep := catalog.Prune(cat, snap)
 	if o.output != human {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
-	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
@@ -110,45 +108,21 @@ func (a *app) loadCatalog(o *options, snap *state.Snapshot) (*catalog.Catalog, e
 	if err != nil {
 		return nil, err
 	}
-	v, err := helm.CatalogValues(m)
-	if err != nil {
-		return nil, &catalogRefused{err: err}
-	}
-	return catalog.Compile(v), nil
-}
-
-// catalogRefused is catalog values that do not decode (a map where a
-// string belongs). The catalog serves no golden then; commands that can
-// go on without one (plan, for its HTTP pools; render, to print its
-// refusals in its shape) do.
-type catalogRefused struct{ err error }
-
-func (e *catalogRefused) Error() string { return e.err.Error() }
-
-// servesNothing is the catalog of values refused: disabled, empty.
-var servesNothing = catalog.Compile(catalog.Values{Images: []catalog.Image{}})
-
-// orRefused turns a catalogRefused into its refusals printed and
-// errRefused, for commands that cannot go on.
-func (a *app) orRefused(err error) error {
-	var cr *catalogRefused
-	if errors.As(err, &cr) {
-		printRefusals(a.stderr, cr.err)
-		return errRefused
-	}
-	return err
+	// Values the chart cannot read are refusals the catalog carries: they
+	// refuse the pools that clone, and render prints them in its shape.
+	return catalog.Compile(catalog.DecodeValues(m)), nil
 }
 
 // printRefusals writes each refusal on a line: what was refused, its
 // reason, its field and its detail, which says the way out.
-func printRefusals(w io.Writer, err error) {
-	for _, r := range guard.Refusals(err) {
+func printRefusals(w io.Writer, rs guard.Refusals) {
+	for _, r := range rs {
 		fmt.Fprintf(w, "%s: refused %s\n", r.Subject, finding(r.Reason, r.Field, r.Detail))
 	}
 }
 
 // printWarnings writes each warning on a line, as printRefusals does.
-func printWarnings(w io.Writer, warnings []guard.Warning) {
+func printWarnings(w io.Writer, warnings guard.Warnings) {
 	for _, x := range warnings {
 		fmt.Fprintf(w, "%s: warning %s\n", x.Subject, finding(x.Reason, x.Field, x.Detail))
 	}

@@ -60,8 +60,14 @@ func TestCatalogConsumers(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	if got := keys(out); !reflect.DeepEqual(got, []string{"consumers", "golden"}) {
+	// SPEC section 8's shape, with the warnings every command's JSON
+	// carries (section 11), so that "no consumers" is never read from a
+	// state that could not see.
+	if got := keys(out); !reflect.DeepEqual(got, []string{"consumers", "golden", "warnings"}) {
 		t.Errorf("keys %v", got)
+	}
+	if _, ok := out["warnings"].([]any); !ok {
+		t.Errorf("warnings is a list: %v", out["warnings"])
 	}
 	cs := out["consumers"].([]any)
 	if len(cs) != 1 {
@@ -86,8 +92,12 @@ func TestCatalogPrune(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	if got := keys(out); !reflect.DeepEqual(got, []string{"kept", "safeToDelete"}) {
+	// SPEC section 8's shape, with the warnings of section 11.
+	if got := keys(out); !reflect.DeepEqual(got, []string{"kept", "safeToDelete", "warnings"}) {
 		t.Errorf("keys %v", got)
+	}
+	if _, ok := out["warnings"].([]any); !ok {
+		t.Errorf("warnings is a list: %v", out["warnings"])
 	}
 	safe := out["safeToDelete"].([]any)
 	kept := out["kept"].([]any)

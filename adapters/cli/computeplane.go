@@ -62,7 +62,7 @@ func runComputePlane(a *app, o *options, args []string) error {
 		c := res.Cluster
 		fmt.Fprintf(a.stdout, "cluster release %s; admin kubeconfig in Secret %s, key %s\n", c.Release, c.AdminKubeconfig.Secret, c.AdminKubeconfig.Key)
 		printWarnings(a.stderr, res.Warnings)
-		printRefusals(a.stderr, perr)
+		printRefusals(a.stderr, res.Refusals)
 	}
 	if perr != nil {
 		return errRefused

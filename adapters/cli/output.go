@@ -9,98 +9,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // planJSON is the shape of `plan -o json` (SPEC section 8), which tools
-// build on.
+// build on: each pool as plan.Result marshals it.
 type planJSON struct {
-	Pools []poolJSON `json:"pools"`
-}
-
-// poolJSON is one pool: every key, golden "" on the HTTP path; a refused
-// pool has no disk, and only namespace, name, outcome, warnings and
-// refusals are meaningful (SPEC section 9).
-type poolJSON struct {
-	Namespace      string             `json:"namespace"`
-	Name           string             `json:"name"`
-	Outcome        plan.Outcome       `json:"outcome"`
-	Source         plan.Source        `json:"source"`
-	Golden         string             `json:"golden"`
-	Disk           map[string]any     `json:"disk,omitempty"`
-	InstallerImage string             `json:"installerImage"`
-	StorageClass   storage.Resolution `json:"storageClass"`
-	Warnings       []findingJSON      `json:"warnings"`
-	Refusals       []findingJSON      `json:"refusals"`
-}
-
-// findingJSON is a warning or a refusal: its message names the pool and
-// the way out.
-type findingJSON struct {
-	Reason  guard.Reason `json:"reason"`
-	Field   string       `json:"field"`
-	Message string       `json:"message"`
-}
-
-func warningsJSON(ws []guard.Warning) []findingJSON {
-	out := make([]findingJSON, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, findingJSON{w.Reason, w.Field, w.Message()})
-	}
-	return out
-}
-
-func refusalsJSON(err error) []findingJSON {
-	rs := guard.Refusals(err)
-	out := make([]findingJSON, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, findingJSON{r.Reason, r.Field, r.Message()})
-	}
-	return out
-}
-
-func toPlanJSON(results []plan.Result) planJSON {
-	out := planJSON{Pools: make([]poolJSON, 0, len(results))}
-	for i := range results {
-		r := &results[i]
-		p := poolJSON{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: warningsJSON(r.Warnings), Refusals: refusalsJSON(r.Err)}
-		if r.Outcome == plan.Planned {
-			p.Source, p.Golden, p.Disk, p.InstallerImage = r.Source, r.Golden, diskJSON(r), r.InstallerImage
-			p.StorageClass = r.StorageClass
-		}
-		out.Pools = append(out.Pools, p)
-	}
-	return out
-}
-
-// diskJSON is the typed disk with its size as the chart renders it: the
-// value as given, which a quantity cannot hold when it is malformed (the
-// HTTP path renders it anyway) and would print canonically otherwise.
-func diskJSON(r *plan.Result) map[string]any {
-	data, err := json.Marshal(&r.Disk)
-	var m map[string]any
-	if err != nil || json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	spec, _ := m["spec"].(map[string]any)
-	st, _ := spec["storage"].(map[string]any)
-	if st == nil || r.DiskSize == "" {
-		return m
-	}
-	res, _ := st["resources"].(map[string]any)
-	if res == nil {
-		res = map[string]any{}
-		st["resources"] = res
-	}
-	req, _ := res["requests"].(map[string]any)
-	if req == nil {
-		req = map[string]any{}
-		res["requests"] = req
-	}
-	req["storage"] = r.DiskSize
-	return m
+	Pools []plan.Result `json:"pools"`
 }
 
 // writeData writes v as JSON or YAML.
@@ -123,7 +39,7 @@ func writeData(w io.Writer, format string, v any) error {
 func (a *app) writePlan(o *options, results []plan.Result) error {
 	switch o.output {
 	case jsonOut, yamlOut:
-		return writeData(a.stdout, o.output, toPlanJSON(results))
+		return writeData(a.stdout, o.output, planJSON{Pools: results})
 	case chartOut:
 		return a.writeChart(results)
 	}
@@ -138,7 +54,7 @@ func (a *app) writeChart(results []plan.Result) error {
 	for _, r := range results {
 		printWarnings(a.stderr, r.Warnings)
 		if r.Outcome != plan.Planned {
-			printRefusals(a.stderr, r.Err)
+			printRefusals(a.stderr, r.Refusals)
 			continue
 		}
 		text, err := helm.DiskText(r, helm.ChartIndent)
@@ -171,7 +87,7 @@ func (a *app) writeHuman(results []plan.Result) error {
 			fmt.Fprintf(w, "%swarning %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail))
 		}
 		if r.Outcome != plan.Planned {
-			for _, x := range guard.Refusals(r.Err) {
+			for _, x := range r.Refusals {
 				fmt.Fprintf(w, "%srefused %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail))
 			}
 			continue
@@ -191,7 +107,7 @@ func (a *app) writeHuman(results []plan.Result) error {
 // headline says in a few words what was decided for a pool.
 func headline(r plan.Result) string {
 	if r.Outcome != plan.Planned {
-		n := len(guard.Refusals(r.Err))
+		n := len(r.Refusals)
 		return fmt.Sprintf("refused (%d %s)", n, plural(n, "refusal"))
 	}
 	var b strings.Builder

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 const goldenName = "talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6"
@@ -372,20 +374,8 @@ func TestPlanChart(t *testing.T) {
 	if !strings.Contains(r.stderr, "pool tenant-demo/demo-gpu: refused StorageClassMismatch at storageClass") {
 		t.Errorf("its refusals go to stderr:\n%s", r.stderr)
 	}
-	want := "# tenant-demo/demo-md1\n" + `      - metadata:
-          name: disk-system
-          annotations:
-            cdi.kubevirt.io/storage.usePopulator: "false"
-        spec:
-          source:
-            http:
-              url: https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz
-          storage:
-            resources:
-              requests:
-                storage: "20Gi"
-            storageClassName: "replicated"
-`
+	// demo-md1 has the chart's defaults: the pre-feature text.
+	want := "# tenant-demo/demo-md1\n" + fixtures.PreFeatureDiskSystem
 	if !strings.HasPrefix(r.stdout, "# tenant-demo/demo-md0\n      - metadata:\n") || !strings.HasSuffix(r.stdout, want) {
 		t.Errorf("each entry after its # line, at the chart's indentation:\n%s", r.stdout)
 	}
@@ -435,6 +425,25 @@ func TestPlanOffline(t *testing.T) {
 	want := map[string]string{"demo-md0": "planned", "demo-md1": "planned", "demo-gpu": "refused"}
 	if !reflect.DeepEqual(outcomes, want) {
 		t.Errorf("outcomes %v, want %v", outcomes, want)
+	}
+	// A warning is {"reason","field","message"} (SPEC section 8), and a
+	// StateUnverified names the kind it could not read.
+	var out struct {
+		Pools []struct{ Warnings []map[string]any }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range out.Pools {
+		for _, w := range p.Warnings {
+			want := []string{"field", "message", "reason"}
+			if w["reason"] == "StateUnverified" {
+				want = []string{"field", "kind", "message", "reason"}
+			}
+			if got := keys(w); !reflect.DeepEqual(got, want) {
+				t.Errorf("warning %v: keys %v, want %v", w["reason"], got, want)
+			}
+		}
 	}
 }
 

@@ -57,12 +57,12 @@ func runVerify(a *app, o *options, args []string) error {
 	}
 	cat, err := a.loadCatalog(o, snap)
 	if err != nil {
-		return a.orRefused(err)
+		return err
 	}
-	res, verr := helm.Verify(objects, cat, snap)
+	res, _ := helm.Verify(objects, cat, snap)
 	printWarnings(a.stderr, res.Warnings())
-	if verr != nil {
-		printRefusals(a.stderr, verr)
+	if len(res.Refusals) > 0 {
+		printRefusals(a.stderr, res.Refusals)
 		return errRefused
 	}
 	_, err = io.Copy(a.stdout, bytes.NewReader(data))

@@ -45,6 +45,8 @@ func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, err
 	return clusterread.Read(ctx, source{r}, req, r.Limit)
 }
 
+var _ state.Reader = (*Reader)(nil)
+
 type source struct{ r *Reader }
 
 var _ clusterread.Source = source{}

@@ -20,6 +20,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -42,7 +43,7 @@ func read(t *testing.T, cs *kubefake.Clientset, dyn *dynamicfake.FakeDynamicClie
 	return clientgo.New(cs, dyn).Read(context.Background(), req)
 }
 
-var pool = fixtures.Pool(fixtures.TenantNamespace, fixtures.ClusterName)
+var pool = fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 
 func TestOnePool(t *testing.T) {
 	cs, dyn := fixtures.ClientGo(fixtures.Cluster()...)
@@ -61,7 +62,7 @@ func TestOnePool(t *testing.T) {
 	assert.Nil(t, snap.PVC(fixtures.OtherNamespace, "data-postgres-0"), "a namespace no pool is in is not read")
 	assert.Len(t, snap.ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+pool.Name, fixtures.Golden), 1)
 
-	res, err := plan.Plan(pool, fixtures.Catalog(), snap)
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 	require.NoError(t, err)
 	assert.Equal(t, plan.Clone, res.Source)
 	assert.Empty(t, res.Warnings, "the reads cover everything the plan needs")
@@ -70,7 +71,7 @@ func TestOnePool(t *testing.T) {
 func TestFleetMakesConstantLists(t *testing.T) {
 	count := func(pools, namespaces int) (int, int) {
 		cs, dyn := fixtures.ClientGo(fixtures.Cluster()...)
-		_, err := read(t, cs, dyn, plan.NeedsAll(fixtures.Fleet(pools, namespaces)))
+		_, err := read(t, cs, dyn, plan.NeedsAll(fleet.BuiltinPools(pools, namespaces)))
 		require.NoError(t, err)
 		return requests(cs, dyn)
 	}
@@ -112,7 +113,7 @@ func TestForbiddenStorageClasses(t *testing.T) {
 	assert.False(t, st.Observed.Has(state.StorageClass), "StorageClass stays unobserved, never empty")
 	assert.True(t, st.Observed.Has(state.PersistentVolumeClaim|state.DataVolume|state.StorageProfile|state.CDI|state.CSIDriver))
 
-	res, err := plan.Plan(pool, fixtures.Catalog(), state.NewSnapshot(st))
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), state.NewSnapshot(st))
 	require.NoError(t, err, "an unknown kind refuses nothing")
 	assert.Contains(t, reasons(res.Warnings), guard.StateUnverified, "the guards that needed the classes say so")
 
@@ -120,7 +121,7 @@ func TestForbiddenStorageClasses(t *testing.T) {
 		cs, dyn := fixtures.ClientGo(fixtures.Cluster()...)
 		st, err := read(t, cs, dyn, plan.Needs(pool))
 		require.NoError(t, err)
-		res, _ := plan.Plan(pool, fixtures.Catalog(), state.NewSnapshot(st))
+		res, _ := plan.Plan(pool, fleet.DefaultCatalog(), state.NewSnapshot(st))
 		assert.NotContains(t, reasons(res.Warnings), guard.StateUnverified)
 	})
 }
@@ -192,7 +193,7 @@ func TestTransientErrors(t *testing.T) {
 			var re *clientgo.ReadError
 			require.True(t, errors.As(err, &re), "%s: want *clientgo.ReadError, got %T %v", tc.reason, err, err)
 			assert.True(t, tc.is(err), tc.reason)
-			assert.Empty(t, guard.Refusals(err), "a read error is not a refusal")
+			assert.Empty(t, fixtures.Refused(err), "a read error is not a refusal")
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -37,11 +36,11 @@ func ExampleReader_Read() {
 	values := catalog.Default()
 	values.Enabled = true
 	res, err := plan.Plan(pool, catalog.Compile(values), state.NewSnapshot(st))
-	fmt.Println(res.Outcome, guard.Reasons(err))
+	fmt.Println(res.Outcome, err)
 	for _, w := range res.Warnings {
 		fmt.Println("warning:", w.Reason, w.Field)
 	}
 	// Output:
-	// planned []
+	// planned <nil>
 	// warning: GoldenPending osImage.builtin
 }

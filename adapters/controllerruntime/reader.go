@@ -39,6 +39,8 @@ func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, err
 	return clusterread.Read(ctx, source{r.Client}, req, r.Limit)
 }
 
+var _ state.Reader = (*Reader)(nil)
+
 type source struct{ c client.Reader }
 
 var _ clusterread.Source = source{}

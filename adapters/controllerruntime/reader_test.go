@@ -21,11 +21,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-var pool = fixtures.Pool(fixtures.TenantNamespace, fixtures.ClusterName)
+var pool = fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 
 // counted counts the reads that reach the client.
 func counted(n *int) interceptor.Funcs {
@@ -50,7 +51,7 @@ func TestOnePool(t *testing.T) {
 	assert.Equal(t, state.AllKinds, st.Observed)
 	assert.Equal(t, []string{fixtures.TenantNamespace}, st.Namespaces)
 
-	res, err := plan.Plan(pool, fixtures.Catalog(), state.NewSnapshot(st))
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), state.NewSnapshot(st))
 	require.NoError(t, err)
 	assert.Equal(t, plan.Clone, res.Source)
 	assert.Empty(t, res.Warnings)
@@ -59,7 +60,7 @@ func TestOnePool(t *testing.T) {
 func TestFleet(t *testing.T) {
 	var n int
 	c := fixtures.ControllerRuntime(counted(&n), fixtures.Cluster()...)
-	_, err := controllerruntime.New(c).Read(context.Background(), plan.NeedsAll(fixtures.Fleet(1000, 100)))
+	_, err := controllerruntime.New(c).Read(context.Background(), plan.NeedsAll(fleet.BuiltinPools(1000, 100)))
 	require.NoError(t, err)
 	assert.Equal(t, 6, n, "a fleet reads one list per kind")
 }
@@ -134,7 +135,7 @@ func TestForbiddenStorageClassesWarns(t *testing.T) {
 	c := fixtures.ControllerRuntime(fail[*storagev1.StorageClass](apierrors.NewForbidden(schema.GroupResource{Resource: "storageclasses"}, "", errors.New("rbac"))), fixtures.Cluster()...)
 	st, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
 	require.NoError(t, err)
-	res, err := plan.Plan(pool, fixtures.Catalog(), state.NewSnapshot(st))
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), state.NewSnapshot(st))
 	require.NoError(t, err, "never refused for what could not be read")
 	var reasons []guard.Reason
 	for _, w := range res.Warnings {

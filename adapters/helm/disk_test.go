@@ -2,44 +2,33 @@ package helm_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
-// preFeature is the pre-feature chart's disk-system entry for the chart's
-// defaults, at its indentation (SPEC section 3), byte for byte.
-const preFeature = `      - metadata:
-          name: disk-system
-          annotations:
-            cdi.kubevirt.io/storage.usePopulator: "false"
-        spec:
-          source:
-            http:
-              url: https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz
-          storage:
-            resources:
-              requests:
-                storage: "20Gi"
-            storageClassName: "replicated"
-`
+// defaultURL is the pre-feature chart's image URL for the chart's talos.*
+// defaults.
+const defaultURL = "https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz"
 
-// preFeatureNoClass is the same entry for storageClass: "": the chart
-// leaves the class to the cluster.
-const preFeatureNoClass = `      - metadata:
-          name: disk-system
-          annotations:
-            cdi.kubevirt.io/storage.usePopulator: "false"
-        spec:
-          source:
-            http:
-              url: https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz
-          storage:
-            resources:
-              requests:
-                storage: "20Gi"
-`
+// preFeatureNoClass is the pre-feature entry for storageClass: "": the
+// chart leaves the class to the cluster.
+var preFeatureNoClass = fixtures.PreFeature(defaultURL, "20Gi", "")
+
+// atIndent moves chart text from the chart's indentation to n spaces.
+func atIndent(text string, n int) string {
+	pad, chart := strings.Repeat(" ", n), strings.Repeat(" ", helm.ChartIndent)
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + strings.TrimPrefix(l, chart)
+		}
+	}
+	return strings.Join(lines, "")
+}
 
 // cloneText is the clone path's entry in the same layout.
 const cloneText = `      - metadata:
@@ -70,37 +59,37 @@ func TestDiskText(t *testing.T) {
 			reason: "osImage absent is the pre-feature render, byte for byte",
 			values: map[string]any{"cluster": "demo"},
 			indent: helm.ChartIndent,
-			want:   preFeature,
+			want:   fixtures.PreFeatureDiskSystem,
 		},
 		"empty factory": {
 			reason: "osImage.factory: {} renders exactly like an absent osImage",
 			values: map[string]any{"cluster": "demo", "osImage": map[string]any{"factory": map[string]any{}}},
 			indent: helm.ChartIndent,
-			want:   preFeature,
+			want:   fixtures.PreFeatureDiskSystem,
 		},
 		"factory of empty strings": {
 			reason: `"" in osImage.factory.* falls back to talos.*`,
 			values: map[string]any{"cluster": "demo", "osImage": map[string]any{"factory": map[string]any{"schematicID": "", "version": "", "imageFactoryURL": ""}}},
 			indent: helm.ChartIndent,
-			want:   preFeature,
+			want:   fixtures.PreFeatureDiskSystem,
 		},
 		"empty osImage": {
 			reason: "osImage: {} sets neither source: the HTTP default",
 			values: map[string]any{"cluster": "demo", "osImage": map[string]any{}},
 			indent: helm.ChartIndent,
-			want:   preFeature,
+			want:   fixtures.PreFeatureDiskSystem,
 		},
 		"null osImage": {
 			reason: "null is not set, as Helm drops it",
 			values: map[string]any{"cluster": "demo", "osImage": nil, "diskSize": nil},
 			indent: helm.ChartIndent,
-			want:   preFeature,
+			want:   fixtures.PreFeatureDiskSystem,
 		},
 		"empty diskSize": {
 			reason: `diskSize: "" falls back to 20Gi, as the chart does`,
 			values: map[string]any{"cluster": "demo", "diskSize": ""},
 			indent: helm.ChartIndent,
-			want:   preFeature,
+			want:   fixtures.PreFeatureDiskSystem,
 		},
 		"empty storageClass": {
 			reason: `storageClass: "" leaves the class to the cluster: no storageClassName line`,
@@ -112,38 +101,15 @@ func TestDiskText(t *testing.T) {
 			reason: "the HTTP path renders a malformed diskSize as given, quoted",
 			values: map[string]any{"cluster": "demo", "diskSize": "20 GB", "storageClass": ""},
 			indent: 0,
-			want: `- metadata:
-    name: disk-system
-    annotations:
-      cdi.kubevirt.io/storage.usePopulator: "false"
-  spec:
-    source:
-      http:
-        url: https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz
-    storage:
-      resources:
-        requests:
-          storage: "20 GB"
-`,
+			want:   atIndent(fixtures.PreFeature(defaultURL, "20 GB", ""), 0),
 		},
 		"factory override": {
 			reason: "the factory's own URL, one trailing slash trimmed, and the class through quote",
 			values: map[string]any{"cluster": "demo", "storageClass": `a"b`, "osImage": map[string]any{"factory": map[string]any{"imageFactoryURL": "https://f.example/", "version": "v1.12.0"}}},
 			indent: 2,
-			want: `  - metadata:
-      name: disk-system
-      annotations:
-        cdi.kubevirt.io/storage.usePopulator: "false"
-    spec:
-      source:
-        http:
-          url: https://f.example/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.12.0/openstack-amd64.raw.xz
-      storage:
-        resources:
-          requests:
-            storage: "20Gi"
-        storageClassName: "a\"b"
-`,
+			want: atIndent(fixtures.PreFeature(
+				"https://f.example/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.12.0/openstack-amd64.raw.xz",
+				"20Gi", `a"b`), 2),
 		},
 		"clone": {
 			reason: "the clone path: the golden's pvc source, annotation values quoted, the class always written",
@@ -160,11 +126,7 @@ func TestDiskText(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			pool, err := helm.Pool(tenantNS, "demo-md0", tc.values)
-			if err != nil {
-				t.Fatalf("%s: values refused: %v", tc.reason, err)
-			}
-			res, err := plan.Plan(pool, enabledCatalog(), cluster())
+			res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", tc.values), enabledCatalog(), cluster())
 			if err != nil {
 				t.Fatalf("%s: plan refused: %v", tc.reason, err)
 			}
@@ -182,10 +144,7 @@ func TestDiskText(t *testing.T) {
 func TestDiskTextOffline(t *testing.T) {
 	// Offline with an empty class, the clone path leaves the class out
 	// (SPEC section 9) and StateUnverified says so.
-	pool, err := helm.Pool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "storageClass": "", "osImage": map[string]any{"builtin": map[string]any{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "storageClass": "", "osImage": map[string]any{"builtin": map[string]any{}}})
 	res, err := plan.Plan(pool, enabledCatalog(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -201,10 +160,7 @@ func TestDiskTextOffline(t *testing.T) {
 }
 
 func TestDiskTextRefused(t *testing.T) {
-	pool, err := helm.Pool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "storageClass": "local", "osImage": map[string]any{"builtin": map[string]any{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "storageClass": "local", "osImage": map[string]any{"builtin": map[string]any{}}})
 	res, _ := plan.Plan(pool, enabledCatalog(), cluster())
 	if _, err := helm.DiskText(res, helm.ChartIndent); !errors.Is(err, helm.ErrRefused) {
 		t.Errorf("a refused pool has no disk text: got %v, want ErrRefused", err)

@@ -1,18 +1,7 @@
-// Package helm is the Helm adapter: it reads chart values the way Helm holds
-// them and writes the chart's text, so that a chart, a renderer and the
-// planner agree byte for byte.
-//
-// # Values in
-//
-// PoolSpec, Pool and CatalogValues read values maps (map[string]any, as
-// Helm and sigs.k8s.io/yaml decode them) into the planner's types with the
-// charts' defaults of SPEC section 2: an absent or null key takes its
-// default, and "" keeps its meaning (SPEC section 9: it falls back where
-// Helm's default does, and means the cluster default for storageClass). A
-// value of the wrong type, such as a number where a string belongs or a list
-// where a map belongs, is refused guard.InvalidValue at its values path
-// (osImage.builtin.version, images[2].storage), every one of them at once;
-// nothing panics.
+// Package helm is the Helm adapter: it writes the charts' text, so that a
+// chart, a renderer and the planner agree byte for byte. Values come in
+// through the planner's own decoders, plan.DecodePool and
+// catalog.DecodeValues, which read them as Helm holds them.
 //
 // # Text out
 //

@@ -1,22 +1,25 @@
 package helm_test
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
 // A pool without osImage renders the pre-feature chart's text.
 func ExampleDiskText() {
-	pool, err := helm.Pool("tenant-demo", "demo-md0", map[string]any{"cluster": "demo", "storageClass": ""})
+	pool := plan.DecodePool("tenant-demo", "demo-md0", map[string]any{"cluster": "demo", "storageClass": ""})
+	res, err := plan.Plan(pool, nil, nil)
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	res, _ := plan.Plan(pool, nil, nil)
-	text, _ := helm.DiskText(res, 0)
+	text, err := helm.DiskText(res, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Print(text)
 	// Output:
 	// - metadata:
@@ -31,18 +34,4 @@ func ExampleDiskText() {
 	//       resources:
 	//         requests:
 	//           storage: "20Gi"
-}
-
-// A value of the wrong type is a refusal at its values path.
-func ExamplePoolSpec_invalidValue() {
-	_, err := helm.PoolSpec(map[string]any{
-		"cluster": "demo",
-		"osImage": map[string]any{"builtin": map[string]any{"version": []any{"v1.13.0"}}},
-	})
-	var r *guard.Refusal
-	if errors.As(err, &r) {
-		fmt.Println(r.Reason, r.Field)
-	}
-	// Output:
-	// InvalidValue osImage.builtin.version
 }

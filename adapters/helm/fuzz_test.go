@@ -1,6 +1,7 @@
 package helm_test
 
 import (
+	"errors"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -8,11 +9,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
-// FuzzPoolValues feeds arbitrary YAML as pool values: reading them never
-// panics, every failure is a typed refusal with a field, and what reads
-// plans and, when planned, renders the chart's text.
+// FuzzPoolValues feeds arbitrary YAML as pool values: reading and planning
+// them never panics, every failure is a typed refusal with a field, and a
+// planned pool renders the chart's text.
 func FuzzPoolValues(f *testing.F) {
 	f.Add([]byte("cluster: demo"))
 	f.Add([]byte("cluster: demo\nosImage: {builtin: {version: 1.13}}"))
@@ -21,12 +23,7 @@ func FuzzPoolValues(f *testing.F) {
 		if yaml.Unmarshal(data, &values) != nil {
 			return
 		}
-		pool, err := helm.Pool(tenantNS, "demo-md0", values)
-		if err != nil {
-			checkRefusals(t, err)
-			return
-		}
-		res, err := plan.Plan(pool, enabledCatalog(), cluster())
+		res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", values), enabledCatalog(), cluster())
 		if err != nil {
 			checkRefusals(t, err)
 			return
@@ -37,30 +34,15 @@ func FuzzPoolValues(f *testing.F) {
 	})
 }
 
-// FuzzCatalogValues feeds arbitrary YAML as catalog values.
-func FuzzCatalogValues(f *testing.F) {
-	f.Add([]byte("enabled: true"))
-	f.Add([]byte("images: [{schematicID: a, version: v1.0.0, storage: 6}]"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var values map[string]any
-		if yaml.Unmarshal(data, &values) != nil {
-			return
-		}
-		if _, err := helm.CatalogValues(values); err != nil {
-			checkRefusals(t, err)
-		}
-	})
-}
-
 func checkRefusals(t *testing.T, err error) {
 	t.Helper()
-	rs := guard.Refusals(err)
-	if len(rs) == 0 {
+	var rs guard.Refusals
+	if !errors.As(err, &rs) || len(rs) == 0 {
 		t.Fatalf("an error that is not a refusal: %v", err)
 	}
 	for _, r := range rs {
-		if !r.Reason.Known() || r.Field == "" {
-			t.Fatalf("a refusal without a known reason or a field: %#v", r)
+		if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+			t.Fatalf("a refusal without a refusal's reason or a field: %#v", r)
 		}
 	}
 }

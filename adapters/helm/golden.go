@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,6 +37,9 @@ var goldenAnnotations = []struct {
 // golden's spec as it is, which may carry more fields) is an error, so no
 // field is lost in the text: write such an object with sigs.k8s.io/yaml.
 func GoldenText(dv *cdiv1.DataVolume) (string, error) {
+	if dv == nil {
+		return "", errors.New("no DataVolume to write")
+	}
 	url, size, class, ok := goldenLayout(dv)
 	if !ok {
 		return "", fmt.Errorf("DataVolume %s/%s has fields outside the catalog chart's layout; write it as YAML instead", dv.Namespace, dv.Name)

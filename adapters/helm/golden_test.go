@@ -7,6 +7,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -48,12 +49,12 @@ func TestGoldenText(t *testing.T) {
 	}{
 		"default": {
 			reason: "the default catalog's golden, as SPEC section 4 writes it",
-			values: enabledCatalog().Values,
+			values: enabledCatalog().Values(),
 			want:   "---\n" + goldenDoc,
 		},
 		"live golden reproduced": {
 			reason: "an unchanged live golden renders its own spec, which the layout holds",
-			values: enabledCatalog().Values,
+			values: enabledCatalog().Values(),
 			snap:   cluster(),
 			want:   "---\n" + goldenDoc,
 		},
@@ -81,7 +82,13 @@ func TestGoldenText(t *testing.T) {
 }
 
 func TestGoldenTextRefusesWhatItCannotHold(t *testing.T) {
-	e := &enabledCatalog().Entries[0]
+	e, ok := enabledCatalog().Lookup(catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion})
+	if !ok {
+		t.Fatal("the default catalog holds the default flavor")
+	}
+	if _, err := helm.GoldenText(nil); err == nil {
+		t.Error("no DataVolume has no text: want an error")
+	}
 	dv := catalog.NewGolden(e)
 	dv.Spec.Storage.VolumeMode = nil
 	dv.Spec.Preallocation = new(bool)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -37,14 +39,14 @@ type VerifyResult struct {
 	// Catalog is the render of the catalog the manifests hold, nil when they
 	// hold no golden DataVolume.
 	Catalog *catalog.RenderResult
-	// Err holds every refusal (the pools' and the catalog's), nil when there
-	// are none; guard.Refusals opens it.
-	Err error
+	// Refusals are every refusal (the pools' and the catalog's), nil when
+	// there are none; Refusals.Err() is the error Verify returned.
+	Refusals guard.Refusals
 }
 
 // Warnings lists the pools' and the catalog's warnings, in order.
-func (r *VerifyResult) Warnings() []guard.Warning {
-	var out []guard.Warning
+func (r *VerifyResult) Warnings() guard.Warnings {
+	var out guard.Warnings
 	for _, d := range r.Disks {
 		out = append(out, d.Plan.Warnings...)
 	}
@@ -72,33 +74,31 @@ func (r *VerifyResult) Warnings() []guard.Warning {
 // path. Verify does no I/O and does not modify its inputs.
 func Verify(objects []map[string]any, cat *catalog.Catalog, snap *state.Snapshot) (VerifyResult, error) {
 	var res VerifyResult
-	var errs []*guard.Refusal
-	goldens, err := renderedGoldens(objects)
-	errs = append(errs, guard.Refusals(err)...)
+	goldens, errs := renderedGoldens(objects)
+	res.Refusals = append(res.Refusals, errs...)
 	if len(goldens) > 0 {
 		values, _ := catalog.ReadBack(state.NewSnapshot(&state.State{
 			Observed:    state.DataVolume | state.PersistentVolumeClaim,
 			DataVolumes: goldens,
 		}))
 		cat = catalog.Compile(values)
-		r, err := catalog.Render(cat, snap)
+		r, _ := catalog.Render(cat, snap)
 		res.Catalog = &r
-		errs = append(errs, guard.Refusals(err)...)
+		res.Refusals = append(res.Refusals, r.Refusals...)
 	}
 	for _, obj := range objects {
 		if kindOf(obj) != TemplateKind {
 			continue
 		}
-		disks, err := templateDisks(obj)
-		errs = append(errs, guard.Refusals(err)...)
+		disks, errs := templateDisks(obj)
+		res.Refusals = append(res.Refusals, errs...)
 		for _, d := range disks {
 			d.Plan = checkDisk(d.Plan, cat, snap)
-			errs = append(errs, guard.Refusals(d.Plan.Err)...)
+			res.Refusals = append(res.Refusals, d.Plan.Refusals...)
 			res.Disks = append(res.Disks, d)
 		}
 	}
-	res.Err = guard.Join(errs...)
-	return res, res.Err
+	return res, res.Refusals.Err()
 }
 
 // checkDisk plans a rendered disk. r carries the pool's identity, its
@@ -133,17 +133,17 @@ func clusterOf(name string) string {
 // comes back as a Result holding the pool's namespace and name, the source
 // (Clone only for a clone of a golden in cozy-public), the disk and its size
 // as rendered.
-func templateDisks(obj map[string]any) ([]CheckedDisk, error) {
+func templateDisks(obj map[string]any) ([]CheckedDisk, guard.Refusals) {
 	ns, name := metaOf(obj)
-	c := guard.Collector{Subject: TemplateKind + " " + ns + "/" + name}
+	c := findings.Collector{Subject: TemplateKind + " " + ns + "/" + name}
 	raw := dig(obj, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
-	list, ok := asList(raw)
+	list, ok := chartvalues.List(raw)
 	if raw != nil && !ok {
-		c.Refuse(guard.InvalidValue, pathTemplates, nil, "dataVolumeTemplates is %s where a list belongs", describe(raw))
+		c.Refuse(guard.InvalidValue, pathTemplates, nil, "dataVolumeTemplates is %s where a list belongs", chartvalues.Describe(raw))
 	}
 	var out []CheckedDisk
 	for i, item := range list {
-		m, ok := asMap(item)
+		m, ok := chartvalues.Map(item)
 		if !ok {
 			continue
 		}
@@ -161,7 +161,7 @@ func templateDisks(obj map[string]any) ([]CheckedDisk, error) {
 		}
 		out = append(out, CheckedDisk{Template: ns + "/" + name, Plan: renderedPlan(ns, name, d)})
 	}
-	return out, c.Err()
+	return out, c.Refusals()
 }
 
 // renderedPlan is what a rendered disk says of its pool: the pool
@@ -188,9 +188,9 @@ func renderedPlan(ns, template string, d plan.Disk) plan.Result {
 // renderedGoldens decodes the golden DataVolumes among the objects (in
 // cozy-public, labelled managed-by cozystack). One that does not decode is
 // refused InvalidValue.
-func renderedGoldens(objects []map[string]any) ([]cdiv1.DataVolume, error) {
+func renderedGoldens(objects []map[string]any) ([]cdiv1.DataVolume, guard.Refusals) {
 	var out []cdiv1.DataVolume
-	var errs []*guard.Refusal
+	var errs guard.Refusals
 	for _, obj := range objects {
 		if kindOf(obj) != "DataVolume" || dig(obj, "metadata", "namespace") != naming.GoldenNamespace ||
 			dig(obj, "metadata", "labels", naming.ManagedByLabel) != naming.ManagedBy {
@@ -210,7 +210,7 @@ func renderedGoldens(objects []map[string]any) ([]cdiv1.DataVolume, error) {
 		}
 		out = append(out, dv)
 	}
-	return out, guard.Join(errs...)
+	return out, errs
 }
 
 func kindOf(obj map[string]any) string {
@@ -227,7 +227,7 @@ func metaOf(obj map[string]any) (namespace, name string) {
 // dig follows keys through nested maps, nil where one is missing.
 func dig(v any, keys ...string) any {
 	for _, k := range keys {
-		m, ok := asMap(v)
+		m, ok := chartvalues.Map(v)
 		if !ok {
 			return nil
 		}

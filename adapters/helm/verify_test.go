@@ -10,6 +10,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
@@ -66,7 +67,7 @@ func TestVerify(t *testing.T) {
 		docs    []string
 		catalog *catalog.Catalog
 		sources []plan.Source
-		refuse  []refusal
+		refuse  []fixtures.Finding
 	}{
 		"clean clone": {
 			reason:  "a clone on the golden's class passes",
@@ -83,19 +84,19 @@ func TestVerify(t *testing.T) {
 			reason:  "a clone of a golden on another class is refused",
 			docs:    []string{goldenDoc, template(onLocal)},
 			sources: []plan.Source{plan.Clone},
-			refuse:  []refusal{{guard.StorageClassMismatch, "storageClass"}},
+			refuse:  []fixtures.Finding{{Reason: guard.StorageClassMismatch, Field: "storageClass"}},
 		},
 		"smaller": {
 			reason:  "a disk smaller than its golden is refused",
 			docs:    []string{goldenDoc, template(tooSmall)},
 			sources: []plan.Source{plan.Clone},
-			refuse:  []refusal{{guard.DiskSmallerThanGolden, "diskSize"}},
+			refuse:  []fixtures.Finding{{Reason: guard.DiskSmallerThanGolden, Field: "diskSize"}},
 		},
 		"not in catalog": {
 			reason:  "without a catalog, a clone has no golden to take",
 			docs:    []string{template(cloneText)},
 			sources: []plan.Source{plan.Clone},
-			refuse:  []refusal{{guard.GoldenNotInCatalog, "osImage.builtin"}},
+			refuse:  []fixtures.Finding{{Reason: guard.GoldenNotInCatalog, Field: "osImage.builtin"}},
 		},
 		"without the pool annotation": {
 			reason:  "a clone without its pool annotation is still guarded",
@@ -111,12 +112,12 @@ func TestVerify(t *testing.T) {
 			reason:  "a rendered golden that edits the live one is refused",
 			docs:    []string{resized, template(cloneText)},
 			sources: []plan.Source{plan.Clone},
-			refuse:  []refusal{{guard.CatalogEntryImmutable, "images[0].storage"}},
+			refuse:  []fixtures.Finding{{Reason: guard.CatalogEntryImmutable, Field: "images[0].storage"}},
 		},
 		"bad type": {
 			reason: "a disk-system entry that does not decode is refused at its path",
 			docs:   []string{template(badSize)},
-			refuse: []refusal{{guard.InvalidValue, "spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates[1]"}},
+			refuse: []fixtures.Finding{{Reason: guard.InvalidValue, Field: "spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates[1]"}},
 		},
 		"other objects": {
 			reason: "objects other than templates and goldens are left alone",
@@ -125,14 +126,17 @@ func TestVerify(t *testing.T) {
 		"broken golden": {
 			reason: "a golden that does not decode is refused",
 			docs:   []string{strings.Replace(goldenDoc, "spec:\n", "spec: 7\nx:\n", 1)},
-			refuse: []refusal{{guard.InvalidValue, "spec"}},
+			refuse: []fixtures.Finding{{Reason: guard.InvalidValue, Field: "spec"}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, err := helm.Verify(objects(t, tc.docs...), tc.catalog, cluster())
-			if !reflect.DeepEqual(refusalsOf(err), tc.refuse) {
-				t.Fatalf("%s: refusals\n-want %v\n+got  %v (%v)", tc.reason, tc.refuse, refusalsOf(err), err)
+			if got := fixtures.Refused(err); !reflect.DeepEqual(got, tc.refuse) {
+				t.Fatalf("%s: refusals\n-want %v\n+got  %v (%v)", tc.reason, tc.refuse, got, err)
+			}
+			if got := fixtures.Of(res.Refusals); !reflect.DeepEqual(got, tc.refuse) {
+				t.Errorf("%s: the result's refusals are the error's\n-want %v\n+got  %v", tc.reason, tc.refuse, got)
 			}
 			var sources []plan.Source
 			for _, d := range res.Disks {

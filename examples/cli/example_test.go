@@ -7,7 +7,6 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
@@ -17,41 +16,35 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// planFile reads the KubernetesNodes documents of a file and plans them against
-// the walkthrough's catalog and cluster, as `worker-image plan` does.
-func planFile(name string, data []byte) []plan.Result {
+// The walkthrough's pools plan against its catalog and cluster, as
+// `worker-image plan` plans them: one clones the golden, one imports over
+// HTTP as before the catalog.
+func Example_pools() {
+	// The cluster, as `kubectl get -o yaml` printed it.
 	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
 	if err != nil {
 		panic(err)
 	}
-	var cv map[string]any
-	if err := yaml.Unmarshal(example.Catalog, &cv); err != nil {
+	// The catalog's values, as Helm holds them.
+	var values map[string]any
+	if err := yaml.Unmarshal(example.Catalog, &values); err != nil {
 		panic(err)
 	}
-	values, err := helm.CatalogValues(cv)
-	if err != nil {
-		panic(err)
-	}
-	docs, err := manifests.Documents(name, bytes.NewReader(data))
+	cat := catalog.Compile(catalog.DecodeValues(values))
+	// The KubernetesNodes documents.
+	docs, err := manifests.Documents(example.PoolsFile, bytes.NewReader(example.Pools))
 	if err != nil {
 		panic(err)
 	}
 	var pools []plan.Pool
 	for _, d := range docs {
-		spec, _ := d.Object.Object["spec"].(map[string]any)
-		pool, err := helm.Pool(d.Object.GetNamespace(), d.Object.GetName(), spec)
+		pool, err := plan.PoolFromObject(d.Object.Object)
 		if err != nil {
-			panic(err)
+			continue // not a KubernetesNodes
 		}
 		pools = append(pools, pool)
 	}
-	return plan.PlanAll(pools, catalog.Compile(values), state.NewSnapshot(st))
-}
-
-// The walkthrough's pools plan: one clones the golden, one imports over
-// HTTP as before the catalog.
-func Example_pools() {
-	for _, r := range planFile(example.PoolsFile, example.Pools) {
+	for _, r := range plan.PlanAll(pools, cat, state.NewSnapshot(st)) {
 		fmt.Println(r.Name, r.Outcome, r.Source, r.StorageClass)
 	}
 	// Output:
@@ -59,13 +52,31 @@ func Example_pools() {
 	// demo-md1 planned http "replicated" (explicit)
 }
 
-// The walkthrough's refused pool: errors.As opens its refusal, with the
-// field to change.
+// The walkthrough's refused pool: errors.Is asks for the reason, and
+// errors.As opens the refusal, with the field to change and its value.
 func Example_refused() {
-	for _, r := range planFile(example.RefusedFile, example.Refused) {
+	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	if err != nil {
+		panic(err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(example.Catalog, &values); err != nil {
+		panic(err)
+	}
+	cat, snap := catalog.Compile(catalog.DecodeValues(values)), state.NewSnapshot(st)
+	docs, err := manifests.Documents(example.RefusedFile, bytes.NewReader(example.Refused))
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range docs {
+		pool, err := plan.PoolFromObject(d.Object.Object)
+		if err != nil {
+			continue // not a KubernetesNodes
+		}
+		res, err := plan.Plan(pool, cat, snap)
 		var refusal *guard.Refusal
-		if errors.As(r.Err, &refusal) {
-			fmt.Println(r.Name, r.Outcome, refusal.Reason, refusal.Field, refusal.BadValue)
+		if errors.Is(err, guard.StorageClassMismatch) && errors.As(err, &refusal) {
+			fmt.Println(res.Name, res.Outcome, refusal.Reason, refusal.Field, refusal.BadValue)
 		}
 	}
 	// Output:

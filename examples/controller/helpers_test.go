@@ -1,6 +1,7 @@
 package controller_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -30,4 +32,12 @@ func withWatch(t *testing.T, e *apiserver.Env) client.WithWatch {
 	c, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Client.Scheme(), Mapper: e.Client.RESTMapper()})
 	require.NoError(t, err)
 	return c
+}
+
+// readerFunc is a state.Reader made of a func: a fake beside the real
+// readers, for what a cluster cannot be made to do on cue.
+type readerFunc func(context.Context, state.Request) (*state.State, error)
+
+func (f readerFunc) Read(ctx context.Context, req state.Request) (*state.State, error) {
+	return f(ctx, req)
 }

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
@@ -29,10 +28,10 @@ const (
 func Condition(res plan.Result, generation int64) metav1.Condition {
 	c := metav1.Condition{Type: ConditionType, ObservedGeneration: generation}
 	lines := []string{}
-	if refusals := guard.Refusals(res.Err); len(refusals) > 0 {
+	if refusals := res.Refusals; len(refusals) > 0 {
 		c.Status, c.Reason = metav1.ConditionFalse, string(refusals[0].Reason)
 		for _, r := range refusals {
-			lines = append(lines, r.Message())
+			lines = append(lines, r.Error())
 		}
 	} else {
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonPlanned
@@ -68,14 +67,13 @@ type Event struct {
 // reason, and a Normal Planned when the pool is planned.
 func Events(res plan.Result) []Event {
 	var out []Event
-	refusals := guard.Refusals(res.Err)
-	for _, r := range refusals {
-		out = append(out, Event{corev1.EventTypeWarning, string(r.Reason), note(r.Message())})
+	for _, r := range res.Refusals {
+		out = append(out, Event{corev1.EventTypeWarning, string(r.Reason), note(r.Error())})
 	}
 	for _, w := range res.Warnings {
 		out = append(out, Event{corev1.EventTypeWarning, string(w.Reason), note(w.Message())})
 	}
-	if len(refusals) == 0 {
+	if len(res.Refusals) == 0 {
 		out = append(out, Event{corev1.EventTypeNormal, ReasonPlanned, note(summary(res))})
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -34,7 +35,7 @@ func TestConditionAndEvents(t *testing.T) {
 	require.NoError(t, err)
 	snap := state.NewSnapshot(st)
 	pool := func(mutate func(*plan.Pool)) plan.Pool {
-		p := fixtures.Pool(fixtures.OtherNamespace, "db")
+		p := fleet.BuiltinPool(fixtures.OtherNamespace, "db")
 		mutate(&p)
 		return p
 	}

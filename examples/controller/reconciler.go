@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,9 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
-	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -45,7 +42,7 @@ type Reconciler struct {
 	Client client.Client
 	// State reads what each plan needs; over mgr.GetClient() the manager's
 	// cache serves it, with no request to the API server per plan.
-	State *controllerruntime.Reader
+	State state.Reader
 	// Catalog is the kubernetes-worker-image package's catalog.
 	Catalog *catalog.Catalog
 	// Recorder records the events: mgr.GetEventRecorder(Name).
@@ -95,23 +92,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, nil
 }
 
-// plan reads the pool's values with the chart's defaults (values of the
-// wrong type are refused InvalidValue, like any refusal), reads exactly
-// what its plan needs, and plans it.
+// plan reads the pool's values as the chart does (what they get wrong is
+// refused or warned like any finding), reads exactly what its plan needs,
+// and plans it.
 func (r *Reconciler) plan(ctx context.Context, obj *unstructured.Unstructured) (plan.Result, error) {
-	ns, name := obj.GetNamespace(), obj.GetName()
-	refused := func(err error) (plan.Result, error) {
-		return plan.Result{Namespace: ns, Name: name, Outcome: plan.Refused, Err: err}, nil
-	}
-	values, _, err := unstructured.NestedMap(obj.Object, "spec")
+	pool, err := plan.PoolFromObject(obj.Object)
 	if err != nil {
-		r := guard.NewRefusal(guard.InvalidValue, field.NewPath("spec"), nil, "spec is not a map of values; write the pool's values under spec")
-		r.Subject = fmt.Sprintf("pool %s/%s", ns, name)
-		return refused(r)
-	}
-	pool, err := helm.Pool(ns, name, values)
-	if err != nil {
-		return refused(err)
+		return plan.Result{}, err
 	}
 	st, err := r.State.Read(ctx, plan.Needs(pool))
 	if err != nil {

@@ -27,7 +27,9 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/examples/controller"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -127,7 +129,7 @@ func expectEvent(t *testing.T, e *apiserver.Env, pool *unstructured.Unstructured
 func TestPoolFollowsItsClass(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	run(t, e, fixtures.Catalog())
+	run(t, e, fleet.DefaultCatalog())
 	pool := newPool(t, e, "tenant-class", "demo", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}})
 
 	expect(t, e, pool, metav1.ConditionTrue, controller.ReasonPlanned)
@@ -162,7 +164,7 @@ func TestWarningsAreEvents(t *testing.T) {
 func TestDefaultClassMovePlansAgain(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	run(t, e, fixtures.Catalog())
+	run(t, e, fleet.DefaultCatalog())
 	pool := newPool(t, e, "tenant-default", "demo", map[string]any{"cluster": "demo", "storageClass": "", "osImage": map[string]any{"builtin": map[string]any{}}})
 	expect(t, e, pool, metav1.ConditionTrue, controller.ReasonPlanned)
 
@@ -192,14 +194,17 @@ func TestReconcileResults(t *testing.T) {
 	}}
 	reconciler := func(funcs interceptor.Funcs) *controller.Reconciler {
 		reader := interceptor.NewClient(withWatch(t, e), funcs)
-		return &controller.Reconciler{Client: e.Client, State: controllerruntime.New(reader), Catalog: fixtures.Catalog(), Recorder: events.NewFakeRecorder(16)}
+		return &controller.Reconciler{Client: e.Client, State: controllerruntime.New(reader), Catalog: fleet.DefaultCatalog(), Recorder: events.NewFakeRecorder(16)}
 	}
 	builtin := map[string]any{"builtin": map[string]any{}}
+	unreachable := errors.New("the cluster is unreachable")
 	cases := map[string]struct {
 		reason  string
 		values  map[string]any
 		funcs   interceptor.Funcs
+		state   state.Reader // nil: controllerruntime's, over funcs
 		requeue bool
+		cause   error // of a requeue; nil: a *controllerruntime.ReadError
 		status  metav1.ConditionStatus
 		why     string
 	}{
@@ -207,19 +212,31 @@ func TestReconcileResults(t *testing.T) {
 		"refused":    {reason: "a refusal is recorded, not retried", values: map[string]any{"cluster": "r", "storageClass": fixtures.LocalClass, "osImage": builtin}, status: metav1.ConditionFalse, why: "StorageClassMismatch"},
 		"bad values": {reason: "values of the wrong type are a refusal", values: map[string]any{"cluster": "r", "osImage": "builtin"}, status: metav1.ConditionFalse, why: "InvalidValue"},
 		"read fails": {reason: "a read that times out is retried, nothing recorded", values: map[string]any{"cluster": "r", "osImage": builtin}, funcs: timeout, requeue: true},
+		"any state.Reader": {
+			reason: "the state is read through any state.Reader, and its failure is retried", values: map[string]any{"cluster": "r", "osImage": builtin},
+			state: readerFunc(func(context.Context, state.Request) (*state.State, error) { return nil, unreachable }), requeue: true, cause: unreachable,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			pool := newPool(t, e, "tenant-reconcile", "r", tc.values)
-			res, err := reconciler(tc.funcs).Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pool)})
+			r := reconciler(tc.funcs)
+			if tc.state != nil {
+				r.State = tc.state
+			}
+			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pool)})
 			assert.Equal(t, ctrl.Result{}, res, tc.reason)
 			got := &unstructured.Unstructured{}
 			got.SetGroupVersionKind(controller.PoolGVK)
 			require.NoError(t, e.Client.Get(context.Background(), client.ObjectKeyFromObject(pool), got))
 			cond := condition(t, got)
 			if tc.requeue {
-				var readErr *controllerruntime.ReadError
-				assert.True(t, errors.As(err, &readErr), "%s: got %v", tc.reason, err)
+				if tc.cause != nil {
+					assert.ErrorIs(t, err, tc.cause, tc.reason)
+				} else {
+					var readErr *controllerruntime.ReadError
+					assert.True(t, errors.As(err, &readErr), "%s: got %v", tc.reason, err)
+				}
 				assert.Nil(t, cond, tc.reason)
 				return
 			}

@@ -33,12 +33,8 @@ type Renderer struct {
 // For a refused pool it returns no text and the refusals as one error
 // (guard.InvalidValue at the values path for a value of the wrong type).
 // The warnings let the text stand.
-func (r Renderer) DataVolumeTemplates(namespace, name string, values map[string]any) (string, []guard.Warning, error) {
-	pool, err := helm.Pool(namespace, name, values)
-	if err != nil {
-		return "", nil, err
-	}
-	res, err := plan.Plan(pool, r.Catalog, r.State)
+func (r Renderer) DataVolumeTemplates(namespace, name string, values map[string]any) (string, guard.Warnings, error) {
+	res, err := plan.Plan(plan.DecodePool(namespace, name, values), r.Catalog, r.State)
 	if err != nil {
 		return "", res.Warnings, err
 	}

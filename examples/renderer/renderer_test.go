@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"text/template"
 
-	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"sigs.k8s.io/yaml"
+
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/examples/renderer"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
-	"sigs.k8s.io/yaml"
 )
 
 // preFeatureTemplate is the pre-feature kubernetes-nodes chart's
@@ -122,11 +124,27 @@ func walkthrough(t *testing.T) renderer.Renderer {
 	if err := yaml.Unmarshal(example.Catalog, &cv); err != nil {
 		t.Fatal(err)
 	}
-	v, err := helm.CatalogValues(cv)
-	if err != nil {
-		t.Fatal(err)
+	cat := catalog.Compile(catalog.DecodeValues(cv))
+	if rs := cat.Unreadable(); len(rs) > 0 {
+		t.Fatalf("the walkthrough's catalog reads: %v", rs)
 	}
-	return renderer.Renderer{Catalog: catalog.Compile(v), State: state.NewSnapshot(st)}
+	return renderer.Renderer{Catalog: cat, State: state.NewSnapshot(st)}
+}
+
+// The template above, filled with the chart's defaults, is the one copy of
+// the pre-feature text every test compares with (internal/fixtures): the
+// re-statement and the copy cannot drift apart.
+func TestPreFeatureTemplateIsTheChartText(t *testing.T) {
+	want := strings.Repeat(" ", renderer.Indent) + "dataVolumeTemplates:\n" + fixtures.PreFeatureDiskSystem
+	if got := renderPreFeature(t, values(t, "cluster: demo")); got != want {
+		t.Errorf("-want\n%s+got\n%s", want, got)
+	}
+	want = strings.Repeat(" ", renderer.Indent) + "dataVolumeTemplates:\n" + fixtures.PreFeature(
+		"https://factory.example.com/image/abc/v1.10.0/openstack-amd64.raw.xz", "51200Mi", "")
+	got := renderPreFeature(t, values(t, "{cluster: demo, diskSize: 51200Mi, storageClass: '', talos: {schematicID: abc, version: v1.10.0, imageFactoryURL: 'https://factory.example.com/'}}"))
+	if got != want {
+		t.Errorf("-want\n%s+got\n%s", want, got)
+	}
 }
 
 func TestPreFeatureIdentity(t *testing.T) {
@@ -136,7 +154,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 		// preFeature is the values the pre-feature chart got, when they
 		// differ from values (it had no osImage).
 		preFeature string
-		warn       guard.Reason
+		warn       []fixtures.Finding
 	}{
 		"chart defaults": {
 			reason: "the chart's defaults render as they always did",
@@ -159,13 +177,14 @@ func TestPreFeatureIdentity(t *testing.T) {
 			values: "cluster: demo\ndiskSize: 51200Mi",
 		},
 		"empty disk size": {
-			reason: `diskSize "" falls back to 20Gi, as the chart's default does`,
+			reason: `diskSize "" falls back to 20Gi, as the chart's default does, with a warning: the chart's values schema refuses ""`,
 			values: "cluster: demo\ndiskSize: ''",
+			warn:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "diskSize"}},
 		},
 		"malformed disk size": {
 			reason: "a size the API server rejects is rendered as the chart did, with a warning",
 			values: "cluster: demo\ndiskSize: 20 Gi",
-			warn:   guard.InvalidQuantity,
+			warn:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "diskSize"}},
 		},
 		"talos flavor": {
 			reason: "another schematic, version and factory, one trailing slash trimmed",
@@ -200,20 +219,12 @@ func TestPreFeatureIdentity(t *testing.T) {
 				if got != want {
 					t.Errorf("%s (%s): text differs from the pre-feature chart's\n-want\n%s+got\n%s", tc.reason, state, want, got)
 				}
-				if gotWarn := reasonsOf(warnings); gotWarn != string(tc.warn) {
-					t.Errorf("%s (%s): warnings %q, want %q", tc.reason, state, gotWarn, tc.warn)
+				if got := fixtures.Warned(warnings); !reflect.DeepEqual(got, tc.warn) {
+					t.Errorf("%s (%s): warnings %v, want %v", tc.reason, state, got, tc.warn)
 				}
 			}
 		})
 	}
-}
-
-func reasonsOf(ws []guard.Warning) string {
-	var rs []string
-	for _, w := range ws {
-		rs = append(rs, string(w.Reason))
-	}
-	return strings.Join(rs, ",")
 }
 
 // cloneBlock is the dataVolumeTemplates of a builtin pool demo-md0 on the
@@ -242,7 +253,7 @@ func TestClone(t *testing.T) {
 		reason string
 		values string
 		want   string
-		refuse []guard.Reason
+		refuse []fixtures.Finding
 	}{
 		"builtin": {
 			reason: "a builtin pool renders the clone of its golden",
@@ -257,17 +268,17 @@ func TestClone(t *testing.T) {
 		"other class": {
 			reason: "a disk on another class than its golden's renders nothing",
 			values: "cluster: demo\nstorageClass: local\nosImage: {builtin: {}}",
-			refuse: []guard.Reason{guard.StorageClassMismatch},
+			refuse: []fixtures.Finding{{Reason: guard.StorageClassMismatch, Field: "storageClass"}},
 		},
 		"no golden": {
 			reason: "a flavor the catalog does not hold renders nothing, never an HTTP import",
 			values: "cluster: demo\nosImage: {builtin: {version: v1.9.9}}",
-			refuse: []guard.Reason{guard.GoldenNotInCatalog},
+			refuse: []fixtures.Finding{{Reason: guard.GoldenNotInCatalog, Field: "osImage.builtin"}},
 		},
 		"wrong type": {
 			reason: "a value of the wrong type is refused at its values path",
 			values: "cluster: demo\nosImage: {builtin: {version: [1.13]}}",
-			refuse: []guard.Reason{guard.InvalidValue},
+			refuse: []fixtures.Finding{{Reason: guard.InvalidValue, Field: "osImage.builtin.version"}},
 		},
 	}
 	for name, tc := range cases {
@@ -279,12 +290,8 @@ func TestClone(t *testing.T) {
 			if got != "" && got == renderPreFeature(t, values(t, "cluster: demo")) {
 				t.Errorf("%s: a clone rendered as the HTTP import", tc.reason)
 			}
-			var refused []guard.Reason
-			for _, rf := range guard.Refusals(err) {
-				refused = append(refused, rf.Reason)
-			}
-			if fmt.Sprint(refused) != fmt.Sprint(tc.refuse) {
-				t.Errorf("%s: refusals %v, want %v", tc.reason, refused, tc.refuse)
+			if got := fixtures.Refused(err); !reflect.DeepEqual(got, tc.refuse) {
+				t.Errorf("%s: refusals %v, want %v", tc.reason, got, tc.refuse)
 			}
 			var rf *guard.Refusal
 			if tc.refuse != nil && !errors.As(err, &rf) {

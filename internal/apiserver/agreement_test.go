@@ -10,6 +10,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -20,16 +21,16 @@ import (
 // the golden's, one too small for the golden, one pinned to a flavor the
 // catalog dropped, and one on the HTTP path.
 func pools() []plan.Pool {
-	tenant := fixtures.Pool(fixtures.TenantNamespace, fixtures.ClusterName)
-	frozen := fixtures.Pool(fixtures.TenantNamespace, fixtures.ClusterName)
+	tenant := fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
+	frozen := fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 	frozen.Spec.StorageClass = ""
-	onDefault := fixtures.Pool(fixtures.OtherNamespace, "db")
+	onDefault := fleet.BuiltinPool(fixtures.OtherNamespace, "db")
 	onDefault.Spec.StorageClass = ""
-	onLocal := fixtures.Pool(fixtures.OtherNamespace, "edge")
+	onLocal := fleet.BuiltinPool(fixtures.OtherNamespace, "edge")
 	onLocal.Spec.StorageClass = fixtures.LocalClass
-	small := fixtures.Pool(fixtures.OtherNamespace, "small")
+	small := fleet.BuiltinPool(fixtures.OtherNamespace, "small")
 	small.Spec.DiskSize = "5Gi"
-	old := fixtures.Pool("tenant-old", "legacy")
+	old := fleet.BuiltinPool("tenant-old", "legacy")
 	old.Spec.OSImage.Builtin = &plan.Builtin{Version: fixtures.OldVersion}
 	http := plan.Pool{Namespace: fixtures.OtherNamespace, Name: "web-md0", Spec: plan.DefaultPoolSpec("web")}
 	return []plan.Pool{tenant, frozen, onDefault, onLocal, small, old, http}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -54,9 +55,9 @@ func TestMovingTheDefaultStorageClass(t *testing.T) {
 			fixtures.LegacyClass:     {storage.BetaDefaultAnnotation},
 		})
 	})
-	cloned := fixtures.Pool(fixtures.TenantNamespace, fixtures.ClusterName)
+	cloned := fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 	cloned.Spec.StorageClass = ""
-	fresh := fixtures.Pool(fixtures.OtherNamespace, "db")
+	fresh := fleet.BuiltinPool(fixtures.OtherNamespace, "db")
 	fresh.Spec.StorageClass = ""
 	ps := []plan.Pool{cloned, fresh}
 	req := plan.NeedsAll(ps)

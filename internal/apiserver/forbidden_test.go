@@ -85,13 +85,13 @@ func TestForbiddenStorageClasses(t *testing.T) {
 		}
 		for _, warning := range f.Warnings {
 			if warning.Reason == guard.StateUnverified {
-				assert.Contains(t, warning.Detail, "StorageClass", "%s/%s: the warning names the kind", f.Namespace, f.Name)
+				assert.Equal(t, "StorageClass", warning.Kind, "%s/%s: the warning names the kind", f.Namespace, f.Name)
 			}
 		}
 	}
 }
 
-func reasons(rs []guard.Refusal) []guard.Reason {
+func reasons(rs guard.Refusals) []guard.Reason {
 	out := []guard.Reason{}
 	for _, r := range rs {
 		out = append(out, r.Reason)

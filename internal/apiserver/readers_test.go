@@ -15,9 +15,9 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -49,30 +49,16 @@ func controllerRuntime(r client.Reader, req state.Request) (*state.State, error)
 	return controllerruntime.New(r).Read(context.Background(), req)
 }
 
-// planned is a plan in a form that compares whole: the result, and its
-// refusals opened.
-type planned struct {
-	plan.Result
-	Refusals []guard.Refusal
-}
-
-func plans(pools []plan.Pool, st *state.State) []planned {
-	var out []planned
-	for _, r := range plan.PlanAll(pools, fixtures.Catalog(), state.NewSnapshot(st)) {
-		p := planned{Result: r}
-		for _, f := range guard.Refusals(r.Err) {
-			p.Refusals = append(p.Refusals, *f)
-		}
-		p.Err = nil
-		out = append(out, p)
-	}
-	return out
+// plans plans pools against st and the default catalog. A plan compares
+// whole, refusals and warnings included, messages too.
+func plans(pools []plan.Pool, st *state.State) []plan.Result {
+	return plan.PlanAll(pools, fleet.DefaultCatalog(), state.NewSnapshot(st))
 }
 
 // agree checks that every live State plans pools exactly as the file's
 // does (same disks, classes, refusals and warnings, messages included),
 // and returns the file's plans.
-func agree(t *testing.T, pools []plan.Pool, file *state.State, live map[string]*state.State) []planned {
+func agree(t *testing.T, pools []plan.Pool, file *state.State, live map[string]*state.State) []plan.Result {
 	t.Helper()
 	want := plans(pools, file)
 	for name, st := range live {
@@ -89,7 +75,7 @@ type verdict struct {
 	Warnings []string
 }
 
-func verdictOf(p planned) verdict {
+func verdictOf(p plan.Result) verdict {
 	v := verdict{Outcome: p.Outcome, Class: p.StorageClass.Name + " " + string(p.StorageClass.From)}
 	for _, f := range p.Refusals {
 		v.Refusals = append(v.Refusals, string(f.Reason)+" "+f.Field)
@@ -103,7 +89,7 @@ func verdictOf(p planned) verdict {
 	return v
 }
 
-func verdicts(ps []planned) []verdict {
+func verdicts(ps []plan.Result) []verdict {
 	out := make([]verdict, len(ps))
 	for i, p := range ps {
 		out[i] = verdictOf(p)

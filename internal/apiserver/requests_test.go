@@ -12,6 +12,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -62,10 +63,10 @@ func TestRequestsOnARealAPIServer(t *testing.T) {
 	}
 	for name, read := range readers {
 		t.Run(name, func(t *testing.T) {
-			one := requests(read, plan.Needs(fixtures.Pool(fixtures.TenantNamespace, fixtures.ClusterName)))
+			one := requests(read, plan.Needs(fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)))
 			assert.LessOrEqual(t, one, int64(8), "one pool: a request per object or kind it needs")
-			ten := requests(read, plan.NeedsAll(fixtures.Fleet(10, 10)))
-			thousand := requests(read, plan.NeedsAll(fixtures.Fleet(1000, 100)))
+			ten := requests(read, plan.NeedsAll(fleet.BuiltinPools(10, 10)))
+			thousand := requests(read, plan.NeedsAll(fleet.BuiltinPools(1000, 100)))
 			assert.Equal(t, ten, thousand, "a fleet costs a constant number of requests")
 			assert.LessOrEqual(t, thousand, int64(6), "one cluster-wide LIST per kind")
 			t.Logf("requests: one pool %d, 10 pools %d, 1,000 pools in 100 namespaces %d", one, ten, thousand)

@@ -145,3 +145,27 @@ func Pools(s Size, n int) []plan.Pool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BuiltinPool is a KubernetesNodes "<cluster>-md0" in namespace that clones
+// the golden of the chart's default flavor, with the chart's other defaults.
+func BuiltinPool(namespace, cluster string) plan.Pool {
+	spec := plan.DefaultPoolSpec(cluster)
+	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	return plan.Pool{Namespace: namespace, Name: cluster + "-md0", Spec: spec}
+}
+
+// BuiltinPools is n builtin pools spread evenly over namespaces tenant-0 … .
+func BuiltinPools(n, namespaces int) []plan.Pool {
+	out := make([]plan.Pool, n)
+	for i := range out {
+		out[i] = BuiltinPool(fmt.Sprintf("tenant-%d", i%namespaces), fmt.Sprintf("c%d", i))
+	}
+	return out
+}
+
+// DefaultCatalog is the shipped default catalog, enabled.
+func DefaultCatalog() *catalog.Catalog {
+	v := catalog.Default()
+	v.Enabled = true
+	return catalog.Compile(v)
+}

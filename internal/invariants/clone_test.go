@@ -51,8 +51,10 @@ func TestPlannedCloneMatchesGolden(t *testing.T) {
 				t.Fatalf("pool %d: explicit class %q written as %v", i, p.Spec.StorageClass, res.StorageClass)
 			}
 			var entry *catalog.Entry
-			if f, ok := plantest.Flavor(p); ok && cat.Enabled {
-				entry, _ = cat.Lookup(f)
+			if f, ok := plantest.Flavor(p); ok && cat.Enabled() {
+				if e, found := cat.Lookup(f); found {
+					entry = &e
+				}
 			}
 			g := resolveGolden(s.State, res.Golden, entry)
 			if hasReason(res.Warnings, guard.StateUnverified) {

@@ -15,8 +15,11 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -45,11 +48,11 @@ func FuzzParseGoldenName(f *testing.F) {
 func FuzzParseSize(f *testing.F) {
 	fld := field.NewPath("images").Index(0).Child("storage")
 	f.Fuzz(func(t *testing.T, s string) {
-		q, err := catalog.ParseSize(s, fld)
-		if err != nil {
+		q, rs := size.Parse(s, fld)
+		if err := rs.Err(); err != nil {
 			var r *guard.Refusal
-			if !errors.As(err, &r) || r.Reason != guard.InvalidQuantity || r.Field != fld.String() || r.BadValue != s {
-				t.Fatalf("%q: %#v", s, err)
+			if len(rs) != 1 || !errors.As(err, &r) || r.Reason != guard.InvalidQuantity || r.Field != fld.String() || r.BadValue != s {
+				t.Fatalf("%q: %#v", s, rs)
 			}
 			if k, kerr := resource.ParseQuantity(s); kerr == nil && k.Sign() > 0 {
 				t.Fatalf("%q is a positive quantity, refused", s)
@@ -83,7 +86,7 @@ func FuzzSameURL(f *testing.F) {
 // FuzzGoldenObjects builds a golden's DataVolume and PVC in cozy-public, and
 // a worker disk that clones it, from arbitrary names, metadata and status,
 // as a cluster (or a hand-written state file) may hold them, and runs
-// everything that reads goldens: Live, ReadBack, FromCluster, Render,
+// everything that reads goldens: golden.Observe, ReadBack, FromCluster, Render,
 // Consumers, Prune and Plan. Nothing panics, every refusal is typed with a
 // known reason and a field, a read-back catalog names only goldens that
 // parse, and a golden a disk clones is never safe to delete.
@@ -131,7 +134,7 @@ func FuzzGoldenObjects(f *testing.F) {
 		}
 		snap := state.NewSnapshot(st)
 
-		_ = catalog.Live(name, nil, snap)
+		_ = golden.Observe(name, nil, snap)
 		values, _ := catalog.ReadBack(snap)
 		for _, img := range values.Images {
 			if _, _, ok := naming.ParseGoldenName(naming.GoldenPrefix + img.SchematicID + "-" + img.Version); !ok {
@@ -176,12 +179,12 @@ func typedRefusals(t *testing.T, err error) {
 	if err == nil {
 		return
 	}
-	rs := guard.Refusals(err)
-	if len(rs) == 0 {
+	var rs guard.Refusals
+	if !errors.As(err, &rs) || len(rs) == 0 {
 		t.Fatalf("an error that is no refusal: %v", err)
 	}
 	for _, r := range rs {
-		if !r.Reason.Known() || r.Reason.Severity() != guard.Refuse || r.Field == "" {
+		if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
 			t.Fatalf("a refusal without a known reason or a field: %#v", r)
 		}
 	}

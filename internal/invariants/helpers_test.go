@@ -1,6 +1,7 @@
 package invariants_test
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -16,31 +18,36 @@ import (
 
 // finding is a refusal or a warning as the properties compare it: its
 // reason and its field (for StateUnverified, the kind it names).
-type finding string
+type finding = fixtures.Finding
 
-func findingOf(reason guard.Reason, fld, value string) finding {
+func findingOf(reason guard.Reason, fld, kind string) finding {
 	if reason == guard.StateUnverified {
-		fld = value
+		fld = kind
 	}
-	return finding(string(reason) + "@" + fld)
+	return finding{Reason: reason, Field: fld}
 }
 
+// refusals lists the refusals err holds, opened as a caller opens them.
 func refusals(err error) []finding {
-	var out []finding
-	for _, r := range guard.Refusals(err) {
-		out = append(out, findingOf(r.Reason, r.Field, ""))
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return sortFindings(fixtures.Refused(err))
 }
 
-func warnings(ws []guard.Warning) []finding {
+func warnings(ws guard.Warnings) []finding {
 	var out []finding
 	for _, w := range ws {
-		out = append(out, findingOf(w.Reason, w.Field, w.Value))
+		out = append(out, findingOf(w.Reason, w.Field, w.Kind))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return sortFindings(out)
+}
+
+func sortFindings(fs []finding) []finding {
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].Reason != fs[j].Reason {
+			return fs[i].Reason < fs[j].Reason
+		}
+		return fs[i].Field < fs[j].Field
+	})
+	return fs
 }
 
 // minus is the multiset a without b.
@@ -60,7 +67,7 @@ func minus(a, b []finding) []finding {
 	return out
 }
 
-func hasReason(ws []guard.Warning, r guard.Reason) bool {
+func hasReason(ws guard.Warnings, r guard.Reason) bool {
 	for _, w := range ws {
 		if w.Reason == r {
 			return true
@@ -70,11 +77,11 @@ func hasReason(ws []guard.Warning, r guard.Reason) bool {
 }
 
 // unverified lists the kinds the StateUnverified warnings name.
-func unverified(ws []guard.Warning) state.Kind {
+func unverified(ws guard.Warnings) state.Kind {
 	var k state.Kind
 	for _, w := range ws {
 		if w.Reason == guard.StateUnverified {
-			kk, _ := state.KindByName(w.Value)
+			kk, _ := state.KindByName(w.Kind)
 			k |= kk
 		}
 	}
@@ -95,57 +102,69 @@ func sameResult(a, b plan.Result) string {
 		return fmt.Sprintf("disk %+v against %+v", a.Disk, b.Disk)
 	case !equality.Semantic.DeepEqual(a.Warnings, b.Warnings):
 		return fmt.Sprintf("warnings %v against %v", a.Warnings, b.Warnings)
-	case !equality.Semantic.DeepEqual(refusalValues(a.Err), refusalValues(b.Err)):
-		return fmt.Sprintf("refusals %v against %v", a.Err, b.Err)
+	case !equality.Semantic.DeepEqual(refusalValues(a.Refusals), refusalValues(b.Refusals)):
+		return fmt.Sprintf("refusals %v against %v", a.Refusals, b.Refusals)
 	}
 	return ""
 }
 
-func refusalValues(err error) []guard.Refusal {
+// sameError reports whether err is the error of the refusals rs, as Plan
+// returns it: nil for none, else those refusals. (Two errors holding
+// guard.Refusals, a slice, cannot be compared with ==.)
+func sameError(err error, rs guard.Refusals) bool {
+	if err == nil || len(rs) == 0 {
+		return (err == nil) == (len(rs) == 0)
+	}
+	var got guard.Refusals
+	return errors.As(err, &got) && equality.Semantic.DeepEqual(refusalValues(got), refusalValues(rs))
+}
+
+func refusalValues(rs guard.Refusals) []guard.Refusal {
 	var out []guard.Refusal
-	for _, r := range guard.Refusals(err) {
+	for _, r := range rs {
 		out = append(out, *r)
 	}
 	return out
 }
 
-// catalogView is what a compiled catalog exposes, refusals opened, so that
-// two catalogs compare with reflect.DeepEqual (an aggregate error holds a
-// func, which never compares equal).
+// catalogView is what a compiled catalog exposes through its accessors,
+// refusals copied out, so that two catalogs compare with reflect.DeepEqual.
 type catalogView struct {
-	Enabled bool
-	Values  catalog.Values
-	Entries []entryView
-	Err     []guard.Refusal
+	Enabled         bool
+	Values          catalog.Values
+	Entries         []entryView
+	Refusals        []guard.Refusal
+	Unreadable      []guard.Refusal
+	Warnings        guard.Warnings
+	UnobservedKinds state.Kind
 }
 
 type entryView struct {
-	Entry  catalog.Entry
-	Err    []guard.Refusal
-	Lookup int
+	Entry    catalog.Entry
+	Refusals []guard.Refusal
+	Lookup   int
 }
 
 func viewCatalog(c *catalog.Catalog) catalogView {
-	v := catalogView{Enabled: c.Enabled, Values: plantest.CopyValues(c.Values), Err: refusalValues(c.Err())}
-	for i := range c.Entries {
-		e := c.Entries[i]
-		ev := entryView{Err: refusalValues(e.Err()), Lookup: -1}
+	v := catalogView{Enabled: c.Enabled(), Values: plantest.CopyValues(c.Values()), Refusals: refusalValues(c.Refusals()),
+		Unreadable: refusalValues(c.Unreadable()), Warnings: c.Warnings(), UnobservedKinds: c.UnobservedKinds()}
+	for e := range c.Entries() {
+		ev := entryView{Refusals: refusalValues(e.Refusals()), Lookup: -1}
 		if found, ok := c.Lookup(e.Flavor); ok {
 			ev.Lookup = found.Index
 		}
 		e.Size = e.Size.DeepCopy()
-		ev.Entry = withoutErr(e)
+		ev.Entry = exportedEntry(e)
 		v.Entries = append(v.Entries, ev)
 	}
 	return v
 }
 
-// withoutErr is an entry with its unexported error left out (entryView
-// holds it opened).
-func withoutErr(e catalog.Entry) catalog.Entry {
+// exportedEntry is an entry's exported fields (entryView holds its
+// refusals, which it keeps unexported, copied out).
+func exportedEntry(e catalog.Entry) catalog.Entry {
 	return catalog.Entry{Index: e.Index, Flavor: e.Flavor, Golden: e.Golden, ImageFactoryURL: e.ImageFactoryURL,
-		Storage: e.Storage, StorageClass: e.StorageClass, URL: e.URL, Size: e.Size,
-		OwnURL: e.OwnURL, OwnStorage: e.OwnStorage, OwnClass: e.OwnClass}
+		Storage: e.Storage, StorageClass: e.StorageClass, URL: e.URL, Size: e.Size}
 }
 
 // poolSubject is how refusals and warnings name a pool.

@@ -1,6 +1,7 @@
 package invariants_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,7 +128,8 @@ func TestPreFeatureIdentity(t *testing.T) {
 			if malformed != got.IsZero() || !malformed && got.Cmp(q) != 0 {
 				t.Fatalf("pool %d: disk requests %s for diskSize %q", i, got.String(), p.Spec.DiskSize)
 			}
-			if want := p.Spec.Talos.InstallerRepository + "/" + old.SchematicID + ":" + old.Version; res.InstallerImage != want {
+			// The chart trims one trailing "/" of the repository (SPEC section 13).
+			if want := strings.TrimSuffix(p.Spec.Talos.InstallerRepository, "/") + "/" + old.SchematicID + ":" + old.Version; res.InstallerImage != want {
 				t.Fatalf("pool %d: installer %q, want %q", i, res.InstallerImage, want)
 			}
 		}

@@ -24,8 +24,8 @@ var aboutTheGolden = map[guard.Reason]bool{
 
 // TestEveryRefusalIsTyped (invariant 7): whatever the inputs, consistent
 // or not, a pool is planned with no error or refused with one that opens
-// (guard.Refusals, errors.As, errors.Is) into refusals, each with a known
-// refusal reason, a non-empty values field, the pool as its subject and a
+// (errors.As into guard.Refusals or a *guard.Refusal, errors.Is with the
+// reason) into the result's refusals, each with a known refusal reason, a non-empty values field, the pool as its subject and a
 // message that names the pool, and the golden where one is concerned. A
 // planned pool's warnings have a known warning reason (or InvalidQuantity,
 // which the HTTP path warns), a field or, for StateUnverified, the kind it
@@ -41,20 +41,20 @@ func everyRefusalIsTyped(t *rapid.T) {
 	for i, p := range s.Pools {
 		res, err := plan.Plan(p, cat, snap)
 		subject := poolSubject(p)
-		if err != res.Err || (err == nil) != (res.Outcome == plan.Planned) || (err != nil) != (res.Outcome == plan.Refused) {
-			t.Fatalf("pool %d: outcome %q with error %v (result holds %v)", i, res.Outcome, err, res.Err)
+		if !sameError(err, res.Refusals) || (err == nil) != (res.Outcome == plan.Planned) || (err != nil) != (res.Outcome == plan.Refused) {
+			t.Fatalf("pool %d: outcome %q with error %v (result holds %v)", i, res.Outcome, err, res.Refusals)
 		}
 		if err != nil && (res.Disk.Name != "" || res.Disk.Spec.Source != nil || res.Disk.Spec.Storage != nil) {
 			t.Fatalf("pool %d: refused with a disk %+v", i, res.Disk)
 		}
-		rs := guard.Refusals(err)
-		if err != nil && len(rs) == 0 {
+		var rs guard.Refusals
+		if err != nil && (!errors.As(err, &rs) || len(rs) == 0) {
 			t.Fatalf("pool %d: an error that is no refusal: %v", i, err)
 		}
 		for _, r := range rs {
 			msg := r.Error()
 			switch {
-			case !r.Reason.Known() || r.Reason.Severity() != guard.Refuse:
+			case !plantest.IsRefusalReason(r.Reason):
 				t.Fatalf("pool %d: refusal reason %q is no known refusal", i, r.Reason)
 			case r.Field == "":
 				t.Fatalf("pool %d: %s has no field", i, r.Reason)
@@ -62,8 +62,8 @@ func everyRefusalIsTyped(t *rapid.T) {
 				t.Fatalf("pool %d: %s names %q, not %q: %s", i, r.Reason, r.Subject, subject, msg)
 			case aboutTheGolden[r.Reason] && goldenOf(p) != "" && !strings.Contains(msg, goldenOf(p)):
 				t.Fatalf("pool %d: %s does not name golden %s: %s", i, r.Reason, goldenOf(p), msg)
-			case !errors.Is(err, &guard.Refusal{Reason: r.Reason, Field: r.Field}):
-				t.Fatalf("pool %d: errors.Is does not find %s at %s", i, r.Reason, r.Field)
+			case !errors.Is(err, r.Reason):
+				t.Fatalf("pool %d: errors.Is does not find %s", i, r.Reason)
 			}
 		}
 		var first *guard.Refusal
@@ -72,12 +72,14 @@ func everyRefusalIsTyped(t *rapid.T) {
 		}
 		for _, w := range res.Warnings {
 			switch {
-			case !w.Reason.Known() || w.Reason.Severity() != guard.Warn && w.Reason != guard.InvalidQuantity:
+			case !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity:
 				t.Fatalf("pool %d: warning reason %q is no known warning", i, w.Reason)
 			case w.Reason == guard.StateUnverified:
-				if k, ok := state.KindByName(w.Value); !ok || snap.Observed(k) && s.State.Namespaces == nil {
-					t.Fatalf("pool %d: StateUnverified names %q", i, w.Value)
+				if k, ok := state.KindByName(w.Kind); !ok || snap.Observed(k) && s.State.Namespaces == nil || w.Field == "" {
+					t.Fatalf("pool %d: StateUnverified names %q at %q", i, w.Kind, w.Field)
 				}
+			case w.Kind != "":
+				t.Fatalf("pool %d: %s names a kind, %q", i, w.Reason, w.Kind)
 			case w.Field == "":
 				t.Fatalf("pool %d: %s has no field", i, w.Reason)
 			}

@@ -25,7 +25,7 @@ func TestCatalogRoundTrip(t *testing.T) {
 		v := plantest.Vocabularies().Draw(t, "vocabulary")
 		values := v.ValidCatalogValues().Draw(t, "catalog")
 		cat := catalog.Compile(values)
-		if err := cat.Err(); err != nil {
+		if err := cat.Refusals().Err(); err != nil {
 			t.Fatalf("valid catalog values refused: %v", err)
 		}
 		empty := &state.State{Observed: state.AllKinds}
@@ -52,21 +52,20 @@ func TestCatalogRoundTrip(t *testing.T) {
 			t.Fatalf("read-back warns on a fully observed cluster: %v", warnings)
 		}
 		again := catalog.Compile(readBack)
-		if err := again.Err(); err != nil {
+		if err := again.Refusals().Err(); err != nil {
 			t.Fatalf("the catalog read back is refused: %v", err)
 		}
 
-		want := map[catalog.Flavor]*catalog.Entry{}
+		want := map[catalog.Flavor]catalog.Entry{}
 		if values.Enabled {
-			for i := range cat.Entries {
-				want[cat.Entries[i].Flavor] = &cat.Entries[i]
+			for e := range cat.Entries() {
+				want[e.Flavor] = e
 			}
 		}
-		if len(again.Entries) != len(want) {
-			t.Fatalf("%d entries read back, want %d (enabled %v)", len(again.Entries), len(want), values.Enabled)
+		if again.Len() != len(want) {
+			t.Fatalf("%d entries read back, want %d (enabled %v)", again.Len(), len(want), values.Enabled)
 		}
-		for i := range again.Entries {
-			got := &again.Entries[i]
+		for got := range again.Entries() {
 			e, ok := want[got.Flavor]
 			switch {
 			case !ok:

@@ -1,6 +1,7 @@
 package invariants_test
 
 import (
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,11 +48,11 @@ func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
 		unknown := func() string { return describeObserved(less) }
 
 		for i, p := range s.Pools {
-			r0, r1 := refusals(before[i].Err), refusals(after[i].Err)
+			r0, r1 := refusals(before[i].Refusals.Err()), refusals(after[i].Refusals.Err())
 			for _, f := range minus(r1, r0) {
 				if appearedBecause(f, p, before[i], lessCat, less) == "" {
 					t.Fatalf("pool %d: %s appeared when %s (refusals %v, then %v; %v then %v; golden %s)", i, f, unknown(), r0, r1,
-						before[i].StorageClass, guard.Refusals(after[i].Err), describeGolden(s.State, goldenOf(p)))
+						before[i].StorageClass, after[i].Refusals, describeGolden(s.State, goldenOf(p)))
 				}
 			}
 			if hasReason(after[i].Warnings, guard.GoldenUnavailable) && !clonedSeen(less, p) {
@@ -110,12 +111,12 @@ func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Ca
 		return "a waiver withdrawn: the disks that proved the pool's clone are not seen"
 	case f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") && smallerThanSeen(p, less):
 		return "the disk is smaller than a size of the golden that is still observed"
-	case classRefused(before.Err) && f == findingOf(guard.HostAssistedClone, "storageClass", ""):
+	case classRefused(before.Refusals.Err()) && f == findingOf(guard.HostAssistedClone, "storageClass", ""):
 		// The host-assisted causes are checked once both classes are
 		// resolved and agree; they rest on the class's observed objects,
 		// which the class refusal, now unverified, hid.
 		return "a cause on the disk's class, no longer hidden by a class refusal"
-	case classRefused(before.Err) && (f == findingOf(guard.StorageClassMismatch, "storageClass", "") ||
+	case classRefused(before.Refusals.Err()) && (f == findingOf(guard.StorageClassMismatch, "storageClass", "") ||
 		f == findingOf(guard.FrozenStorageClassConflict, "storageClass", "") || f == findingOf(guard.DefaultStorageClassUnresolvable, "storageClass", "")):
 		return "the class comparison refused before, and refuses on what is still seen"
 	}
@@ -124,17 +125,8 @@ func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Ca
 
 // classRefused reports whether the class comparison was refused.
 func classRefused(err error) bool {
-	return hasRefusal(err, guard.StorageClassMismatch) || hasRefusal(err, guard.FrozenStorageClassConflict) ||
-		hasRefusal(err, guard.DefaultStorageClassUnresolvable)
-}
-
-func hasRefusal(err error, r guard.Reason) bool {
-	for _, x := range guard.Reasons(err) {
-		if x == r {
-			return true
-		}
-	}
-	return false
+	return errors.Is(err, guard.StorageClassMismatch) || errors.Is(err, guard.FrozenStorageClassConflict) ||
+		errors.Is(err, guard.DefaultStorageClassUnresolvable)
 }
 
 // clonedSeen reports whether the state shows, where it observes, a disk of

@@ -8,31 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
 
-// kind is the type a forwarded value must have, as the pool chart reads it.
-type kind int
-
-const (
-	// text is a string.
-	text kind = iota
-	// scalar is a string or a number: a quantity, or a kubelet threshold
-	// that may also be a percentage.
-	scalar
-	// count is a non-negative integer.
-	count
-	// texts is a list of strings.
-	texts
-	// object is a map whose allowlisted keys are in fields.
-	object
-	// objects is a list of maps whose allowlisted keys are in fields.
-	objects
-)
-
-// shape is the allowlist of one value: its kind and, for maps, the keys
-// that are forwarded.
+// shape is the allowlist of one value: the type the pool chart reads it as
+// and, for maps, the keys that are forwarded.
 type shape struct {
-	kind   kind
+	kind   chartvalues.Kind
 	fields map[string]shape
 }
 
@@ -42,70 +25,69 @@ type shape struct {
 // tenant's; and the rest because a field nobody reviewed for a single-tenant
 // cluster of untrusted code does not reach it.
 var nodeGroupFields = map[string]shape{
-	"minReplicas":  {kind: count},
-	"maxReplicas":  {kind: count},
-	"instanceType": {kind: text},
-	"diskSize":     {kind: scalar},
-	"storageClass": {kind: text},
-	"roles":        {kind: texts},
-	"resources": {kind: object, fields: map[string]shape{
-		"cpu":    {kind: scalar},
-		"memory": {kind: scalar},
+	"minReplicas":  {kind: chartvalues.Count},
+	"maxReplicas":  {kind: chartvalues.Count},
+	"instanceType": {kind: chartvalues.Text},
+	"diskSize":     {kind: chartvalues.Scalar},
+	"storageClass": {kind: chartvalues.Text},
+	"roles":        {kind: chartvalues.Texts},
+	"resources": {kind: chartvalues.Object, fields: map[string]shape{
+		"cpu":    {kind: chartvalues.Scalar},
+		"memory": {kind: chartvalues.Scalar},
 	}},
-	"gpus": {kind: objects, fields: map[string]shape{
-		"name": {kind: text},
+	"gpus": {kind: chartvalues.Objects, fields: map[string]shape{
+		"name": {kind: chartvalues.Text},
 	}},
-	"kubelet": {kind: object, fields: map[string]shape{
-		"systemReservedMemory": {kind: scalar},
-		"kubeReservedMemory":   {kind: scalar},
-		"systemReservedCpu":    {kind: scalar},
-		"kubeReservedCpu":      {kind: scalar},
-		"evictionHardMemory":   {kind: scalar},
-		"evictionSoftMemory":   {kind: scalar},
+	"kubelet": {kind: chartvalues.Object, fields: map[string]shape{
+		"systemReservedMemory": {kind: chartvalues.Scalar},
+		"kubeReservedMemory":   {kind: chartvalues.Scalar},
+		"systemReservedCpu":    {kind: chartvalues.Scalar},
+		"kubeReservedCpu":      {kind: chartvalues.Scalar},
+		"evictionHardMemory":   {kind: chartvalues.Scalar},
+		"evictionSoftMemory":   {kind: chartvalues.Scalar},
 	}},
 }
 
 // forward returns the part of v that s allows, so that nothing outside the
 // allowlist can reach a pool release. It warns DroppedField once per dropped
 // key, at the outermost dropped key only, and refuses InvalidValue where v
-// has a type the chart cannot read. A null value is not set, as Helm treats
-// it: it is neither forwarded nor reported.
-func forward(v any, s shape, fld *field.Path, c *guard.Collector) (any, bool) {
+// has a type the chart cannot read. Maps and lists come out as Helm holds
+// them (map[string]any, []any), whatever Go types they came in.
+func forward(v any, s shape, fld *field.Path, c *findings.Collector) (any, bool) {
 	switch s.kind {
-	case text:
+	case chartvalues.Text:
+		// The pool chart's schema takes only a string here.
 		if _, ok := v.(string); ok {
 			return v, true
 		}
-	case scalar:
-		if _, ok := v.(string); ok {
-			return v, true
-		}
-		if _, ok := decimal(v); ok {
-			return v, true
-		}
-	case count:
-		if n, ok := integer(v); ok && n >= 0 {
-			return v, true
-		}
-	case texts:
-		return forwardList(v, s.kind, shape{kind: text}, fld, c)
-	case object:
-		if m, ok := v.(map[string]any); ok {
+	case chartvalues.Texts:
+		return forwardList(v, s.kind, shape{kind: chartvalues.Text}, fld, c)
+	case chartvalues.Object:
+		if m, ok := chartvalues.Map(v); ok {
 			return forwardMap(m, s.fields, fld, c)
 		}
-	case objects:
-		return forwardList(v, s.kind, shape{kind: object, fields: s.fields}, fld, c)
+	case chartvalues.Objects:
+		return forwardList(v, s.kind, shape{kind: chartvalues.Object, fields: s.fields}, fld, c)
+	default:
+		if s.kind.Accepts(v) {
+			return v, true
+		}
 	}
-	refuseType(v, s.kind, fld, c)
+	chartvalues.RefuseType(c, v, s.kind, fld)
 	return nil, false
 }
 
-func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *guard.Collector) (map[string]any, bool) {
+// forwardMap forwards the allowlisted keys of m. A null, as in Helm, is not
+// set, and an empty string is not set either: the pool chart's default
+// applies (an empty storageClass is the application's replicated, never
+// the cluster default, and an empty diskSize would fail the pool chart's
+// schema). Neither is forwarded nor reported.
+func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *findings.Collector) (map[string]any, bool) {
 	out := make(map[string]any, len(m))
 	valid := true
 	for _, key := range slices.Sorted(maps.Keys(m)) {
 		val := m[key]
-		if val == nil {
+		if val == nil || val == "" {
 			continue
 		}
 		s, allowed := fields[key]
@@ -125,10 +107,10 @@ func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *g
 	return out, valid
 }
 
-func forwardList(v any, k kind, item shape, fld *field.Path, c *guard.Collector) (any, bool) {
-	list, ok := v.([]any)
+func forwardList(v any, k chartvalues.Kind, item shape, fld *field.Path, c *findings.Collector) (any, bool) {
+	list, ok := chartvalues.List(v)
 	if !ok {
-		refuseType(v, k, fld, c)
+		chartvalues.RefuseType(c, v, k, fld)
 		return nil, false
 	}
 	out := make([]any, 0, len(list))

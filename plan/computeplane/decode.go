@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 )
 
 // DecodeValues reads ComputePlane values from a YAML (or JSON) document, the
@@ -25,7 +27,7 @@ func DecodeValues(data []byte) (map[string]any, error) {
 	case map[string]any:
 		return m, nil
 	}
-	return nil, fmt.Errorf("computeplane values: the document is %s, not a map of values", describe(v))
+	return nil, fmt.Errorf("computeplane values: the document is %s, not a map of values", chartvalues.Describe(v))
 }
 
 func useNumber(d *json.Decoder) *json.Decoder {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 func TestDecodeValues(t *testing.T) {
@@ -60,7 +60,7 @@ func TestDecodeValues(t *testing.T) {
 			got, err := DecodeValues([]byte(tc.yaml))
 			if tc.wantErr {
 				require.Error(t, err, tc.reason)
-				assert.Empty(t, guard.Refusals(err), "unusable input is not a refusal")
+				assert.Empty(t, fixtures.Refused(err), "unusable input is not a refusal")
 				return
 			}
 			require.NoError(t, err, tc.reason)

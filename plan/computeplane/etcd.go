@@ -4,13 +4,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
 
 // checkEtcd warns when the tenant has no etcd module. A ComputePlane without
 // one looks healthy while nothing comes up: the wrapped chart renders only a
 // status beacon and its HelmReleases report Ready, so saying so up front
 // saves an operator the search.
-func checkEtcd(values map[string]any, c *guard.Collector) {
+func checkEtcd(values map[string]any, c *findings.Collector) {
 	nsPath := field.NewPath("_namespace")
 	raw := values["_namespace"]
 	if raw == nil {
@@ -18,9 +20,9 @@ func checkEtcd(values map[string]any, c *guard.Collector) {
 			"absent from the values, so whether the tenant has an etcd module is unknown; Cozystack injects it when it installs the ComputePlane, and without etcd nothing is provisioned")
 		return
 	}
-	ns, ok := raw.(map[string]any)
+	ns, ok := chartvalues.Map(raw)
 	if !ok {
-		refuseType(raw, object, nsPath, c)
+		chartvalues.RefuseType(c, raw, chartvalues.Object, nsPath)
 		return
 	}
 	etcdPath := nsPath.Child("etcd")
@@ -31,7 +33,7 @@ func checkEtcd(values map[string]any, c *guard.Collector) {
 			return
 		}
 	default:
-		refuseType(etcd, text, etcdPath, c)
+		chartvalues.RefuseType(c, etcd, chartvalues.Text, etcdPath)
 		return
 	}
 	c.Warn(guard.EtcdUnavailable, etcdPath,

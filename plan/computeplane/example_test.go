@@ -52,8 +52,8 @@ nodeGroups:
 	// DroppedField nodeGroups.workers.osImage
 }
 
-// Every refusal comes back together; errors.As finds the first, and
-// guard.Refusals opens them all.
+// Every refusal comes back together; errors.As finds the first, and the
+// result's Refusals hold them all (as does the error, a guard.Refusals).
 func ExamplePlan_refused() {
 	values, _ := computeplane.DecodeValues([]byte(`
 _namespace: {etcd: tenant-root}
@@ -67,7 +67,7 @@ nodeGroups:
 	if errors.As(err, &r) {
 		fmt.Println("first:", r.Reason, r.Field)
 	}
-	for _, r := range guard.Refusals(err) {
+	for _, r := range res.Refusals {
 		fmt.Println(r.Reason, r.Field)
 	}
 	fmt.Println("pools:", len(res.Pools))
@@ -152,8 +152,9 @@ func ExampleDecodeValues() {
 	fmt.Println(values, err)
 
 	_, err = computeplane.DecodeValues([]byte("- md0"))
-	fmt.Println(err != nil, len(guard.Refusals(err)))
+	var rs guard.Refusals
+	fmt.Println(err != nil, errors.As(err, &rs))
 	// Output:
 	// map[nodeGroups:map[md0:map[maxReplicas:3]]] <nil>
-	// true 0
+	// true false
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // FuzzDecodeValues feeds arbitrary bytes through what `worker-image
@@ -16,14 +17,17 @@ func FuzzDecodeValues(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		values, err := DecodeValues(data)
 		if err != nil {
-			if len(guard.Refusals(err)) > 0 {
+			if len(fixtures.Refused(err)) > 0 {
 				t.Fatalf("undecodable input came back as a refusal: %v", err)
 			}
 			return
 		}
 		res, err := Plan(values)
-		for _, r := range guard.Refusals(err) {
-			if r.Reason.Severity() != guard.Refuse || r.Field == "" {
+		if (err == nil) != (len(res.Refusals) == 0) {
+			t.Fatalf("error %v with refusals %v", err, res.Refusals)
+		}
+		for _, r := range res.Refusals {
+			if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
 				t.Fatalf("refusal %q at %q", r.Reason, r.Field)
 			}
 		}
@@ -31,7 +35,7 @@ func FuzzDecodeValues(f *testing.F) {
 			t.Fatalf("a refused plan has pools")
 		}
 		for _, w := range res.Warnings {
-			if w.Reason.Severity() != guard.Warn || w.Field == "" {
+			if !plantest.IsWarningReason(w.Reason) || w.Field == "" {
 				t.Fatalf("warning %q at %q", w.Reason, w.Field)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
 
 // ingress says whether a node group can run the cluster's ingress
@@ -27,17 +29,17 @@ const (
 
 // planGroup turns one supplied node group into its pool release, recording
 // the group's refusals and warnings under fld.
-func planGroup(name string, raw any, fld *field.Path, c *guard.Collector) (Pool, ingress) {
+func planGroup(name string, raw any, fld *field.Path, c *findings.Collector) (Pool, ingress) {
 	c.Subject = fmt.Sprintf("ComputePlane pool %q", name)
 	checkPoolName(name, fld, c)
-	group, ok := raw.(map[string]any)
+	group, ok := chartvalues.Map(raw)
 	if !ok {
-		refuseType(raw, object, fld, c)
+		chartvalues.RefuseType(c, raw, chartvalues.Object, fld)
 		return Pool{}, ingressUnknown
 	}
 	values, _ := forwardMap(group, nodeGroupFields, fld, c)
 	checkQuantity(group["diskSize"], "20Gi", fld.Child("diskSize"), c)
-	if res, ok := group["resources"].(map[string]any); ok {
+	if res, ok := chartvalues.Map(group["resources"]); ok {
 		checkResources(res, fld.Child("resources"), c)
 	}
 	values["cluster"] = ClusterRelease
@@ -46,7 +48,7 @@ func planGroup(name string, raw any, fld *field.Path, c *guard.Collector) (Pool,
 
 // checkPoolName refuses a key that cannot name a release: the key is part of
 // the release's name and of its objects' names.
-func checkPoolName(name string, fld *field.Path, c *guard.Collector) {
+func checkPoolName(name string, fld *field.Path, c *findings.Collector) {
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		c.Refuse(guard.InvalidPoolName, fld, name,
 			"pool key %q is not a DNS-1123 label (%s); name the pool with lowercase letters, digits and '-', such as md0",
@@ -62,7 +64,7 @@ func checkPoolName(name string, fld *field.Path, c *guard.Collector) {
 // checkResources refuses resources that set only one of cpu and memory: the
 // pool chart sizes a VM from resources only when both are set, and from its
 // instanceType otherwise, so a lone cpu or memory is silently ignored.
-func checkResources(res map[string]any, fld *field.Path, c *guard.Collector) {
+func checkResources(res map[string]any, fld *field.Path, c *findings.Collector) {
 	checkQuantity(res["cpu"], "2 or 500m", fld.Child("cpu"), c)
 	checkQuantity(res["memory"], "4Gi", fld.Child("memory"), c)
 	cpu, memory := isSet(res["cpu"]), isSet(res["memory"])
@@ -80,10 +82,10 @@ func checkResources(res map[string]any, fld *field.Path, c *guard.Collector) {
 // checkQuantity refuses a value that is not a positive Kubernetes quantity.
 // An empty string is not set, as the pool chart's default reads it; a value
 // of another type is refused by forward.
-func checkQuantity(v any, example string, fld *field.Path, c *guard.Collector) {
+func checkQuantity(v any, example string, fld *field.Path, c *findings.Collector) {
 	s, ok := v.(string)
 	if !ok {
-		if s, ok = decimal(v); !ok {
+		if s, ok = chartvalues.Decimal(v); !ok {
 			return
 		}
 	}
@@ -105,18 +107,18 @@ func isSet(v any) bool { return v != nil && v != "" }
 // none, and an omitted maxReplicas is the chart's DefaultMaxReplicas.
 func ingressOf(group map[string]any) ingress {
 	role := noIngress
-	switch roles := group["roles"].(type) {
-	case nil:
-	case []any:
-		if slices.Contains(roles, any(IngressRole)) {
+	if raw := group["roles"]; raw != nil {
+		roles, ok := chartvalues.List(raw)
+		switch {
+		case !ok:
+			role = ingressUnknown
+		case slices.Contains(roles, any(IngressRole)):
 			role = servesIngress
 		}
-	default:
-		role = ingressUnknown
 	}
 	scales := servesIngress
 	if v := group["maxReplicas"]; v != nil {
-		n, ok := integer(v)
+		n, ok := chartvalues.Integer(v)
 		switch {
 		case !ok || n < 0:
 			scales = ingressUnknown

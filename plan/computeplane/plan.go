@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
 
 // subject names the ComputePlane as a whole in messages.
@@ -23,27 +25,27 @@ const subject = "ComputePlane"
 // computeplane-cluster, minReplicas: 0, roles: [ingress-nginx]}; a node group
 // keyed "Md0" is refused InvalidPoolName at nodeGroups.Md0.
 func Plan(values map[string]any) (Result, error) {
-	c := &guard.Collector{Subject: subject}
+	c := &findings.Collector{Subject: subject}
 	checkEtcd(values, c)
 	pools := planPools(values, c)
-	res := Result{Cluster: Contract(), Warnings: c.Warnings(), Err: c.Err()}
-	if res.Err == nil {
+	res := Result{Cluster: Contract(), Warnings: c.Warnings(), Refusals: c.Refusals()}
+	if !c.Refused() {
 		res.Pools = pools
 	}
-	return res, res.Err
+	return res, res.Refusals.Err()
 }
 
 // planPools plans the supplied node groups, or the default pool when there
 // are none. Supplied groups are authoritative: the default is not merged in.
-func planPools(values map[string]any, c *guard.Collector) []Pool {
+func planPools(values map[string]any, c *findings.Collector) []Pool {
 	fld := field.NewPath("nodeGroups")
 	raw := values["nodeGroups"]
 	if raw == nil {
 		return []Pool{defaultPool()}
 	}
-	groups, ok := raw.(map[string]any)
+	groups, ok := chartvalues.Map(raw)
 	if !ok {
-		refuseType(raw, object, fld, c)
+		chartvalues.RefuseType(c, raw, chartvalues.Object, fld)
 		return nil
 	}
 	var pools []Pool

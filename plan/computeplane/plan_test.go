@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 // withEtcd is the _namespace Cozystack injects for a tenant that has etcd,
@@ -21,18 +22,18 @@ const withEtcd = "_namespace: {etcd: tenant-root}\n"
 // another group.
 const ingressGroup = "  ing: {roles: [ingress-nginx]}\n"
 
-// refusalsOf lists "Reason field" of the refusals in err.
+// refusalsOf lists "Reason field" of the refusals in err, in order.
 func refusalsOf(err error) []string {
 	var out []string
-	for _, r := range guard.Refusals(err) {
+	for _, r := range fixtures.Refused(err) {
 		out = append(out, string(r.Reason)+" "+r.Field)
 	}
 	return out
 }
 
-func warningsOf(ws []guard.Warning) []string {
+func warningsOf(ws guard.Warnings) []string {
 	var out []string
-	for _, w := range ws {
+	for _, w := range fixtures.Warned(ws) {
 		out = append(out, string(w.Reason)+" "+w.Field)
 	}
 	return out
@@ -426,7 +427,7 @@ func TestPlan(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res, err := Plan(mustDecode(t, tc.values))
 			assert.Equal(t, tc.refusals, refusalsOf(err), tc.reason)
-			assert.Equal(t, err, res.Err, "Plan returns the refusals it records in Result.Err")
+			assert.Equal(t, res.Refusals.Err(), err, "Plan returns the refusals it records in Result.Refusals")
 			assert.Equal(t, tc.warnings, warningsOf(res.Warnings), tc.reason)
 			assert.Equal(t, tc.pools, poolNames(res.Pools), tc.reason)
 			assert.Equal(t, Contract(), res.Cluster, "the contract is the same whatever the values")
@@ -472,7 +473,6 @@ nodeGroups:
 		"maxReplicas": 3,
 		"instanceType": "u1.xlarge",
 		"diskSize": "50Gi",
-		"storageClass": "",
 		"roles": ["ingress-nginx", "worker"],
 		"resources": {"cpu": 4, "memory": "8Gi"},
 		"gpus": [{"name": "nvidia.com/AD102GL_L40S"}],
@@ -484,7 +484,7 @@ nodeGroups:
 			"evictionHardMemory": "100Mi",
 			"evictionSoftMemory": "5%"
 		}
-	}`, got, "the allowlisted fields as the tenant wrote them; an empty storageClass is the cluster default and is kept")
+	}`, got, "the allowlisted fields as the tenant wrote them; an empty storageClass is not set, so the pool chart's default applies (SPEC section 13)")
 	assert.Equal(t, []string{
 		"DroppedField nodeGroups.md0.gpus[0].count",
 		"DroppedField nodeGroups.md0.kubelet.maxPods",
@@ -561,9 +561,13 @@ func TestPlanGoNumbers(t *testing.T) {
 			refusals: []string{"InvalidValue nodeGroups.md0.kubelet.kubeReservedCpu"},
 		},
 		"TypedMap": {
-			reason:   "A map of another Go type is not the map Helm holds.",
-			group:    map[string]any{"roles": []any{IngressRole}, "resources": map[string]string{"cpu": "1", "memory": "1Gi"}},
-			refusals: []string{"InvalidValue nodeGroups.md0.resources"},
+			reason: "A map of another Go type is read as the map Helm holds (TestPlanGoValues compares the plans).",
+			group:  map[string]any{"roles": []any{IngressRole}, "resources": map[string]string{"cpu": "1", "memory": "1Gi"}},
+		},
+		"TypedMapOfNoValue": {
+			reason:   "Neighbour: a Go map still holds a value of the right type, or is refused.",
+			group:    map[string]any{"roles": []any{IngressRole}, "resources": map[string][]string{"cpu": {"1"}, "memory": {"1Gi"}}},
+			refusals: []string{"InvalidValue nodeGroups.md0.resources.cpu", "InvalidValue nodeGroups.md0.resources.memory"},
 		},
 	}
 	for name, tc := range cases {

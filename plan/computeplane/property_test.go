@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // forwardable is SPEC section 7's allowlist written out again, as patterns of
@@ -127,7 +128,7 @@ func addExtras(t *rapid.T, raw map[string]any, pattern, rel string, g *tenantGro
 		}
 		v := anyValue(2).Draw(t, "extraValue")
 		raw[k] = v
-		if v != nil {
+		if tenantSet(v) {
 			g.dropped = append(g.dropped, join(rel, k))
 		}
 	}
@@ -140,8 +141,9 @@ func join(rel, k string) string {
 	return rel + "." + k
 }
 
-// maybe sets key in raw and forwarded, leaves it out, or sets it null (not
-// set, so neither forwarded nor reported).
+// maybe sets key in raw and forwarded, leaves it out, or sets it null.
+// Null and "" are not set (SPEC section 13: the pool chart's default
+// applies), so they are neither forwarded nor reported.
 func maybe(t *rapid.T, raw, fwd map[string]any, key string, val func() (written, forwarded any)) {
 	switch rapid.IntRange(0, 5).Draw(t, "presence "+key) {
 	case 0, 1:
@@ -149,8 +151,14 @@ func maybe(t *rapid.T, raw, fwd map[string]any, key string, val func() (written,
 		raw[key] = nil
 	default:
 		raw[key], fwd[key] = val()
+		if !tenantSet(raw[key]) {
+			delete(fwd, key)
+		}
 	}
 }
+
+// tenantSet is whether the model takes a value as set: not null, not "".
+func tenantSet(v any) bool { return v != nil && v != "" }
 
 // leaf is a value forwarded as written.
 func leaf(g *rapid.Generator[any], t *rapid.T, label string) func() (any, any) {
@@ -310,8 +318,11 @@ func TestPropertyAnyValues(t *testing.T) {
 		if !reflect.DeepEqual(v, before) {
 			t.Fatalf("Plan modified its input")
 		}
-		for _, r := range guard.Refusals(err) {
-			if r.Reason.Severity() != guard.Refuse || r.Field == "" {
+		if (err == nil) != (len(res.Refusals) == 0) {
+			t.Fatalf("error %v with refusals %v", err, res.Refusals)
+		}
+		for _, r := range res.Refusals {
+			if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
 				t.Fatalf("refusal %q at %q", r.Reason, r.Field)
 			}
 		}
@@ -320,7 +331,7 @@ func TestPropertyAnyValues(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, w := range res.Warnings {
-			if w.Reason.Severity() != guard.Warn || w.Field == "" {
+			if !plantest.IsWarningReason(w.Reason) || w.Field == "" {
 				t.Fatalf("warning %q at %q", w.Reason, w.Field)
 			}
 			if w.Reason == guard.DroppedField {
@@ -338,7 +349,7 @@ func TestPropertyAnyValues(t *testing.T) {
 				}
 				for k, val := range group {
 					fld := field.NewPath("nodeGroups").Child(name).Child(k).String()
-					if val != nil && !forwardable[k] && !seen[fld] {
+					if tenantSet(val) && !forwardable[k] && !seen[fld] {
 						t.Fatalf("%s dropped without a report", fld)
 					}
 				}

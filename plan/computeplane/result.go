@@ -15,9 +15,10 @@ type Result struct {
 	Cluster Cluster
 	// Warnings let the plan stand: DroppedField, EtcdUnavailable,
 	// StateUnverified.
-	Warnings []guard.Warning
-	// Err holds the refusals, nil when planned; guard.Refusals opens it.
-	Err error
+	Warnings guard.Warnings
+	// Refusals are every refusal, nil when planned; Refusals.Err() is the
+	// error Plan returned.
+	Refusals guard.Refusals
 }
 
 // Pool is one kubernetes-nodes release of a ComputePlane.
@@ -53,38 +54,20 @@ func Contract() Cluster {
 	}
 }
 
-// Finding is a warning or a refusal as JSON carries it.
-type Finding struct {
-	Reason  guard.Reason `json:"reason"`
-	Field   string       `json:"field"`
-	Message string       `json:"message"`
-}
-
-// MarshalJSON writes {"pools","cluster","warnings","refusals"}, with empty
-// lists as [] so that tools reading it need no null checks.
+// MarshalJSON writes the SPEC section 8 shape:
+// {"pools","cluster","warnings","refusals"}.
 func (r Result) MarshalJSON() ([]byte, error) {
 	out := struct {
-		Pools    []Pool    `json:"pools"`
-		Cluster  Cluster   `json:"cluster"`
-		Warnings []Finding `json:"warnings"`
-		Refusals []Finding `json:"refusals"`
-	}{
-		Pools:    make([]Pool, 0, len(r.Pools)),
-		Cluster:  r.Cluster,
-		Warnings: make([]Finding, 0, len(r.Warnings)),
-		Refusals: []Finding{},
-	}
+		Pools    []Pool         `json:"pools"`
+		Cluster  Cluster        `json:"cluster"`
+		Warnings guard.Warnings `json:"warnings"`
+		Refusals guard.Refusals `json:"refusals"`
+	}{Pools: make([]Pool, 0, len(r.Pools)), Cluster: r.Cluster, Warnings: r.Warnings, Refusals: r.Refusals}
 	for _, p := range r.Pools {
 		if p.Values == nil {
 			p.Values = map[string]any{}
 		}
 		out.Pools = append(out.Pools, p)
-	}
-	for _, w := range r.Warnings {
-		out.Warnings = append(out.Warnings, Finding{Reason: w.Reason, Field: w.Field, Message: w.Message()})
-	}
-	for _, f := range guard.Refusals(r.Err) {
-		out.Refusals = append(out.Refusals, Finding{Reason: f.Reason, Field: f.Field, Message: f.Message()})
 	}
 	return json.Marshal(out)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
 )
 
 // TestResultJSON pins SPEC section 8's computeplane shape: the keys, their
@@ -68,9 +70,14 @@ func TestResultJSONMessages(t *testing.T) {
 	res, _ := Plan(mustDecode(t, "nodeGroups: {Md0: {osImage: {}}}\n"))
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
+	type finding struct {
+		Reason  guard.Reason `json:"reason"`
+		Field   string       `json:"field"`
+		Message string       `json:"message"`
+	}
 	var out struct {
-		Warnings []Finding `json:"warnings"`
-		Refusals []Finding `json:"refusals"`
+		Warnings []finding `json:"warnings"`
+		Refusals []finding `json:"refusals"`
 	}
 	require.NoError(t, json.Unmarshal(b, &out))
 	require.NotEmpty(t, out.Refusals)

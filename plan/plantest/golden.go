@@ -35,7 +35,7 @@ func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
 	hasDV, hasPVC := form != 2, form != 3
 
 	url, size, class := naming.ImageURL(catalog.DefaultImageFactoryURL, f.SchematicID, f.Version), 6*gi, catalog.DefaultStorageClass
-	if e, ok := cat.Lookup(f); ok && e.Err() == nil {
+	if e, ok := cat.Lookup(f); ok && len(e.Refusals()) == 0 {
 		url, size, class = e.URL, e.Size.Value(), e.StorageClass
 	}
 	if chance(t, "goldenEdited", 5) {

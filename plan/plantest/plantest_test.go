@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -27,7 +28,7 @@ func TestSpellingsAreOneSize(t *testing.T) {
 		b := plantest.SizeBytes().Draw(t, "bytes")
 		want := resource.NewQuantity(b, resource.BinarySI)
 		for _, s := range plantest.Spellings(b) {
-			q, err := catalog.ParseSize(s, fld)
+			q, err := size.Parse(s, fld)
 			if err != nil || q.Cmp(*want) != 0 {
 				t.Fatalf("%q: %v, %v; want %d bytes", s, q.String(), err, b)
 			}
@@ -42,7 +43,7 @@ func TestIdentifierGenerators(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		gen    *rapid.Generator[string]
-		check  func(string) error
+		check  func(string) guard.Refusals
 		refuse guard.Reason
 	}{
 		"schematic ID":           {"lowercase letters and digits", plantest.SchematicID(), validID, ""},
@@ -61,7 +62,10 @@ func TestIdentifierGenerators(t *testing.T) {
 				if s == "" {
 					rt.Fatalf("drew \"\", which means not set")
 				}
-				got := guard.Reasons(tc.check(s))
+				var got []guard.Reason
+				for _, r := range tc.check(s) {
+					got = append(got, r.Reason)
+				}
 				if tc.refuse == "" && len(got) > 0 || tc.refuse != "" && (len(got) != 1 || got[0] != tc.refuse) {
 					rt.Fatalf("%q: got %v, want %q; %s", s, got, tc.refuse, tc.reason)
 				}
@@ -71,14 +75,14 @@ func TestIdentifierGenerators(t *testing.T) {
 }
 
 // validID checks an ID the way the golden's name needs it.
-func validID(s string) error {
-	_, err := naming.GoldenName(s, plan.DefaultVersion, fld, fld)
-	return err
+func validID(s string) guard.Refusals {
+	_, rs := naming.GoldenName(s, plan.DefaultVersion, fld, fld)
+	return rs
 }
 
-func validVersion(s string) error { return naming.ValidateVersion(s, fld) }
-func validURL(s string) error     { return naming.ValidateImageFactoryURL(s, fld) }
-func validSize(s string) error    { _, err := catalog.ParseSize(s, fld); return err }
+func validVersion(s string) guard.Refusals { return naming.ValidateVersion(s, fld) }
+func validURL(s string) guard.Refusals     { return naming.ValidateImageFactoryURL(s, fld) }
+func validSize(s string) guard.Refusals    { _, rs := size.Parse(s, fld); return rs }
 
 // TestConsistentState: a state drawn without Options.Inconsistent is one a
 // real cluster could show.
@@ -147,9 +151,9 @@ func TestCoverage(t *testing.T) {
 		} else {
 			seen["catalog disabled"]++
 		}
-		if c := catalog.Compile(s.Catalog); c.Err() != nil {
+		if c := catalog.Compile(s.Catalog); len(c.Refusals()) > 0 {
 			seen["catalog refused"]++
-			for _, r := range guard.Refusals(c.Err()) {
+			for _, r := range c.Refusals() {
 				seen["catalog "+string(r.Reason)]++
 			}
 		}
@@ -205,7 +209,7 @@ func TestCoverage(t *testing.T) {
 		}
 		for _, r := range s.Plan() {
 			seen[string(r.Outcome)]++
-			for _, rr := range guard.Refusals(r.Err) {
+			for _, rr := range r.Refusals {
 				seen[string(rr.Reason)]++
 			}
 			for _, w := range r.Warnings {

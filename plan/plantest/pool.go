@@ -103,7 +103,9 @@ func (v Vocabulary) talos(t *rapid.T) plan.Talos {
 		tl.ImageFactoryURL = v.anyOf(t, "talosFactoryURL", FactoryURL(), MalformedFactoryURL())
 	}
 	if chance(t, "installerRepository", 4) {
-		tl.InstallerRepository = "registry.example/talos/installer"
+		// A mirror, sometimes written with a trailing "/", which the chart
+		// trims (SPEC section 13).
+		tl.InstallerRepository = rapid.SampledFrom([]string{"registry.example/talos/installer", "registry.example/talos/installer/"}).Draw(t, "installerRepository")
 	}
 	return tl
 }

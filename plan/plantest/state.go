@@ -82,7 +82,7 @@ func (v Vocabulary) State(pools []plan.Pool, values catalog.Values, opts Options
 // catalog's entries.
 func (v Vocabulary) flavors(cat *catalog.Catalog) []catalog.Flavor {
 	out := append([]catalog.Flavor(nil), v.Flavors...)
-	for _, e := range cat.Entries {
+	for e := range cat.Entries() {
 		if e.Golden == "" {
 			continue
 		}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"iter"
 	"slices"
 	"strings"
 
@@ -120,16 +121,13 @@ func NewSnapshot(s *State) *Snapshot {
 			x.objects[r] = true
 		}
 	}
-	classes := make([]*storagev1.StorageClass, 0, len(s.StorageClasses))
-	for i := range s.StorageClasses {
-		if !x.observed.Has(StorageClass) {
-			break
+	if x.observed.Has(StorageClass) {
+		for i := range s.StorageClasses {
+			c := &s.StorageClasses[i]
+			x.classes[c.Name] = c
 		}
-		c := &s.StorageClasses[i]
-		x.classes[c.Name] = c
-		classes = append(classes, c)
+		x.def = storage.DefaultResult{Known: true, Name: storage.DefaultClass(s.StorageClasses)}
 	}
-	x.def = storage.DefaultResult{Known: x.observed.Has(StorageClass), Name: storage.DefaultClassOf(classes)}
 	// Objects of a kind, or in a namespace, that was not observed are
 	// dropped: what was not observed is unknown, and an object seen by
 	// accident must not grant what only an observation may.
@@ -223,24 +221,54 @@ func annotated(a map[string]string) (pool, golden string) {
 	return pool, golden
 }
 
-// distinctClasses is storage.Distinct over the disks' classes, without a
-// slice of all of them for the common case of one class.
+// distinctClasses lists the disks' classes, sorted, without repeats and
+// without "", without a slice of all of them for the common case of one
+// class.
 func distinctClasses(ds []Disk) []string {
 	first := ds[0].Class()
 	for _, d := range ds[1:] {
 		if d.Class() != first {
-			all := make([]string, len(ds))
-			for i, d := range ds {
-				all[i] = d.Class()
+			all := make([]string, 0, len(ds))
+			for _, d := range ds {
+				if c := d.Class(); c != "" {
+					all = append(all, c)
+				}
 			}
-			return storage.Distinct(all)
+			slices.Sort(all)
+			return slices.Compact(all)
 		}
 	}
-	return storage.Distinct([]string{first})
+	if first == "" {
+		return nil
+	}
+	return []string{first}
 }
 
-// State returns the State the snapshot indexes. Do not modify it.
-func (x *Snapshot) State() *State { return x.src }
+// DataVolumes yields every DataVolume the snapshot holds (those of observed
+// namespaces, the later copy of a repeated one), in the State's order.
+func (x *Snapshot) DataVolumes() iter.Seq[*cdiv1.DataVolume] {
+	return func(yield func(*cdiv1.DataVolume) bool) {
+		for i := range x.src.DataVolumes {
+			d := &x.src.DataVolumes[i]
+			if x.dvs[Key{d.Namespace, d.Name}] == d && !yield(d) {
+				return
+			}
+		}
+	}
+}
+
+// PersistentVolumeClaims yields every PersistentVolumeClaim the snapshot
+// holds, in the State's order.
+func (x *Snapshot) PersistentVolumeClaims() iter.Seq[*corev1.PersistentVolumeClaim] {
+	return func(yield func(*corev1.PersistentVolumeClaim) bool) {
+		for i := range x.src.PersistentVolumeClaims {
+			p := &x.src.PersistentVolumeClaims[i]
+			if x.pvcs[Key{p.Namespace, p.Name}] == p && !yield(p) {
+				return
+			}
+		}
+	}
+}
 
 // Observed reports whether every kind of k was observed in full.
 func (x *Snapshot) Observed(k Kind) bool {
@@ -302,15 +330,20 @@ func (x *Snapshot) CSIDriver(name string) *storagev1.CSIDriver { return x.driver
 func (x *Snapshot) CDI() *cdiv1.CDI { return x.cdi }
 
 // ClonedDisks lists, by name, the populated disks in namespace that carry the
-// pool's annotation (its CAPI name) and the golden's. The slice is shared by
-// every caller of the Snapshot: do not modify it.
+// pool's annotation (its CAPI name) and the golden's: the disks that prove a
+// pool has already cloned its golden. The slice is the caller's.
 func (x *Snapshot) ClonedDisks(namespace, poolCAPIName, golden string) []Disk {
-	return x.cloned[cloneKey{namespace, poolCAPIName, golden}]
+	return slices.Clone(x.cloned[cloneKey{namespace, poolCAPIName, golden}])
 }
 
-// ClonedClasses lists, sorted and without repeats, the classes of the
-// disks ClonedDisks returns: what an empty class is frozen to. The slice is
-// shared; do not modify it.
+// HasCloned reports whether ClonedDisks would list any disk.
+func (x *Snapshot) HasCloned(namespace, poolCAPIName, golden string) bool {
+	return len(x.cloned[cloneKey{namespace, poolCAPIName, golden}]) > 0
+}
+
+// ClonedClasses lists, sorted, without repeats and without "", the classes
+// of the disks ClonedDisks returns: what an empty class is frozen to. The
+// slice is the caller's.
 func (x *Snapshot) ClonedClasses(namespace, poolCAPIName, golden string) []string {
-	return x.frozen[cloneKey{namespace, poolCAPIName, golden}]
+	return slices.Clone(x.frozen[cloneKey{namespace, poolCAPIName, golden}])
 }

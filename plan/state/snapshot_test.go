@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -55,8 +56,14 @@ func TestZeroStateKnowsNothing(t *testing.T) {
 			if d := x.Disk(tenant, "d"); d.DataVolume != nil || d.PVC != nil {
 				t.Errorf("%s: Disk found %+v", tc.reason, d)
 			}
-			if ds := x.ClonedDisks(tenant, pool, golden); len(ds) != 0 {
+			if ds := x.ClonedDisks(tenant, pool, golden); len(ds) != 0 || x.HasCloned(tenant, pool, golden) {
 				t.Errorf("%s: ClonedDisks = %v: a waiver resting on presence needs the kind observed", tc.reason, ds)
+			}
+			for d := range x.DataVolumes() {
+				t.Errorf("%s: DataVolumes yielded %s", tc.reason, d.Name)
+			}
+			for p := range x.PersistentVolumeClaims() {
+				t.Errorf("%s: PersistentVolumeClaims yielded %s", tc.reason, p.Name)
 			}
 		})
 	}
@@ -191,8 +198,15 @@ func TestSnapshotLookups(t *testing.T) {
 		},
 	}
 	x := state.NewSnapshot(s)
-	if x.State() != s {
-		t.Error("State() must return the State the snapshot indexes")
+	for p := range x.PersistentVolumeClaims() {
+		if p != &s.PersistentVolumeClaims[0] {
+			t.Error("PersistentVolumeClaims must yield the objects of the State the snapshot indexes, not copies")
+		}
+	}
+	for d := range x.DataVolumes() {
+		if d != &s.DataVolumes[0] {
+			t.Error("DataVolumes must yield the objects of the State the snapshot indexes, not copies")
+		}
 	}
 	if c := x.StorageClass("local"); c == nil || c.Name != "local" {
 		t.Errorf("StorageClass(local) = %v", c)
@@ -480,5 +494,107 @@ func TestDataVolumeClass(t *testing.T) {
 				t.Errorf("%s: got %q, want %q", tc.reason, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSnapshotIterators: DataVolumes and PersistentVolumeClaims yield what
+// the snapshot kept, in the State's order: not an object of a namespace or
+// kind that was not observed, not the earlier copy of an object listed
+// twice; and they stop when the caller breaks.
+func TestSnapshotIterators(t *testing.T) {
+	s := &state.State{
+		Observed:   state.PersistentVolumeClaim | state.DataVolume,
+		Namespaces: []string{tenant, naming.GoldenNamespace},
+		DataVolumes: []cdiv1.DataVolume{
+			dv(tenant, "w2", "a", cdiv1.Succeeded, nil),
+			dv("tenant-b", "out", "a", cdiv1.Succeeded, nil),
+			dv(tenant, "w1", "a", cdiv1.CloneInProgress, nil),
+			dv(naming.GoldenNamespace, golden, "a", cdiv1.Succeeded, nil),
+			dv(tenant, "w1", "a", cdiv1.Succeeded, nil),
+		},
+		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
+			pvc(tenant, "w1", "a", corev1.ClaimPending, nil),
+			pvc("tenant-b", "out", "a", corev1.ClaimBound, nil),
+			pvc(tenant, "w1", "a", corev1.ClaimBound, nil),
+			pvc(tenant, "w0", "a", corev1.ClaimBound, nil),
+		},
+	}
+	x := state.NewSnapshot(s)
+
+	var dvs []*cdiv1.DataVolume
+	for d := range x.DataVolumes() {
+		dvs = append(dvs, d)
+	}
+	if want := []*cdiv1.DataVolume{&s.DataVolumes[0], &s.DataVolumes[3], &s.DataVolumes[4]}; !slices.Equal(dvs, want) {
+		t.Errorf("DataVolumes yielded %v; want w2, the golden and the later w1, in the State's order, without tenant-b's", names(dvs))
+	}
+	var pvcs []*corev1.PersistentVolumeClaim
+	for p := range x.PersistentVolumeClaims() {
+		pvcs = append(pvcs, p)
+	}
+	if want := []*corev1.PersistentVolumeClaim{&s.PersistentVolumeClaims[2], &s.PersistentVolumeClaims[3]}; !slices.Equal(pvcs, want) {
+		t.Errorf("PersistentVolumeClaims yielded %d claims; want the later w1 (bound), then w0", len(pvcs))
+	}
+
+	n := 0
+	for range x.DataVolumes() {
+		n++
+		break
+	}
+	for range x.PersistentVolumeClaims() {
+		n++
+		break
+	}
+	if n != 2 {
+		t.Errorf("a loop that breaks ran %d times over both iterators, want once each", n)
+	}
+
+	unobserved := state.NewSnapshot(&state.State{Observed: state.StorageClass, DataVolumes: s.DataVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims})
+	for d := range unobserved.DataVolumes() {
+		t.Errorf("DataVolume %s yielded though DataVolumes were not observed", d.Name)
+	}
+	for p := range unobserved.PersistentVolumeClaims() {
+		t.Errorf("PVC %s yielded though PVCs were not observed", p.Name)
+	}
+}
+
+func names(dvs []*cdiv1.DataVolume) []string {
+	out := make([]string, len(dvs))
+	for i, d := range dvs {
+		out[i] = d.Namespace + "/" + d.Name + "(" + string(d.Status.Phase) + ")"
+	}
+	return out
+}
+
+// TestClonedListsAreTheCallers: ClonedDisks and ClonedClasses hand out
+// copies, so that a caller sorting or editing its answer cannot change
+// what the next caller (another goroutine's plan) is told.
+func TestClonedListsAreTheCallers(t *testing.T) {
+	x := state.NewSnapshot(&state.State{
+		Observed: state.PersistentVolumeClaim,
+		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
+			pvc(tenant, "w1", "b", corev1.ClaimBound, annotated(pool, golden)),
+			pvc(tenant, "w2", "a", corev1.ClaimBound, annotated(pool, golden)),
+		},
+	})
+	if !x.HasCloned(tenant, pool, golden) || x.HasCloned(tenant, pool, "talos-worker-ce4c-v1.13.5") || x.HasCloned("tenant-b", pool, golden) {
+		t.Error("HasCloned reports whether ClonedDisks lists a disk")
+	}
+
+	ds := x.ClonedDisks(tenant, pool, golden)
+	ds[0] = state.Disk{Name: "edited"}
+	_ = append(ds[:1], state.Disk{Name: "appended"})
+	if again := x.ClonedDisks(tenant, pool, golden); len(again) != 2 || again[0].Name != "w1" || again[1].Name != "w2" {
+		t.Errorf("editing the disks ClonedDisks returned changed the snapshot's: %+v", again)
+	}
+
+	cs := x.ClonedClasses(tenant, pool, golden)
+	if !reflect.DeepEqual(cs, []string{"a", "b"}) {
+		t.Fatalf("ClonedClasses = %v, want [a b]", cs)
+	}
+	cs[0] = "edited"
+	_ = append(cs[:1], "appended")
+	if again := x.ClonedClasses(tenant, pool, golden); !reflect.DeepEqual(again, []string{"a", "b"}) {
+		t.Errorf("editing the classes ClonedClasses returned changed the snapshot's: %v", again)
 	}
 }

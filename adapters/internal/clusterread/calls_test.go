@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -23,7 +24,7 @@ func count(calls []Call) (lists, gets int) {
 }
 
 func TestCallsOnePool(t *testing.T) {
-	calls := Calls(plan.Needs(fixtures.Pool("tenant-demo", "demo")), 0)
+	calls := Calls(plan.Needs(fleet.BuiltinPool("tenant-demo", "demo")), 0)
 	g := fixtures.Golden
 	assert.Equal(t, []Call{
 		{List, state.StorageClass, "", ""},
@@ -66,7 +67,7 @@ func TestCallsBounded(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			lists, gets := count(Calls(plan.NeedsAll(fixtures.Fleet(tc.pools, tc.namespaces)), 0))
+			lists, gets := count(Calls(plan.NeedsAll(fleet.BuiltinPools(tc.pools, tc.namespaces)), 0))
 			assert.Equal(t, [2]int{tc.lists, tc.gets}, [2]int{lists, gets}, tc.reason)
 		})
 	}

@@ -1,4 +1,8 @@
-package catalog
+// Package golden looks a golden DataVolume up in a snapshot of the
+// cluster: whether it exists, how far its import has come, and the class,
+// sizes and URL it has, with its catalog entry's values where the cluster
+// has nothing yet. The planner and the catalog share it.
+package golden
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -91,9 +95,18 @@ func (g *Golden) ResolveClass(def storage.DefaultResult) (storage.Resolution, er
 	return storage.Resolve(in)
 }
 
-// Live looks the golden of e up in the cluster. e may be nil for a golden
-// that no entry manages (then only what exists is known).
-func Live(name string, e *Entry, snap *state.Snapshot) Golden {
+// Expected is what a golden's catalog entry says of it: what the golden is
+// taken to be before it exists.
+type Expected struct {
+	Class   string
+	Request resource.Quantity
+	URL     string
+}
+
+// Observe looks the golden name up in the cluster. e is its catalog entry's
+// values; nil for a golden that no entry manages (then only what exists is
+// known).
+func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
 	ns := naming.GoldenNamespace
 	d := snap.Disk(ns, name)
 	dvKnown := snap.Covers(state.DataVolume, ns, name)
@@ -106,7 +119,7 @@ func Live(name string, e *Entry, snap *state.Snapshot) Golden {
 		g.Presence = Absent
 	}
 	if e != nil {
-		g.NamedClass, g.Request, g.URL = e.StorageClass, e.Size, e.URL
+		g.NamedClass, g.Request, g.URL = e.Class, e.Request, e.URL
 	}
 	if p := d.PVC; p != nil && p.Status.Phase == corev1.ClaimBound {
 		if p.Spec.StorageClassName != nil {

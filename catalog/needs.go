@@ -1,0 +1,34 @@
+package catalog
+
+import (
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// What each catalog operation reads of a cluster, so that an adapter (a
+// state reader of package adapters/clientgo or adapters/controllerruntime)
+// reads exactly that and the operation sees everything it needs.
+
+// RenderNeeds is what Render and ReadBack read: the goldens in cozy-public
+// (their DataVolumes and PVCs) and the StorageClasses an empty class
+// resolves against.
+func RenderNeeds() state.Request {
+	return state.Request{Lists: []state.Ref{
+		{Kind: state.DataVolume, Namespace: naming.GoldenNamespace},
+		{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace},
+		{Kind: state.StorageClass},
+	}}.Merge(state.Request{})
+}
+
+// ConsumersNeeds is what Consumers and a ConsumerIndex read: everything
+// that may clone a golden, in every namespace.
+func ConsumersNeeds() state.Request {
+	return state.Request{Lists: []state.Ref{
+		{Kind: state.DataVolume},
+		{Kind: state.PersistentVolumeClaim},
+	}}.Merge(state.Request{})
+}
+
+// PruneNeeds is what Prune reads: the goldens and everything that may
+// clone one, in every namespace.
+func PruneNeeds() state.Request { return RenderNeeds().Merge(ConsumersNeeds()) }

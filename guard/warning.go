@@ -1,0 +1,37 @@
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Warning is a finding that lets the plan stand. It has the shape of a
+// Refusal but is not an error, so it cannot be returned as one by mistake.
+type Warning struct {
+	Reason Reason
+	Field  string
+	// Kind is the kind of object a StateUnverified could not read
+	// ("DataVolume"); "" for every other warning.
+	Kind    string
+	Subject string
+	Detail  string
+}
+
+// NewWarning builds a warning at fld, without a subject.
+func NewWarning(reason Reason, fld *field.Path, format string, args ...any) Warning {
+	return Warning{Reason: reason, Field: pathString(fld), Detail: fmt.Sprintf(format, args...)}
+}
+
+// Message reads "<subject>: <field>: <detail> (<reason>)".
+func (w Warning) Message() string { return render(w.Subject, w.Field, w.Detail, w.Reason) }
+
+// String is Message.
+func (w Warning) String() string { return w.Message() }
+
+// MarshalJSON writes {"reason","field","message"} (SPEC section 8), and
+// "kind" for a StateUnverified.
+func (w Warning) MarshalJSON() ([]byte, error) {
+	return json.Marshal(findingJSON{Reason: w.Reason, Field: w.Field, Message: w.Message(), Kind: w.Kind})
+}

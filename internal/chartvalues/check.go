@@ -1,0 +1,156 @@
+package chartvalues
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+)
+
+// Kind is the type a chart reads a value as.
+type Kind int
+
+const (
+	// Text is a string, as the charts' values schemas take it: a number
+	// or a boolean there fails the release.
+	Text Kind = iota
+	// Scalar is a string or a number: a quantity, or a kubelet threshold
+	// that may also be a percentage.
+	Scalar
+	// Count is a non-negative whole number.
+	Count
+	// Bool is true or false.
+	Bool
+	// Texts is a list of strings.
+	Texts
+	// Object is a map.
+	Object
+	// Objects is a list of maps.
+	Objects
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Text:
+		return "a string"
+	case Scalar:
+		return "a quantity (a string such as 20Gi, or a number)"
+	case Count:
+		return "a non-negative whole number"
+	case Bool:
+		return "a boolean"
+	case Texts:
+		return "a list of strings"
+	case Object:
+		return "a map"
+	case Objects:
+		return "a list of maps"
+	}
+	return fmt.Sprintf("kind %d", int(k))
+}
+
+// Accepts reports whether v has a type the chart reads where k belongs
+// (for Texts and Objects, only the list itself: its items are checked one
+// by one).
+func (k Kind) Accepts(v any) bool {
+	switch k {
+	case Text:
+		_, isString := v.(string)
+		return isString
+	case Scalar:
+		if _, ok := v.(string); ok {
+			return true
+		}
+		_, ok := Decimal(v)
+		return ok
+	case Count:
+		n, ok := Integer(v)
+		return ok && n >= 0
+	case Bool:
+		_, ok := v.(bool)
+		return ok
+	case Texts, Objects:
+		_, ok := List(v)
+		return ok
+	case Object:
+		_, ok := Map(v)
+		return ok
+	}
+	return false
+}
+
+// RefuseType refuses InvalidValue at fld: v has a type the chart cannot
+// read where k belongs. The message says what to write instead.
+func RefuseType(c *findings.Collector, v any, k Kind, fld *field.Path) {
+	way := "write " + k.String()
+	switch {
+	case k == Text && IsScalar(v):
+		way = "quote it, as in " + fld.String() + `: "` + Print(v) + `"`
+	case k == Bool:
+		way = "write true or false without quotes (a quoted \"false\" is true to a template)"
+	}
+	c.Refuse(guard.InvalidValue, fld, v, "%s is %s where %s belongs; %s", fld, Describe(v), k, way)
+}
+
+// WarnUnknown warns UnknownField at each key of m that known does not
+// hold, naming the nearest known key: a misspelled key is dropped by the
+// chart in silence (osimage is not osImage, and the pool would import over
+// HTTP). Keys that start with "_" are the values Cozystack injects
+// (_namespace, _cluster) and are never unknown. The warnings come in key
+// order.
+func WarnUnknown(c *findings.Collector, m map[string]any, known []string, fld *field.Path) {
+	var unknown []string
+	for k := range m {
+		if !strings.HasPrefix(k, "_") && !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		near := Nearest(k, known)
+		c.Warn(guard.UnknownField, fld.Child(k),
+			"the chart defines no field %q here, so it has no effect; did you mean %q?", k, near)
+	}
+}
+
+// Nearest is the known name closest to name: a case-blind match first
+// (schematicId is schematicID), else the fewest edits, the first in known
+// on a tie. For example Nearest("storageClas", ["diskSize",
+// "storageClass"]) is "storageClass".
+func Nearest(name string, known []string) string {
+	best, bestDist := "", -1
+	lower := strings.ToLower(name)
+	for _, k := range known {
+		d := distance(lower, strings.ToLower(k))
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of a and b, in runes.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

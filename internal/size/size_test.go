@@ -1,0 +1,90 @@
+package size_test
+
+import (
+	"errors"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
+)
+
+// These cases were catalog's while it parsed its own sizes; the pool's
+// diskSize and the catalog's storage share the rule now.
+func TestParse(t *testing.T) {
+	fld := field.NewPath("images").Index(2).Child("storage")
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   string // the quantity; "" for refused
+	}{
+		"binary":         {"a binary suffix", "6Gi", "6Gi"},
+		"other spelling": {"6144Mi is 6Gi, as a quantity", "6144Mi", "6Gi"},
+		"decimal":        {"a decimal suffix", "20G", "20G"},
+		"bytes":          {"a plain number is bytes", "21474836480", "20Gi"},
+		"one byte":       {"the smallest positive size", "1", "1"},
+		"fraction":       {"a fraction of a unit that is whole bytes", "1.5Gi", "1536Mi"},
+		"exponent":       {"an exponent is a quantity too", "2e9", "2G"},
+		"empty":          {"empty is no size (the caller has already fallen back to the default)", "", ""},
+		"zero":           {"a zero size is refused", "0", ""},
+		"zero unit":      {"zero with a unit is still zero", "0Gi", ""},
+		"negative":       {"a negative size is refused", "-1Gi", ""},
+		"space":          {"a space inside is not a quantity", "6 GB", ""},
+		"unit only":      {"a unit without a number", "Gi", ""},
+		"wrong case":     {"suffixes are case-sensitive: gi is not one", "6gi", ""},
+		"padded":         {"white space is refused, not trimmed", " 6Gi", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q, rs := size.Parse(tc.in, fld)
+			if tc.want != "" {
+				if rs != nil {
+					t.Fatalf("%s: %q refused: %v", tc.reason, tc.in, rs)
+				}
+				if want := resource.MustParse(tc.want); q.Cmp(want) != 0 {
+					t.Errorf("%s: %q parsed as %s, want %s", tc.reason, tc.in, q.String(), want.String())
+				}
+				return
+			}
+			if len(rs) != 1 {
+				t.Fatalf("%s: %q: want one refusal, got %v", tc.reason, tc.in, rs)
+			}
+			if r := rs[0]; r.Reason != guard.InvalidQuantity || r.Field != fld.String() || r.BadValue != tc.in {
+				t.Errorf("%s: %q: got %s at %s with %v, want InvalidQuantity at %s with the input", tc.reason, tc.in, r.Reason, r.Field, r.BadValue, fld)
+			}
+			if !errors.Is(rs.Err(), guard.InvalidQuantity) {
+				t.Errorf("%s: errors.Is does not find InvalidQuantity", tc.reason)
+			}
+			if !q.IsZero() {
+				t.Errorf("%s: a refused size is the zero quantity, got %s", tc.reason, q.String())
+			}
+		})
+	}
+}
+
+// FuzzParse: a size is a positive quantity equal to what Kubernetes
+// parses, or one InvalidQuantity refusal at its field carrying the input.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"6Gi", "6144Mi", "0", "-1Gi", "6 GB", "", "1e30", "0.1"} {
+		f.Add(s)
+	}
+	fld := field.NewPath("diskSize")
+	f.Fuzz(func(t *testing.T, s string) {
+		q, rs := size.Parse(s, fld)
+		k, kerr := resource.ParseQuantity(s)
+		if rs != nil {
+			if len(rs) != 1 || rs[0].Reason != guard.InvalidQuantity || rs[0].Field != fld.String() || rs[0].BadValue != s {
+				t.Fatalf("%q: %v", s, rs)
+			}
+			if kerr == nil && k.Sign() > 0 {
+				t.Fatalf("%q is a positive quantity, refused", s)
+			}
+			return
+		}
+		if kerr != nil || q.Sign() <= 0 || q.Cmp(k) != 0 {
+			t.Fatalf("%q accepted as %s; Kubernetes reads %s (%v)", s, q.String(), k.String(), kerr)
+		}
+	})
+}

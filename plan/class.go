@@ -1,0 +1,125 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+// resolveClasses resolves both sides and compares them. The class the
+// comparison used is the class written on the disk: reading one class and
+// binding another is how a pool at an empty storageClass passed the
+// comparison and still took the host-assisted copy.
+func (p *planner) resolveClasses(cl *clone) {
+	ns := p.pool.Namespace
+	def := p.snap.DefaultClass()
+	disksKnown := p.snap.CoversNamespace(state.PersistentVolumeClaim, ns) && p.snap.CoversNamespace(state.DataVolume, ns)
+	w, werr := storage.Resolve(storage.Input{Named: p.pool.Spec.StorageClass, Bound: cl.clonedClasses, BoundKnown: disksKnown, Default: def})
+	cl.workerClass = w
+	cl.workerProvisional = w.From == storage.Default && !disksKnown
+	if p.pool.Spec.StorageClass == "" && !disksKnown {
+		// Unseen disks may freeze the class elsewhere, or conflict.
+		p.unverified |= p.missingNamespaceKinds(ns)
+	}
+	workerOK := p.classProblem(werr, "the pool's disk", cl.workerProvisional)
+
+	g := &cl.golden
+	gw, gerr := g.ResolveClass(def)
+	if cl.alreadyCloned && gw.From == storage.Default && len(cl.clonedClasses) == 1 && g.BoundKnown && disksKnown {
+		// Nothing of the golden names its class, but the pool's disks were
+		// cloned from it, on its class: they prove it, and moving the
+		// default must not turn this pool refused. (Disks on several
+		// classes prove nothing; the default decides, as for any pool.)
+		gw, gerr = storage.Resolution{Name: cl.clonedClasses[0], From: storage.Frozen}, nil
+	}
+	cl.goldenClass = gw
+	// The golden's class is provisional when it rests on something unseen:
+	// taken from the default, it rests on the golden's PVC and the pool's
+	// disks (a clone made proves the class) being absent; taken from a PVC
+	// seen alone while DataVolumes were not observed, on the golden having
+	// no DataVolume that names another class.
+	pvcOnlyUnseen := g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
+	fromDefault := gw.From == storage.Default && (g.Presence == golden.Unobserved || !g.BoundKnown || !disksKnown)
+	cl.goldenProvisional = fromDefault || pvcOnlyUnseen
+	if cl.goldenProvisional {
+		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name) | p.missingNamespaceKinds(ns)
+	}
+	goldOK := p.classProblem(gerr, "golden "+g.Name, cl.goldenProvisional)
+	if !workerOK || !goldOK {
+		return
+	}
+	if w.Name == gw.Name {
+		cl.classOK = true
+		return
+	}
+	if cl.workerProvisional || cl.goldenProvisional {
+		return // the mismatch rests on something unobserved: StateUnverified says so
+	}
+	p.c.Refuse(guard.StorageClassMismatch, pathStorageClass, w.Name,
+		"the disk's class %s differs from golden %s's class %s, so CDI would not clone at the storage layer and would copy the image over the pod network; set storageClass: %s on the pool, or use a catalog entry on %q",
+		describe(w), g.Name, describe(gw), gw.Name, w.Name)
+}
+
+func (p *planner) missingNamespaceKinds(ns string) state.Kind {
+	var k state.Kind
+	if !p.snap.CoversNamespace(state.DataVolume, ns) {
+		k |= state.DataVolume
+	}
+	if !p.snap.CoversNamespace(state.PersistentVolumeClaim, ns) {
+		k |= state.PersistentVolumeClaim
+	}
+	return k
+}
+
+// classProblem turns a resolution error into a refusal or a warning and
+// reports whether the class was resolved.
+func (p *planner) classProblem(err error, side string, provisional bool) bool {
+	var conflict *storage.ConflictError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &conflict):
+		p.c.Refuse(guard.FrozenStorageClassConflict, pathStorageClass, conflict.Classes,
+			"the pool's disks already cloned are bound on more than one class (%v); set storageClass to the one the pool should keep and move the others' workers onto it", conflict.Classes)
+	case errors.Is(err, storage.ErrDefaultUnknown):
+		p.unverified |= state.StorageClass
+	case !provisional:
+		// "No default" matters only once nothing is bound; while that is
+		// unobserved, StateUnverified says so instead.
+		p.c.Refuse(guard.DefaultStorageClassUnresolvable, pathStorageClass, "",
+			"%s names no class and the cluster has no default StorageClass; set storageClass explicitly, or mark a class with storageclass.kubernetes.io/is-default-class: \"true\"", side)
+	}
+	return false
+}
+
+// describe says where a class came from, and says nothing of a default when
+// the class was explicit.
+func describe(r storage.Resolution) string {
+	switch r.From {
+	case storage.Default:
+		return fmt.Sprintf("%q (resolved from the cluster default)", r.Name)
+	case storage.Frozen:
+		return fmt.Sprintf("%q (frozen: the class its bound disks are on)", r.Name)
+	}
+	return fmt.Sprintf("%q", r.Name)
+}
+
+// checkNodeLocal warns when the class binds per node: the golden binds where
+// CDI's importer landed, the disk where its VM is scheduled, and nothing
+// makes them the same node.
+func (p *planner) checkNodeLocal(class string) {
+	sc := p.snap.StorageClass(class)
+	if sc == nil {
+		return
+	}
+	wffc := sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == "WaitForFirstConsumer"
+	if wffc || len(sc.AllowedTopologies) > 0 {
+		p.c.Warn(guard.NodeLocalStorageClass, pathStorageClass,
+			"class %q binds per node (WaitForFirstConsumer or allowedTopologies); the golden binds where its importer ran and a clone may not reach another node: prefer a replicated class", class)
+	}
+}

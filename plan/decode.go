@@ -1,0 +1,241 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+)
+
+// Pool values are read one way, whichever path they come by (a values map
+// from Helm or a controller, a KubernetesNodes object, JSON): as the
+// kubernetes-nodes chart reads them once Helm has merged them with its
+// defaults (SPEC sections 9 and 13). An absent key takes the chart's
+// default; a null deletes it, default included; a number where a string
+// belongs is what the chart prints for it.
+
+// The keys the kubernetes-nodes chart defines, for UnknownField: a key
+// outside them has no effect, and is most often a misspelling.
+var (
+	specKeys = []string{"cluster", "storageClass", "minReplicas", "maxReplicas", "instanceType", "diskSize",
+		"roles", "resources", "podCpuLimit", "podCpuRequest", "gpus", "kubelet", "logSerialConsole",
+		"maxUnhealthy", "nodeStartupTimeout", "readyUnknownTimeout", "readyFalseTimeout",
+		"maxNodeProvisionTime", "version", "talos", "images", "osImage"}
+	talosKeys   = []string{"version", "schematicID", "imageFactoryURL", "installerRepository", "registryMirrors"}
+	osImageKeys = []string{"builtin", "factory"}
+	builtinKeys = []string{"schematicID", "version"}
+	factoryKeys = []string{"schematicID", "version", "imageFactoryURL"}
+)
+
+// PoolKind is the kind of a worker pool: a KubernetesNodes of
+// apps.cozystack.io/v1alpha1.
+const (
+	PoolKind       = "KubernetesNodes"
+	PoolAPIVersion = "apps.cozystack.io/v1alpha1"
+)
+
+// DecodePool reads a KubernetesNodes pool from its spec, the
+// kubernetes-nodes chart's values as Helm holds them (map[string]any, or
+// any Go map with string keys). It never fails: what the values get wrong
+// (InvalidValue where the chart cannot read a value, UnknownField where it
+// defines no key) is carried on the pool and reported by Plan with every
+// other finding. For example the spec {cluster: demo, osImage: {builtin:
+// {}}} is the default flavor, cloned, at 20Gi on "replicated".
+func DecodePool(namespace, name string, spec any) Pool {
+	return Pool{Namespace: namespace, Name: name, Spec: decodeSpec(spec)}
+}
+
+// PoolFromObject reads a KubernetesNodes object (an unstructured object's
+// content, as a dynamic client or a YAML decoder holds it) into a Pool, its
+// spec read as DecodePool reads it. It fails only when obj is not a
+// KubernetesNodes; a namespace it does not name is left "" for the caller
+// to default.
+func PoolFromObject(obj map[string]any) (Pool, error) {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion != PoolAPIVersion || kind != PoolKind {
+		return Pool{}, fmt.Errorf("the object is %s %s, not a %s of %s", orNone(apiVersion), orNone(kind), PoolKind, PoolAPIVersion)
+	}
+	meta, _ := chartvalues.Map(obj["metadata"])
+	namespace, _ := meta["namespace"].(string)
+	name, _ := meta["name"].(string)
+	return DecodePool(namespace, name, obj["spec"]), nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// UnmarshalJSON reads a spec as DecodePool does. Values the chart cannot
+// read are an error (a guard.Refusals of InvalidValue); keys it does not
+// define are kept as warnings that Plan reports.
+func (s *PoolSpec) UnmarshalJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*s = decodeSpec(v)
+	return s.refusals.Err()
+}
+
+func decodeSpec(v any) (spec PoolSpec) {
+	spec = DefaultPoolSpec("")
+	var c findings.Collector
+	defer func() { spec.refusals, spec.warnings = c.Refusals(), c.Warnings() }()
+	if v == nil {
+		return spec
+	}
+	m, ok := chartvalues.Map(v)
+	if !ok {
+		chartvalues.RefuseType(&c, v, chartvalues.Object, field.NewPath("spec"))
+		return spec
+	}
+	chartvalues.WarnUnknown(&c, m, specKeys, nil)
+	spec.Cluster = text(&c, m, "cluster", "", pathCluster)
+	if raw, present := m["diskSize"]; present {
+		spec.DiskSize = decodeDiskSize(&c, raw)
+	}
+	// storageClass is written only when it is not empty: "" and null
+	// leave the class to the cluster.
+	spec.StorageClass = text(&c, m, "storageClass", spec.StorageClass, pathStorageClass)
+	if raw, present := m["talos"]; present {
+		spec.Talos = decodeTalos(&c, raw)
+	}
+	if raw := m["osImage"]; raw != nil {
+		spec.OSImage = decodeOSImage(&c, raw)
+	}
+	return spec
+}
+
+// decodeDiskSize reads diskSize as the chart does: its values schema takes
+// a whole number or a string, and its template writes
+// `diskSize | default "20Gi" | quote`, so an unset value, null, 0 and ""
+// are 20Gi and a number is quoted as Helm prints the float64 Flux hands it.
+// The schema refuses "" (it matches no quantity): the release fails before
+// it renders, which a warning says; SPEC section 9 reads it as 20Gi.
+func decodeDiskSize(c *findings.Collector, raw any) string {
+	if s, ok := raw.(string); ok {
+		if s == "" {
+			c.Warn(guard.InvalidQuantity, pathDiskSize,
+				"diskSize is \"\": it reads as %s, as the chart's default does, but the kubernetes-nodes values schema refuses an empty diskSize and its release fails; remove diskSize or set a size such as %s", DefaultDiskSize, DefaultDiskSize)
+			return DefaultDiskSize
+		}
+		return s
+	}
+	if raw == nil {
+		return DefaultDiskSize
+	}
+	if f, ok := chartvalues.Float(raw); ok {
+		if f != math.Trunc(f) {
+			c.Refuse(guard.InvalidValue, pathDiskSize, raw,
+				"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, so the release fails; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+			return DefaultDiskSize
+		}
+		if f == 0 {
+			return DefaultDiskSize
+		}
+		return chartvalues.Print(raw)
+	}
+	c.Refuse(guard.InvalidValue, pathDiskSize, raw,
+		"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, so the release fails; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+	return DefaultDiskSize
+}
+
+// decodeTalos reads talos. The chart's schema requires each of its values:
+// a null deletes one (and a null talos all of them, on which the chart's
+// templates fail to render), so each is refused; a key left out keeps its
+// default.
+func decodeTalos(c *findings.Collector, raw any) Talos {
+	if raw == nil {
+		c.Refuse(guard.InvalidValue, pathTalos, nil,
+			"talos is null: Helm deletes the chart's talos values with it, and the kubernetes-nodes templates fail to render without them; leave talos out to take the chart's, or set the values to change")
+		return DefaultTalos()
+	}
+	m, ok := chartvalues.Map(raw)
+	if !ok {
+		chartvalues.RefuseType(c, raw, chartvalues.Object, pathTalos)
+		return DefaultTalos()
+	}
+	chartvalues.WarnUnknown(c, m, talosKeys, pathTalos)
+	d := DefaultTalos()
+	required := func(key, def string, fld *field.Path) string {
+		if raw, present := m[key]; present && raw == nil {
+			c.Refuse(guard.InvalidValue, fld, nil,
+				"%s is null: Helm deletes the chart's default with it, and the kubernetes-nodes values schema requires it, so the release fails; leave %s out to take the chart's %q", fld, key, def)
+			return def
+		}
+		return text(c, m, key, def, fld)
+	}
+	return Talos{
+		SchematicID:         required("schematicID", d.SchematicID, pathTalosSchematicID),
+		Version:             required("version", d.Version, pathTalosVersion),
+		ImageFactoryURL:     required("imageFactoryURL", d.ImageFactoryURL, pathTalos.Child("imageFactoryURL")),
+		InstallerRepository: required("installerRepository", d.InstallerRepository, pathTalos.Child("installerRepository")),
+	}
+}
+
+func decodeOSImage(c *findings.Collector, raw any) *OSImage {
+	m, ok := chartvalues.Map(raw)
+	if !ok {
+		chartvalues.RefuseType(c, raw, chartvalues.Object, pathOSImage)
+		return nil
+	}
+	chartvalues.WarnUnknown(c, m, osImageKeys, pathOSImage)
+	img := &OSImage{}
+	if b := m["builtin"]; b != nil {
+		if bm, ok := chartvalues.Map(b); ok {
+			chartvalues.WarnUnknown(c, bm, builtinKeys, pathBuiltin)
+			img.Builtin = &Builtin{
+				SchematicID: text(c, bm, "schematicID", "", pathBuiltinSchematicID),
+				Version:     text(c, bm, "version", "", pathBuiltinVersion),
+			}
+		} else {
+			chartvalues.RefuseType(c, b, chartvalues.Object, pathBuiltin)
+		}
+	}
+	if f := m["factory"]; f != nil {
+		if fm, ok := chartvalues.Map(f); ok {
+			chartvalues.WarnUnknown(c, fm, factoryKeys, pathFactory)
+			img.Factory = &Factory{
+				SchematicID:     text(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
+				Version:         text(c, fm, "version", "", pathFactory.Child("version")),
+				ImageFactoryURL: text(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
+			}
+		} else {
+			chartvalues.RefuseType(c, f, chartvalues.Object, pathFactory)
+		}
+	}
+	if img.Builtin == nil && img.Factory == nil {
+		return nil
+	}
+	return img
+}
+
+// text reads a string value: def when the key is absent, "" when it is
+// null (Helm deletes the default with it). Anything but a string is
+// refused: the charts' values schemas take only a string there.
+func text(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
+	raw, present := m[key]
+	switch {
+	case !present:
+		return def
+	case raw == nil:
+		return ""
+	}
+	if s, ok := raw.(string); ok {
+		return s
+	}
+	chartvalues.RefuseType(c, raw, chartvalues.Text, fld)
+	return def
+}
+
+// decoded are the findings of reading a spec's values, which Plan reports.
+func (s *PoolSpec) decoded() (guard.Refusals, guard.Warnings) { return s.refusals, s.warnings }

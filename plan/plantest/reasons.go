@@ -1,0 +1,33 @@
+package plantest
+
+import "github.com/cozystack/kubernetes-worker-image/guard"
+
+// Whether a finding stops a plan is carried by its type (a guard.Refusal or
+// a guard.Warning), not by its reason; these say which reasons each type
+// may carry, so that a property can check that no refusal is made with a
+// warning's reason, and no reason is made up.
+var (
+	refusalReasons = map[guard.Reason]bool{
+		guard.ConflictingImageSource: true, guard.InvalidSchematicID: true, guard.InvalidVersion: true,
+		guard.InvalidImageFactoryURL: true, guard.InvalidQuantity: true, guard.GoldenNotInCatalog: true,
+		guard.GoldenImportFailed: true, guard.StorageClassMismatch: true, guard.DefaultStorageClassUnresolvable: true,
+		guard.FrozenStorageClassConflict: true, guard.DiskSmallerThanGolden: true, guard.HostAssistedClone: true,
+		guard.DuplicateCatalogEntry: true, guard.CatalogEntryImmutable: true, guard.InvalidPoolName: true,
+		guard.PoolNameTooLong: true, guard.MissingIngressPool: true, guard.IncompleteResources: true,
+		guard.InvalidValue: true,
+	}
+	warningReasons = map[guard.Reason]bool{
+		guard.GoldenPending: true, guard.GoldenImportStalled: true, guard.GoldenUnavailable: true,
+		guard.StateUnverified: true, guard.NodeLocalStorageClass: true, guard.DroppedField: true,
+		guard.EtcdUnavailable: true, guard.UnknownField: true,
+	}
+)
+
+// IsRefusalReason reports whether r is a reason of SPEC section 5, or
+// InvalidValue (a value of a type the chart cannot read).
+func IsRefusalReason(r guard.Reason) bool { return refusalReasons[r] }
+
+// IsWarningReason reports whether r is a reason of SPEC section 6, or
+// UnknownField. InvalidQuantity, which the HTTP path reports as a warning
+// (SPEC section 9), is a refusal's reason: a property that allows it says so.
+func IsWarningReason(r guard.Reason) bool { return warningReasons[r] }

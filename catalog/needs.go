@@ -10,13 +10,16 @@ import (
 // reads exactly that and the operation sees everything it needs.
 
 // RenderNeeds is what Render and ReadBack read: the goldens in cozy-public
-// (their DataVolumes and PVCs) and the StorageClasses an empty class
-// resolves against.
+// (their DataVolumes and PVCs), the StorageClasses an empty class resolves
+// against, and what says whether CDI can render a golden's PVC (the
+// StorageProfiles and CDI's CDIConfig).
 func RenderNeeds() state.Request {
 	return state.Request{Lists: []state.Ref{
 		{Kind: state.DataVolume, Namespace: naming.GoldenNamespace},
 		{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace},
 		{Kind: state.StorageClass},
+		{Kind: state.StorageProfile},
+		{Kind: state.CDIConfig},
 	}}.Merge(state.Request{})
 }
 

@@ -116,7 +116,11 @@ var unverifiedDetail = map[state.Kind]string{
 	state.PersistentVolumeClaim: "PersistentVolumeClaims in " + naming.GoldenNamespace + " were not observed, so goldens known by " +
 		"their PVC alone, and the classes goldens are bound on, were not compared with their entries; render with the cluster's state to check",
 	state.StorageClass: "StorageClasses were not observed, so an empty class could not be resolved to the cluster default " +
-		"and compared; render with the cluster's state to check",
+		"and compared, nor checked to exist; render with the cluster's state to check",
+	state.StorageProfile: "StorageProfiles were not observed, so whether CDI can render the goldens' PVCs was not checked; " +
+		"render with the cluster's state to check",
+	state.CDIConfig: "CDIConfigs were not observed, so whether CDI can render the goldens' PVCs was not checked; " +
+		"render with the cluster's state to check",
 }
 
 type renderer struct {
@@ -141,8 +145,10 @@ func (r *renderer) entry(cat *Catalog, e *Entry) (cdiv1.DataVolume, bool) {
 	switch g.Presence {
 	case golden.Unobserved:
 		r.unverified |= r.missingKinds(e.Golden)
+		r.checkRenders(e)
 		return dv, true
 	case golden.Absent:
+		r.checkRenders(e)
 		return dv, true
 	}
 	if !r.unchanged(e, &g) {

@@ -30,6 +30,13 @@ const (
 	FrozenStorageClassConflict      Reason = "FrozenStorageClassConflict"
 	DiskSmallerThanGolden           Reason = "DiskSmallerThanGolden"
 	HostAssistedClone               Reason = "HostAssistedClone"
+	// StorageClassNotFound is a disk's class that is not among the
+	// cluster's StorageClasses: CDI never renders its PVC.
+	StorageClassNotFound Reason = "StorageClassNotFound"
+	// DiskUnrenderable is a disk CDI cannot render a PVC for (no
+	// StorageProfile for its class, no claim property set with access
+	// modes, no CDIConfig, a size under 1MiB).
+	DiskUnrenderable Reason = "DiskUnrenderable"
 	DuplicateCatalogEntry           Reason = "DuplicateCatalogEntry"
 	CatalogEntryImmutable           Reason = "CatalogEntryImmutable"
 	InvalidPoolName                 Reason = "InvalidPoolName"

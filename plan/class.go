@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -60,9 +61,41 @@ func (p *planner) resolveClasses(cl *clone) {
 	if cl.workerProvisional || cl.goldenProvisional {
 		return // the mismatch rests on something unobserved: StateUnverified says so
 	}
+	cl.mismatch = true
+}
+
+// refuseMismatch refuses a disk on another class than its golden's: one
+// class per flavor, the seed's rule. Its message says what CDI would do,
+// from the drivers of both sides (SPEC section 10): different CSI drivers
+// copy over the pod network; one driver on two classes is a cross-class CSI
+// clone, which the driver may refuse, and which on a WaitForFirstConsumer
+// class of LINSTOR stays pending forever (cozystack/cozystack#2908).
+func (p *planner) refuseMismatch(cl *clone) {
+	w, gw := cl.workerClass, cl.goldenClass
+	disk := cdi.ClassDriver(p.snap, w.Name)
+	gold := cl.claim.driver
+	if !cl.claim.known {
+		gold = cdi.ClassDriver(p.snap, gw.Name)
+	}
+	var consequence string
+	switch {
+	case !disk.Known() || !gold.Known():
+		consequence = "CDI would either copy the image over the pod network (if the two are on different CSI drivers) or attempt a cross-class CSI clone that the driver may refuse or leave pending (if they share one); the drivers were not all observed"
+	case disk.Name != "" && disk.Name == gold.Name:
+		consequence = fmt.Sprintf("both are on CSI driver %q, so CDI would attempt a cross-class CSI clone, which the driver may refuse and which on a WaitForFirstConsumer class of LINSTOR stays pending forever", disk.Name)
+	default:
+		consequence = fmt.Sprintf("they are on different CSI drivers (%s and %s), so CDI would copy the image over the pod network instead of cloning it at the storage layer", orNoDriver(disk.Name), orNoDriver(gold.Name))
+	}
 	p.c.Refuse(guard.StorageClassMismatch, pathStorageClass, w.Name,
-		"the disk's class %s differs from golden %s's class %s, so CDI would not clone at the storage layer and would copy the image over the pod network; set storageClass: %s on the pool, or use a catalog entry on %q",
-		describe(w), g.Name, describe(gw), gw.Name, w.Name)
+		"the disk's class %s differs from golden %s's class %s: %s; set storageClass: %s on the pool, or use a catalog entry on %q",
+		describe(w), cl.golden.Name, describe(gw), consequence, gw.Name, w.Name)
+}
+
+func orNoDriver(d string) string {
+	if d == "" {
+		return "no CSI driver"
+	}
+	return fmt.Sprintf("%q", d)
 }
 
 func (p *planner) missingNamespaceKinds(ns string) state.Kind {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -48,8 +49,13 @@ type clone struct {
 	workerProvisional bool
 	goldenClass       storage.Resolution
 	goldenProvisional bool
-	// classOK: both sides resolved and equal.
-	classOK bool
+	// classOK: both sides resolved and equal; mismatch: both resolved,
+	// from what was observed, and different.
+	classOK  bool
+	mismatch bool
+	// disk is what CDI renders for the disk; claim is the golden's PVC.
+	disk  cdi.Rendering
+	claim goldenClaim
 }
 
 func (p *planner) planClone(b *Builtin) {
@@ -100,8 +106,20 @@ func (p *planner) planClone(b *Builtin) {
 	cl.golden = golden.Observe(name, expected, p.snap)
 	p.goldenStatus(&cl)
 	p.resolveClasses(&cl)
-	p.checkSize(&cl)
-	if cl.classOK && !cl.workerProvisional {
+	if cl.workerClass.Name != "" {
+		cl.disk = p.renderDisk(cl.workerClass.Name, cl.size, cl.sizeOK, true)
+	}
+	if cl.goldenClass.Name != "" || cl.golden.PVC != nil {
+		p.readGoldenClaim(&cl)
+		p.checkGoldenBound(&cl)
+	}
+	if cl.mismatch {
+		p.refuseMismatch(&cl)
+	}
+	if cl.classOK && cl.disk.Renders() {
+		p.checkSize(&cl)
+	}
+	if cl.classOK && !cl.workerProvisional && cl.disk.Renders() {
 		// A class that rests on unseen disks being absent proves no cause.
 		p.checkHostAssisted(&cl)
 		p.checkNodeLocal(cl.workerClass.Name)

@@ -78,3 +78,18 @@ func (p *planner) missingKinds(ns, name string) state.Kind {
 	}
 	return k
 }
+
+// checkGoldenBound warns GoldenPending while a golden that is otherwise
+// populated has a PVC that is not bound, or that states no capacity: CDI's
+// clone retries and the disk waits (controller/clone/planner.go
+// validateAdvancedClonePVC, "source/target size info missing";
+// controller/clone/common.go IsSourceClaimReady). A golden still importing
+// has said GoldenPending already.
+func (p *planner) checkGoldenBound(cl *clone) {
+	g := &cl.golden
+	if g.PVC == nil || cl.claim.capacityKnown || g.Import != golden.Populated {
+		return
+	}
+	p.c.Warn(guard.GoldenPending, pathBuiltin,
+		"golden %s's PVC is not bound with a capacity (phase %q); CDI retries the clone and the worker disks wait until it is", g.Name, g.PVC.Status.Phase)
+}

@@ -1,111 +1,141 @@
 package plan
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// checkHostAssisted refuses every proven cause for which CDI would pick the
-// host-assisted copy over the pod network instead of a storage-layer clone.
-// What is unknown refuses nothing.
+// checkHostAssisted refuses every proven cause for which CDI v1.64.0 would
+// copy the golden over the pod network (host-assisted) instead of cloning
+// it at the storage layer, one refusal per cause, in CDI's order, each
+// naming the reason CDI gives. What is unknown proves nothing: the kind is
+// StateUnverified. It runs when both sides are on one class.
 func (p *planner) checkHostAssisted(cl *clone) {
 	class := cl.workerClass.Name
-	copyCause := func(format string, args ...any) {
+	copyCause := func(cdiReason, format string, args ...any) {
 		p.c.Refuse(guard.HostAssistedClone, pathStorageClass, class,
-			"CDI would copy golden %s over the pod network instead of cloning it at the storage layer: "+format, append([]any{cl.golden.Name}, args...)...)
+			"CDI would copy golden %s over the pod network instead of cloning it at the storage layer (%s): "+format,
+			append([]any{cl.golden.Name, cdiReason}, args...)...)
 	}
-	strategy, from := p.cloneStrategy(class)
-	if strategy == cdiv1.CloneStrategyHostAssisted {
-		copyCause("%s sets cloneStrategy copy; set it to csi-clone or snapshot", from)
+	sc := cl.disk.Class
+	if sc == nil {
+		return // not observed, or StorageClassNotFound already says it
 	}
-	sc := p.snap.StorageClass(class)
+
+	// The path: CDI's clone populator runs only for a class whose
+	// provisioner has a CSIDriver; otherwise CDI copies, always
+	// (controller/datavolume/controller-base.go shouldUseCDIPopulator,
+	// controller/datavolume/util.go storageClassCSIDriverExists).
 	switch {
-	case !p.snap.Observed(state.StorageClass):
-		p.unverified |= state.StorageClass
-		if !p.snap.Observed(state.CSIDriver) {
-			p.unverified |= state.CSIDriver
-		}
-	case sc == nil:
 	case !p.snap.Observed(state.CSIDriver):
 		p.unverified |= state.CSIDriver
 	case p.snap.CSIDriver(sc.Provisioner) == nil:
-		copyCause("class %q's provisioner %q has no CSIDriver, so it cannot clone volumes; use a class of a CSI driver", class, sc.Provisioner)
+		copyCause("NoPopulator: \"In tree storage class does not support snapshot/clone\"",
+			"class %q's provisioner %q has no CSIDriver; use a class of a CSI driver", class, sc.Provisioner)
 	}
-	if sc != nil && cl.sizeOK && cl.golden.BoundKnown {
-		// With the golden's PVC unseen its capacity may be the larger
-		// size; checkSize already says PVCs were not observed.
-		gs := cl.golden.Size()
-		if !gs.IsZero() && cl.size.Cmp(gs) > 0 && (sc.AllowVolumeExpansion == nil || !*sc.AllowVolumeExpansion) {
-			copyCause("the disk (%s) is larger than the golden (%s) and class %q does not allow volume expansion; set allowVolumeExpansion: true on it, or set diskSize to %s",
-				p.diskSize(), gs.String(), class, gs.String())
-		}
+
+	// 1. The strategy (controller/clone/planner.go
+	// computeStrategyForSourcePVC, controller/clone/common.go
+	// GetGlobalCloneStrategyOverride).
+	strategy, from := p.cloneStrategy(cl)
+	if strategy == cdiv1.CloneStrategyHostAssisted {
+		copyCause("cloneStrategy copy", "%s is copy; set it to csi-clone (Cozystack's CDI override) or snapshot", from)
 	}
-	p.checkVolumeMode(cl, copyCause)
+
+	// 3. One CSI driver for both volumes (controller/clone/common.go
+	// GetCommonDriver): whatever the strategy, a copy is what is left.
+	common := ""
+	g := &cl.claim
+	switch {
+	case !g.known || !g.driver.Known():
+		// Unseen (StateUnverified says so), or the golden's volume does not
+		// point back at it and CDI retries.
+	case g.driver.Name == "":
+		copyCause("IncompatibleProvisioners: \"Provisioners are incompatible\"",
+			"the golden's PVC has no CSI driver (no class, and no CSI volume) while the disk's is %q; re-create the golden on class %q", sc.Provisioner, class)
+	case g.driver.Name != sc.Provisioner:
+		copyCause("IncompatibleProvisioners: \"Provisioners are incompatible\"",
+			"the golden's volume is on CSI driver %q and the disk's class %q on %q; re-create the golden on class %q", g.driver.Name, class, sc.Provisioner, class)
+	default:
+		common = g.driver.Name
+	}
+
+	// 2. The snapshot strategy needs a VolumeSnapshotClass of that driver.
+	if strategy == cdiv1.CloneStrategySnapshot && common != "" {
+		p.checkSnapshotClass(cl, common, from, copyCause)
+	}
+
+	// 4. The volume modes (controller/clone/common.go SameVolumeMode).
+	if g.known && cl.disk.ModeKnown && g.mode != cl.disk.Mode {
+		copyCause("IncompatibleVolumeModes: \"The volume modes of source and target are incompatible\"",
+			"the disk would be %s (StorageProfile %s's first claim property set) while the golden's PVC is %s; align the StorageProfile's claimPropertySets with the golden's volume mode", cl.disk.Mode, cl.disk.Profile.Name, g.mode)
+	}
+
+	// 5. A smaller golden is expanded after the clone, which needs the
+	// disk's class to allow it (controller/clone/planner.go
+	// validateAdvancedClonePVC).
+	if g.capacityKnown && cl.disk.RequestKnown && g.capacity.Cmp(cl.disk.Request) < 0 &&
+		(sc.AllowVolumeExpansion == nil || !*sc.AllowVolumeExpansion) {
+		copyCause("NoVolumeExpansion: \"No volume expansion is possible\"",
+			"the disk's request (%s) is larger than the golden's capacity (%s) and class %q does not allow volume expansion; set allowVolumeExpansion: true on it, or set diskSize to the golden's size",
+			cl.disk.Request.String(), g.capacity.String(), class)
+	}
 }
 
-// cloneStrategy is CDI's order: the CDI resource's override, else the
-// class's StorageProfile (spec, else status). It returns "" when unknown.
-func (p *planner) cloneStrategy(class string) (cdiv1.CDICloneStrategy, string) {
+// cloneStrategy is CDI's: the CDI resource's cloneStrategyOverride, else
+// the disk class's StorageProfile status.cloneStrategy (its spec is what an
+// admin asked for, not yet reconciled: CDI never reads it), else snapshot.
+// It returns "" when unknown, and says where the strategy came from.
+func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, string) {
 	if !p.snap.Observed(state.CDI) {
-		// The override, if any, would overrule the profile: a profile's
-		// copy proves nothing while the override is unknown.
+		// The override, if any, overrules the profile: a profile's
+		// strategy proves nothing while the override is unknown.
 		p.unverified |= state.CDI
-		if !p.snap.Observed(state.StorageProfile) {
-			p.unverified |= state.StorageProfile
-		}
 		return "", ""
-	} else if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
+	}
+	if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
 		return *c.Spec.CloneStrategyOverride, "the CDI resource " + c.Name + "'s cloneStrategyOverride"
 	}
 	if !p.snap.Observed(state.StorageProfile) {
 		p.unverified |= state.StorageProfile
 		return "", ""
 	}
-	sp := p.snap.StorageProfile(class)
-	if sp == nil {
-		return "", ""
+	if sp := cl.disk.Profile; sp != nil && sp.Status.CloneStrategy != nil {
+		return *sp.Status.CloneStrategy, "StorageProfile " + sp.Name + "'s status.cloneStrategy"
 	}
-	from := "StorageProfile " + sp.Name
-	if s := sp.Spec.CloneStrategy; s != nil {
-		return *s, from + " (spec)"
-	}
-	if s := sp.Status.CloneStrategy; s != nil {
-		return *s, from + " (status)"
-	}
-	return "", ""
+	return cdiv1.CloneStrategySnapshot, "CDI's default strategy"
 }
 
-// checkVolumeMode compares the mode CDI will pick for the disk (the
-// StorageProfile's first claim property set) with the golden PVC's.
-func (p *planner) checkVolumeMode(cl *clone, copyCause func(string, ...any)) {
-	g := cl.golden.PVC // unseen, checkSize already says PVCs were not observed
-	if !p.snap.Observed(state.StorageProfile) {
-		p.unverified |= state.StorageProfile // the mode CDI will pick is the profile's
+// checkSnapshotClass refuses a snapshot clone without a VolumeSnapshotClass
+// of the common driver (controller/clone/common.go
+// GetCompatibleVolumeSnapshotClass, getCommonSnapshotClass): the class both
+// the golden's and the disk's StorageProfiles name in
+// status.snapshotClass, when they name the same one, which must then be of
+// the driver; else the driver's default, else its first by name.
+func (p *planner) checkSnapshotClass(cl *clone, driver, from string, copyCause func(string, string, ...any)) {
+	if !p.snap.Observed(state.VolumeSnapshotClass) {
+		p.unverified |= state.VolumeSnapshotClass
 		return
 	}
-	if g == nil {
-		return
+	const reason = "NoVolumeSnapshotClass: \"No compatible volumesnapshotclass found\""
+	named := ""
+	if dp, gp := cl.disk.Profile, p.snap.StorageProfile(cl.claim.class); dp != nil && gp != nil &&
+		dp.Status.SnapshotClass != nil && gp.Status.SnapshotClass != nil && *dp.Status.SnapshotClass == *gp.Status.SnapshotClass {
+		named = *dp.Status.SnapshotClass
 	}
-	sp := p.snap.StorageProfile(cl.workerClass.Name)
-	if sp == nil {
-		return
-	}
-	sets := sp.Status.ClaimPropertySets
-	if len(sets) == 0 {
-		sets = sp.Spec.ClaimPropertySets
-	}
-	disk := corev1.PersistentVolumeFilesystem
-	if len(sets) > 0 && sets[0].VolumeMode != nil {
-		disk = *sets[0].VolumeMode
-	}
-	golden := corev1.PersistentVolumeFilesystem
-	if g.Spec.VolumeMode != nil {
-		golden = *g.Spec.VolumeMode
-	}
-	if disk != golden {
-		copyCause("the disk would be %s (StorageProfile %s) while the golden's PVC is %s; align the StorageProfile's claimPropertySets with the golden's volume mode", disk, sp.Name, golden)
+	switch {
+	case named != "":
+		vsc := p.snap.VolumeSnapshotClass(named)
+		if vsc == nil {
+			return // CDI errors and retries; nothing is copied
+		}
+		if vsc.Driver != driver {
+			copyCause(reason, "%s is snapshot and the StorageProfiles name VolumeSnapshotClass %q, of driver %q rather than %q; name a class of %q in the StorageProfiles, or set the strategy to csi-clone",
+				from, named, vsc.Driver, driver, driver)
+		}
+	case p.snap.SnapshotClassOf(driver) == "":
+		copyCause(reason, "%s is snapshot and no VolumeSnapshotClass is of driver %q; create one, or set the strategy to csi-clone", from, driver)
 	}
 }

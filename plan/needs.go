@@ -6,17 +6,30 @@ import (
 )
 
 // clusterKinds are the cluster-scoped kinds a clone plan reads whole.
-var clusterKinds = []state.Kind{state.StorageClass, state.StorageProfile, state.CDI, state.CSIDriver}
+var clusterKinds = []state.Kind{state.StorageClass, state.StorageProfile, state.CDI, state.CSIDriver,
+	state.VolumeSnapshotClass, state.CDIConfig}
+
+// httpKinds are what the HTTP path reads, to warn of a disk CDI cannot
+// render: the classes, their StorageProfiles and CDI's config.
+var httpKinds = []state.Kind{state.StorageClass, state.StorageProfile, state.CDIConfig}
 
 // Needs says what Plan reads of the cluster for a pool, so an adapter reads
-// exactly that: nothing for the HTTP path; for a clone, the golden's
-// DataVolume and PVC by name, the pool namespace's DataVolumes and PVCs
-// (its disks), and the cluster-scoped kinds. A pool whose flavor is invalid
-// needs nothing: it is refused without the cluster.
+// exactly that: for the HTTP path, the cluster-scoped kinds that say
+// whether CDI can render the disk; for a clone, the golden's DataVolume and
+// PVC by name and the volume its PVC is bound to, the pool namespace's
+// DataVolumes and PVCs (its disks), and the cluster-scoped kinds. A clone
+// pool whose flavor is invalid needs nothing: it is refused without the
+// cluster.
 func Needs(pool Pool) state.Request {
 	img := pool.Spec.OSImage
 	if img == nil || img.Builtin == nil || img.Factory != nil {
-		return state.Request{}
+		var r state.Request
+		if img == nil || img.Builtin == nil {
+			for _, k := range httpKinds {
+				r.Lists = append(r.Lists, state.Ref{Kind: k})
+			}
+		}
+		return r.Merge(state.Request{})
 	}
 	p := planner{pool: pool}
 	f, _, _ := p.flavor(img.Builtin)
@@ -28,6 +41,9 @@ func Needs(pool Pool) state.Request {
 		Gets: []state.Ref{
 			{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: name},
 			{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: name},
+			// The golden PVC's bound volume: its CSI driver is the one CDI
+			// clones with.
+			{Kind: state.PersistentVolume, Namespace: naming.GoldenNamespace, Name: name},
 		},
 		Lists: []state.Ref{
 			{Kind: state.DataVolume, Namespace: pool.Namespace},

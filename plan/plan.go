@@ -186,7 +186,9 @@ func (p *planner) planHTTP(f *Factory) {
 	p.res.DiskSize = size
 	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)
 	storageSpec := &cdiv1.StorageSpec{}
-	if q, err := resource.ParseQuantity(size); err == nil && q.Sign() > 0 {
+	q, err := resource.ParseQuantity(size)
+	sizeOK := err == nil && q.Sign() > 0
+	if sizeOK {
 		storageSpec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
 	} else {
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
@@ -207,6 +209,25 @@ func (p *planner) planHTTP(f *Factory) {
 			Storage: storageSpec,
 		},
 	}
+	p.warnUnrenderable(q, sizeOK)
+}
+
+// warnUnrenderable warns, from what was observed, of an HTTP disk CDI never
+// renders a PVC for: the HTTP path gains no refusal the pre-feature chart
+// did not have, but such a disk never imports and its worker never boots.
+func (p *planner) warnUnrenderable(size resource.Quantity, sizeOK bool) {
+	if !p.snap.Observed(state.StorageClass) {
+		return
+	}
+	class := p.pool.Spec.StorageClass
+	if class == "" {
+		if class = p.snap.DefaultClass().Name; class == "" {
+			p.c.Warn(guard.DiskUnrenderable, pathStorageClass,
+				"storageClass is empty and the cluster has no default StorageClass that CDI reads (is-default-virt-class or is-default-class \"true\"), so CDI never renders the disk's PVC; set storageClass, or mark a default class")
+			return
+		}
+	}
+	p.renderDisk(class, size, sizeOK, false)
 }
 
 // unverifiedField is the values field whose guards needed a kind: the

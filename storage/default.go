@@ -5,10 +5,13 @@ import (
 )
 
 // The annotations CDI reads, in order, to find the default class of a
-// DataVolume.
+// DataVolume; and the beta annotation, which CDI never reads.
 const (
 	VirtDefaultAnnotation = "storageclass.kubevirt.io/is-default-virt-class"
 	DefaultAnnotation     = "storageclass.kubernetes.io/is-default-class"
+	// BetaDefaultAnnotation marks a default for the API server's older
+	// admission only: a cluster whose only default carries it has no
+	// default for CDI, and a disk left to the default never gets a PVC.
 	BetaDefaultAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
 )
 
@@ -20,11 +23,14 @@ type DefaultResult struct {
 	Known bool
 }
 
-// DefaultClass picks the cluster default as CDI resolves it for a
-// DataVolume: a class annotated is-default-virt-class "true", else
-// is-default-class "true", else the beta is-default-class "true". Within a
-// tier the newest by creation time wins, then the first by name; a GA default
-// beats a newer beta-only one.
+// DefaultClass picks the cluster default as CDI v1.64.0 resolves it for a
+// DataVolume of kubevirt content, which worker disks and goldens are
+// (controller/common/util.go GetStorageClassByNameWithVirtFallback,
+// getFallbackStorageClass): a class annotated is-default-virt-class
+// "true", else one annotated is-default-class "true" (exactly "true").
+// Within a tier the newest by creation time wins, then the first by name.
+// The beta annotation is never read: with only a beta default there is
+// none, and "" is returned.
 func DefaultClass(classes []storagev1.StorageClass) string {
 	best, bestTier := -1, 0
 	for i := range classes {
@@ -43,18 +49,13 @@ func DefaultClass(classes []storagev1.StorageClass) string {
 	return classes[best].Name
 }
 
-// tier ranks a class's default annotations. CDI itself reads only the virt
-// tier (for kubevirt content, which goldens and worker disks are) and the GA
-// tier, newest first then by name; the beta tier is the SPEC's, for older
-// clusters whose API server's DefaultStorageClass admission still honours it.
+// tier ranks a class's default annotations, 0 for none.
 func tier(c *storagev1.StorageClass) int {
 	a := c.Annotations
 	switch {
 	case a[VirtDefaultAnnotation] == "true":
-		return 3
-	case a[DefaultAnnotation] == "true":
 		return 2
-	case a[BetaDefaultAnnotation] == "true":
+	case a[DefaultAnnotation] == "true":
 		return 1
 	}
 	return 0

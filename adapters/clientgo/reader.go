@@ -87,6 +87,13 @@ func (s source) page(ctx context.Context, k state.Kind, ns string, opts metav1.L
 		}
 		into.CSIDrivers = append(into.CSIDrivers, l.Items...)
 		return l.Continue, nil
+	case state.PersistentVolume:
+		l, err := core.CoreV1().PersistentVolumes().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.PersistentVolumes = append(into.PersistentVolumes, l.Items...)
+		return l.Continue, nil
 	}
 	if s.r.Dynamic == nil {
 		return "", clusterread.ErrNoClient
@@ -124,6 +131,12 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 		o, err := core.StorageV1().CSIDrivers().Get(ctx, name, opts)
 		if err == nil {
 			into.CSIDrivers = append(into.CSIDrivers, *o)
+		}
+		return err
+	case state.PersistentVolume:
+		o, err := core.CoreV1().PersistentVolumes().Get(ctx, name, opts)
+		if err == nil {
+			into.PersistentVolumes = append(into.PersistentVolumes, *o)
 		}
 		return err
 	}

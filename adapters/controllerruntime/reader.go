@@ -8,6 +8,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
@@ -71,6 +73,15 @@ func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.S
 	case state.CSIDriver:
 		var l storagev1.CSIDriverList
 		return s.list(ctx, &l, opts, func() { into.CSIDrivers = append(into.CSIDrivers, l.Items...) })
+	case state.VolumeSnapshotClass:
+		var l snapshotv1.VolumeSnapshotClassList
+		return s.list(ctx, &l, opts, func() { into.VolumeSnapshotClasses = append(into.VolumeSnapshotClasses, l.Items...) })
+	case state.CDIConfig:
+		var l cdiv1.CDIConfigList
+		return s.list(ctx, &l, opts, func() { into.CDIConfigs = append(into.CDIConfigs, l.Items...) })
+	case state.PersistentVolume:
+		var l corev1.PersistentVolumeList
+		return s.list(ctx, &l, opts, func() { into.PersistentVolumes = append(into.PersistentVolumes, l.Items...) })
 	}
 	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
 }
@@ -104,6 +115,15 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 	case state.CSIDriver:
 		var o storagev1.CSIDriver
 		return s.get(ctx, key, &o, func() { into.CSIDrivers = append(into.CSIDrivers, o) })
+	case state.VolumeSnapshotClass:
+		var o snapshotv1.VolumeSnapshotClass
+		return s.get(ctx, key, &o, func() { into.VolumeSnapshotClasses = append(into.VolumeSnapshotClasses, o) })
+	case state.CDIConfig:
+		var o cdiv1.CDIConfig
+		return s.get(ctx, key, &o, func() { into.CDIConfigs = append(into.CDIConfigs, o) })
+	case state.PersistentVolume:
+		var o corev1.PersistentVolume
+		return s.get(ctx, key, &o, func() { into.PersistentVolumes = append(into.PersistentVolumes, o) })
 	}
 	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
 }

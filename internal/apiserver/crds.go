@@ -11,8 +11,10 @@ import (
 var PoolGVK = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}
 
 // CRDs are the custom resources the suite installs: CDI's DataVolume
-// (namespaced), StorageProfile and CDI (cluster-scoped) in
-// cdi.kubevirt.io/v1beta1, and KubernetesNodes (namespaced). Their
+// (namespaced), StorageProfile, CDI and CDIConfig (cluster-scoped) in
+// cdi.kubevirt.io/v1beta1, the CSI snapshotter's VolumeSnapshotClass
+// (cluster-scoped, snapshot.storage.k8s.io/v1, its fields at the top level
+// rather than under spec), and KubernetesNodes (namespaced). Their
 // schemas keep every field (the adapters decode them into CDI's Go types;
 // the server need not know them) and their status is a subresource, as in
 // the real CRDs, so a status is written through UpdateStatus and survives
@@ -22,6 +24,8 @@ func CRDs() []*apiextensionsv1.CustomResourceDefinition {
 		crd("cdi.kubevirt.io", "v1beta1", "DataVolume", "datavolumes", "datavolume", apiextensionsv1.NamespaceScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "StorageProfile", "storageprofiles", "storageprofile", apiextensionsv1.ClusterScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "CDI", "cdis", "cdi", apiextensionsv1.ClusterScoped),
+		crd("cdi.kubevirt.io", "v1beta1", "CDIConfig", "cdiconfigs", "cdiconfig", apiextensionsv1.ClusterScoped),
+		topLevel(crd("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "volumesnapshotclass", apiextensionsv1.ClusterScoped)),
 		crd(PoolGVK.Group, PoolGVK.Version, PoolGVK.Kind, "kubernetesnodes", "kubernetesnode", apiextensionsv1.NamespaceScoped),
 	}
 }
@@ -47,4 +51,15 @@ func crd(group, version, kind, plural, singular string, scope apiextensionsv1.Re
 			}},
 		},
 	}
+}
+
+// topLevel keeps the fields a kind holds at its top level (a
+// VolumeSnapshotClass's driver), which a schema of spec and status alone
+// would prune; such a kind has no status subresource.
+func topLevel(c *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	keep := true
+	v := &c.Spec.Versions[0]
+	v.Schema.OpenAPIV3Schema.XPreserveUnknownFields = &keep
+	v.Subresources = nil
+	return c
 }

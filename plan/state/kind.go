@@ -3,7 +3,7 @@ package state
 import "strings"
 
 // Kind is one kind of object the planner reads. Kinds combine as a set.
-type Kind uint8
+type Kind uint16
 
 const (
 	StorageClass Kind = 1 << iota
@@ -12,12 +12,23 @@ const (
 	StorageProfile
 	CDI
 	CSIDriver
+	// VolumeSnapshotClass (snapshot.storage.k8s.io/v1) decides whether
+	// CDI's snapshot clone strategy has a class to snapshot with.
+	VolumeSnapshotClass
+	// CDIConfig is CDI's config (the one named "config"): its status says
+	// the filesystem overhead a disk's request is inflated by.
+	CDIConfig
+	// PersistentVolume is a golden's bound volume, read by name: its CSI
+	// driver is the one CDI clones with.
+	PersistentVolume
 
 	// AllKinds is every kind the planner reads.
-	AllKinds = StorageClass | PersistentVolumeClaim | DataVolume | StorageProfile | CDI | CSIDriver
+	AllKinds = StorageClass | PersistentVolumeClaim | DataVolume | StorageProfile | CDI | CSIDriver |
+		VolumeSnapshotClass | CDIConfig | PersistentVolume
 )
 
-var kindNames = [...]string{"StorageClass", "PersistentVolumeClaim", "DataVolume", "StorageProfile", "CDI", "CSIDriver"}
+var kindNames = [...]string{"StorageClass", "PersistentVolumeClaim", "DataVolume", "StorageProfile", "CDI", "CSIDriver",
+	"VolumeSnapshotClass", "CDIConfig", "PersistentVolume"}
 
 // Has reports whether every kind of o is in k.
 func (k Kind) Has(o Kind) bool { return k&o == o }

@@ -5,7 +5,9 @@ import "sort"
 // Request is what a plan needs read: objects by name and kinds listed, in a
 // namespace or cluster-wide. Adapters read exactly these.
 type Request struct {
-	// Gets are objects read by name.
+	// Gets are objects read by name. A Get of a PersistentVolume names
+	// the claim whose bound volume is read (Namespace and Name are the
+	// PVC's): which volume that is, is known only once the claim is read.
 	Gets []Ref
 	// Lists are kinds listed; Namespace "" lists cluster-wide (and is the
 	// only form for cluster-scoped kinds).

@@ -2,12 +2,15 @@ package state
 
 import (
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -87,6 +90,14 @@ type Snapshot struct {
 	profiles map[string]*cdiv1.StorageProfile
 	drivers  map[string]*storagev1.CSIDriver
 	cdi      *cdiv1.CDI
+	// cdiCount is how many CDI resources are not in phase Error.
+	cdiCount  int
+	config    *cdiv1.CDIConfig
+	snapshots map[string]*snapshotv1.VolumeSnapshotClass
+	// snapshotOf is, per CSI driver, the VolumeSnapshotClass CDI picks
+	// when no StorageProfile names one.
+	snapshotOf map[string]string
+	volumes    map[string]*corev1.PersistentVolume
 	cloned   map[cloneKey][]Disk
 	frozen   map[cloneKey][]string
 
@@ -105,6 +116,9 @@ func NewSnapshot(s *State) *Snapshot {
 		dvs:      make(map[Key]*cdiv1.DataVolume, len(s.DataVolumes)),
 		profiles: make(map[string]*cdiv1.StorageProfile, len(s.StorageProfiles)),
 		drivers:  make(map[string]*storagev1.CSIDriver, len(s.CSIDrivers)),
+		snapshots:  map[string]*snapshotv1.VolumeSnapshotClass{},
+		snapshotOf: map[string]string{},
+		volumes:    map[string]*corev1.PersistentVolume{},
 		cloned:   map[cloneKey][]Disk{},
 		frozen:   map[cloneKey][]string{},
 		src:      s,
@@ -157,18 +171,69 @@ func NewSnapshot(s *State) *Snapshot {
 		d := &s.CSIDrivers[i]
 		x.drivers[d.Name] = d
 	}
-	if len(s.CDIs) > 0 && x.observed.Has(CDI) {
-		// The CDI resource is a singleton; should a broken cluster hold
-		// several, the first by name decides, never list order.
-		x.cdi = &s.CDIs[0]
-		for i := range s.CDIs {
-			if s.CDIs[i].Name < x.cdi.Name {
-				x.cdi = &s.CDIs[i]
+	if x.observed.Has(CDI) {
+		x.indexCDI(s.CDIs)
+	}
+	if x.observed.Has(CDIConfig) {
+		for i := range s.CDIConfigs {
+			if s.CDIConfigs[i].Name == CDIConfigName {
+				x.config = &s.CDIConfigs[i]
 			}
+		}
+	}
+	if x.observed.Has(VolumeSnapshotClass) {
+		x.indexSnapshotClasses(s.VolumeSnapshotClasses)
+	}
+	for i := range s.PersistentVolumes {
+		v := &s.PersistentVolumes[i]
+		if x.Covers(PersistentVolume, "", v.Name) {
+			x.volumes[v.Name] = v
 		}
 	}
 	x.indexClones()
 	return x
+}
+
+// indexCDI keeps the CDI resource CDI itself uses: the only one, or the only
+// one not in phase Error (controller/common/util.go GetActiveCDI). Should a
+// broken cluster hold several, the first by name stands in, and CDICount
+// says so.
+func (x *Snapshot) indexCDI(cdis []cdiv1.CDI) {
+	var active []*cdiv1.CDI
+	for i := range cdis {
+		if len(cdis) == 1 || cdis[i].Status.Phase != "Error" {
+			active = append(active, &cdis[i])
+		}
+	}
+	x.cdiCount = len(active)
+	for _, c := range active {
+		if x.cdi == nil || c.Name < x.cdi.Name {
+			x.cdi = c
+		}
+	}
+}
+
+// indexSnapshotClasses picks, per CSI driver, the VolumeSnapshotClass CDI
+// snapshots with when no StorageProfile names one
+// (controller/common/util.go GetVolumeSnapshotClass): one of the driver's
+// annotated snapshot.storage.kubernetes.io/is-default-class "true" (CDI
+// takes the first in its list order, which is not defined; the first by
+// name stands in), else the first of the driver's by name.
+func (x *Snapshot) indexSnapshotClasses(classes []snapshotv1.VolumeSnapshotClass) {
+	defaults := map[string]string{}
+	for i := range classes {
+		c := &classes[i]
+		x.snapshots[c.Name] = c
+		if first, ok := x.snapshotOf[c.Driver]; !ok || c.Name < first {
+			x.snapshotOf[c.Driver] = c.Name
+		}
+		if c.Annotations[DefaultSnapshotClassAnnotation] == "true" {
+			if first, ok := defaults[c.Driver]; !ok || c.Name < first {
+				defaults[c.Driver] = c.Name
+			}
+		}
+	}
+	maps.Copy(x.snapshotOf, defaults)
 }
 
 // indexClones records every populated disk that carries both the pool and
@@ -326,8 +391,35 @@ func (x *Snapshot) StorageProfile(class string) *cdiv1.StorageProfile { return x
 // CSIDriver looks a CSIDriver up by name.
 func (x *Snapshot) CSIDriver(name string) *storagev1.CSIDriver { return x.drivers[name] }
 
-// CDI is the CDI resource, nil when there is none.
+// CDI is the CDI resource CDI uses, nil when there is none.
 func (x *Snapshot) CDI() *cdiv1.CDI { return x.cdi }
+
+// CDICount is how many CDI resources CDI could use: 1 on a healthy
+// cluster; with 0 or several, CDI's clones wait ("no active CDI", "invalid
+// number of active CDI resources").
+func (x *Snapshot) CDICount() int { return x.cdiCount }
+
+// CDIConfigName is the name of the one CDIConfig CDI reads.
+const CDIConfigName = "config"
+
+// CDIConfig is CDI's config named "config", nil when there is none.
+func (x *Snapshot) CDIConfig() *cdiv1.CDIConfig { return x.config }
+
+// DefaultSnapshotClassAnnotation marks a driver's default
+// VolumeSnapshotClass.
+const DefaultSnapshotClassAnnotation = "snapshot.storage.kubernetes.io/is-default-class"
+
+// VolumeSnapshotClass looks a VolumeSnapshotClass up by name.
+func (x *Snapshot) VolumeSnapshotClass(name string) *snapshotv1.VolumeSnapshotClass {
+	return x.snapshots[name]
+}
+
+// SnapshotClassOf is the VolumeSnapshotClass CDI picks for a CSI driver
+// when no StorageProfile names one, "" when the driver has none.
+func (x *Snapshot) SnapshotClassOf(driver string) string { return x.snapshotOf[driver] }
+
+// PersistentVolume looks a PersistentVolume up by name.
+func (x *Snapshot) PersistentVolume(name string) *corev1.PersistentVolume { return x.volumes[name] }
 
 // ClonedDisks lists, by name, the populated disks in namespace that carry the
 // pool's annotation (its CAPI name) and the golden's: the disks that prove a

@@ -4,6 +4,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 )
 
 // State is what was observed of a cluster. Each kind is either observed
@@ -26,6 +28,9 @@ type State struct {
 	StorageProfiles        []cdiv1.StorageProfile
 	CDIs                   []cdiv1.CDI
 	CSIDrivers             []storagev1.CSIDriver
+	VolumeSnapshotClasses  []snapshotv1.VolumeSnapshotClass
+	CDIConfigs             []cdiv1.CDIConfig
+	PersistentVolumes      []corev1.PersistentVolume
 }
 
 // Ref names one object of one kind.

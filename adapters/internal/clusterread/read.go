@@ -29,9 +29,29 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 		nsOK     = map[state.Kind]map[string]bool{} // namespaced kinds listed in a namespace
 		nsTried  = map[string]bool{}                // namespaces a namespaced kind was listed in
 		gotRefs  = map[state.Ref]bool{}
+		volumes  []state.Ref // volumes read by name for a claim
 	)
 	for _, c := range Calls(req, limit) {
 		if unserved.Has(c.Kind) {
+			continue
+		}
+		if c.Verb == Get && c.Kind == state.PersistentVolume && c.Namespace != "" {
+			// The volume a claim is bound to: read once the claim is.
+			ref, ok, err := readClaimVolume(ctx, src, c, st, gotRefs, wideOK, nsOK)
+			switch classify(c, err) {
+			case read, absent:
+				if ok {
+					gotRefs[state.Ref{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name}] = true
+					if ref.Name != "" {
+						volumes = append(volumes, ref)
+					}
+				}
+			case notServed:
+				unserved |= c.Kind
+			case refused:
+			default:
+				return nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+			}
 			continue
 		}
 		var err error
@@ -93,8 +113,32 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 			st.Objects = append(st.Objects, g)
 		}
 	}
+	st.Objects = append(st.Objects, volumes...)
 	kinds.Normalize(st)
 	return st, nil
+}
+
+// readClaimVolume reads the PersistentVolume the claim c names is bound to.
+// It reports ok when the claim was read (so that its volume is known: none
+// when it is absent or unbound) and the volume's ref when one was read by
+// name, found or not.
+func readClaimVolume(ctx context.Context, src Source, c Call, st *state.State,
+	gotRefs map[state.Ref]bool, wideOK state.Kind, nsOK map[state.Kind]map[string]bool) (state.Ref, bool, error) {
+	claim := state.Ref{Kind: state.PersistentVolumeClaim, Namespace: c.Namespace, Name: c.Name}
+	if !gotRefs[claim] && !wideOK.Has(state.PersistentVolumeClaim) && !nsOK[state.PersistentVolumeClaim][c.Namespace] {
+		return state.Ref{}, false, nil // the claim was not read: its volume is unknown
+	}
+	volume := ""
+	for i := range st.PersistentVolumeClaims {
+		if p := &st.PersistentVolumeClaims[i]; p.Namespace == c.Namespace && p.Name == c.Name {
+			volume = p.Spec.VolumeName
+		}
+	}
+	if volume == "" {
+		return state.Ref{}, true, nil
+	}
+	err := src.Get(ctx, state.PersistentVolume, "", volume, st)
+	return state.Ref{Kind: state.PersistentVolume, Name: volume}, true, err
 }
 
 func everywhere(observed, wideOK state.Kind, nsOK map[state.Kind]map[string]bool, ns string) bool {

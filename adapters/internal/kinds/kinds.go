@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -31,6 +33,9 @@ var All = []Info{
 	{state.StorageProfile, cdiv1.SchemeGroupVersion.WithKind("StorageProfile"), "storageprofiles", false},
 	{state.CDI, cdiv1.SchemeGroupVersion.WithKind("CDI"), "cdis", false},
 	{state.CSIDriver, storagev1.SchemeGroupVersion.WithKind("CSIDriver"), "csidrivers", false},
+	{state.VolumeSnapshotClass, snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshotClass"), "volumesnapshotclasses", false},
+	{state.CDIConfig, cdiv1.SchemeGroupVersion.WithKind("CDIConfig"), "cdiconfigs", false},
+	{state.PersistentVolume, corev1.SchemeGroupVersion.WithKind("PersistentVolume"), "persistentvolumes", false},
 }
 
 // Of returns the Info of one single kind.
@@ -93,6 +98,21 @@ func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error
 		var o storagev1.CSIDriver
 		if err = conv.FromUnstructured(obj, &o); err == nil {
 			st.CSIDrivers = append(st.CSIDrivers, o)
+		}
+	case state.VolumeSnapshotClass:
+		var o snapshotv1.VolumeSnapshotClass
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.VolumeSnapshotClasses = append(st.VolumeSnapshotClasses, o)
+		}
+	case state.CDIConfig:
+		var o cdiv1.CDIConfig
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.CDIConfigs = append(st.CDIConfigs, o)
+		}
+	case state.PersistentVolume:
+		var o corev1.PersistentVolume
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.PersistentVolumes = append(st.PersistentVolumes, o)
 		}
 	default:
 		return fmt.Errorf("kinds: %v is not a single kind", k)

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -24,6 +26,9 @@ func Normalize(st *state.State) {
 	typed(st.StorageProfiles, state.StorageProfile, func(o *cdiv1.StorageProfile) *metav1.TypeMeta { return &o.TypeMeta })
 	typed(st.CDIs, state.CDI, func(o *cdiv1.CDI) *metav1.TypeMeta { return &o.TypeMeta })
 	typed(st.CSIDrivers, state.CSIDriver, func(o *storagev1.CSIDriver) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.VolumeSnapshotClasses, state.VolumeSnapshotClass, func(o *snapshotv1.VolumeSnapshotClass) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.CDIConfigs, state.CDIConfig, func(o *cdiv1.CDIConfig) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.PersistentVolumes, state.PersistentVolume, func(o *corev1.PersistentVolume) *metav1.TypeMeta { return &o.TypeMeta })
 
 	sortByKey(st.StorageClasses, func(o *storagev1.StorageClass) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.PersistentVolumeClaims, func(o *corev1.PersistentVolumeClaim) *metav1.ObjectMeta { return &o.ObjectMeta })
@@ -31,6 +36,9 @@ func Normalize(st *state.State) {
 	sortByKey(st.StorageProfiles, func(o *cdiv1.StorageProfile) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.CDIs, func(o *cdiv1.CDI) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.CSIDrivers, func(o *storagev1.CSIDriver) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.VolumeSnapshotClasses, func(o *snapshotv1.VolumeSnapshotClass) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.CDIConfigs, func(o *cdiv1.CDIConfig) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.PersistentVolumes, func(o *corev1.PersistentVolume) *metav1.ObjectMeta { return &o.ObjectMeta })
 
 	slices.SortFunc(st.Objects, compareRefs)
 }

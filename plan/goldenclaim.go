@@ -1,0 +1,67 @@
+package plan
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// goldenClaim is the golden's PVC as CDI's clone reads it: the PVC that
+// exists, or, before CDI created it (or while PVCs were not observed), the
+// one CDI will render from the golden's DataVolume (its request, on its
+// class) (SPEC section 10).
+type goldenClaim struct {
+	// known: the fields below are what CDI will see.
+	known    bool
+	request  resource.Quantity
+	mode     corev1.PersistentVolumeMode
+	capacity resource.Quantity
+	// capacityKnown: the PVC exists, is bound and states its capacity.
+	capacityKnown bool
+	// class is the class the claim names, for its StorageProfile's
+	// snapshot class.
+	class  string
+	driver cdi.Driver
+}
+
+// readGoldenClaim fills cl.claim. What it could not read is StateUnverified.
+func (p *planner) readGoldenClaim(cl *clone) {
+	g := &cl.golden
+	c := &cl.claim
+	if pvc := g.PVC; pvc != nil {
+		c.known = true
+		c.request = pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		c.mode = corev1.PersistentVolumeFilesystem
+		if m := pvc.Spec.VolumeMode; m != nil && *m == corev1.PersistentVolumeBlock {
+			c.mode = corev1.PersistentVolumeBlock
+		}
+		if q, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok && pvc.Status.Phase == corev1.ClaimBound {
+			c.capacity, c.capacityKnown = q, true
+		}
+		if pvc.Spec.StorageClassName != nil {
+			c.class = *pvc.Spec.StorageClassName
+		}
+		c.driver = cdi.ClaimDriver(p.snap, pvc)
+		p.unverified |= c.driver.Unobserved
+		return
+	}
+	// The PVC CDI will render for the golden: its DataVolume's request (the
+	// entry's before it exists) on its class.
+	class := cl.goldenClass.Name
+	if class == "" || g.Request.IsZero() {
+		return
+	}
+	r := cdi.Render(p.snap, class, g.Request)
+	p.unverified |= r.Unobserved
+	if !r.RequestKnown || !r.Renders() {
+		return
+	}
+	c.known = true
+	c.request, c.mode, c.class = r.Request, r.Mode, class
+	c.driver = cdi.ClassDriver(p.snap, class)
+	if !g.BoundKnown {
+		p.unverified |= state.PersistentVolumeClaim // the PVC may exist already, with another request
+	}
+}

@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+)
+
+// renderDisk is what CDI renders for the disk on its class (internal/cdi
+// Render): a class that does not exist, or a disk CDI cannot render a PVC
+// for, never clones and never boots a worker. On the clone path each is a
+// refusal, and what it could not read is StateUnverified; on the HTTP path,
+// which gains no refusal the pre-feature chart did not have, each is a
+// warning, and only from what was observed. A size that did not parse
+// (sizeOK false) is not judged here: InvalidQuantity says it.
+func (p *planner) renderDisk(class string, size resource.Quantity, sizeOK, clonePath bool) cdi.Rendering {
+	if !sizeOK {
+		size = *resource.NewQuantity(1<<30, resource.BinarySI) // any renderable size: only the class is judged
+	}
+	r := cdi.Render(p.snap, class, size)
+	say := func(reason guard.Reason, fld *field.Path, bad any, format string, args ...any) {
+		if clonePath {
+			p.c.Refuse(reason, fld, bad, format, args...)
+		} else {
+			p.c.Warn(reason, fld, format, args...)
+		}
+	}
+	switch {
+	case r.UnrenderableSize && sizeOK:
+		say(guard.DiskUnrenderable, pathDiskSize, p.diskSize(),
+			"diskSize %s: %s, so the worker disk never exists; use a size such as %s", p.diskSize(), r.Unrenderable, DefaultDiskSize)
+	case r.ClassMissing:
+		say(guard.StorageClassNotFound, pathStorageClass, class,
+			"class %q is not among the cluster's StorageClasses, so CDI never renders the disk's PVC and no worker boots; set storageClass to a class that exists, or create %q", class, class)
+	case r.Unrenderable != "":
+		say(guard.DiskUnrenderable, pathStorageClass, class,
+			"CDI cannot render the disk's PVC on class %q, so the worker disk never exists: %s; %s", class, r.Unrenderable, r.Fix)
+	}
+	if clonePath {
+		p.unverified |= r.Unobserved
+	}
+	if !sizeOK {
+		r.RequestKnown, r.RawKnown = false, false
+	}
+	return r
+}

@@ -30,6 +30,18 @@ func (p *planner) resolveClasses(cl *clone) {
 	workerOK := p.classProblem(werr, "the pool's disk", cl.workerProvisional)
 
 	g := &cl.golden
+	if g.PVC != nil && g.NamedClass == "" && (g.PVC.Spec.StorageClassName == nil || *g.PVC.Spec.StorageClassName == "") {
+		// The golden exists on no class at all (a PVC bound to a volume
+		// made by hand): CDI reads no class of the golden, only its
+		// volume's CSI driver, which the host-assisted causes compare
+		// with the disk's (controller/clone/common.go GetCommonDriver).
+		// There is no class to differ from, and no default to resolve.
+		cl.classOK = workerOK && !p.pvcOnlyUnseen(g)
+		if !cl.classOK {
+			p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name)
+		}
+		return
+	}
 	gw, gerr := g.ResolveClass(def)
 	if cl.alreadyCloned && gw.From == storage.Default && len(cl.clonedClasses) == 1 && g.BoundKnown && disksKnown {
 		// Nothing of the golden names its class, but the pool's disks were
@@ -44,9 +56,8 @@ func (p *planner) resolveClasses(cl *clone) {
 	// disks (a clone made proves the class) being absent; taken from a PVC
 	// seen alone while DataVolumes were not observed, on the golden having
 	// no DataVolume that names another class.
-	pvcOnlyUnseen := g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
 	fromDefault := gw.From == storage.Default && (g.Presence == golden.Unobserved || !g.BoundKnown || !disksKnown)
-	cl.goldenProvisional = fromDefault || pvcOnlyUnseen
+	cl.goldenProvisional = fromDefault || p.pvcOnlyUnseen(g)
 	if cl.goldenProvisional {
 		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name) | p.missingNamespaceKinds(ns)
 	}
@@ -96,6 +107,12 @@ func orNoDriver(d string) string {
 		return "no CSI driver"
 	}
 	return fmt.Sprintf("%q", d)
+}
+
+// pvcOnlyUnseen: the golden was seen by its PVC alone while DataVolumes
+// were not observed, so a DataVolume naming another class may exist.
+func (p *planner) pvcOnlyUnseen(g *golden.Golden) bool {
+	return g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
 }
 
 func (p *planner) missingNamespaceKinds(ns string) state.Kind {

@@ -98,8 +98,8 @@ type Snapshot struct {
 	// when no StorageProfile names one.
 	snapshotOf map[string]string
 	volumes    map[string]*corev1.PersistentVolume
-	cloned   map[cloneKey][]Disk
-	frozen   map[cloneKey][]string
+	cloned     map[cloneKey][]Disk
+	frozen     map[cloneKey][]string
 
 	src *State
 }
@@ -110,18 +110,18 @@ func NewSnapshot(s *State) *Snapshot {
 		s = &State{}
 	}
 	x := &Snapshot{
-		observed: s.Observed & AllKinds,
-		classes:  make(map[string]*storagev1.StorageClass, len(s.StorageClasses)),
-		pvcs:     make(map[Key]*corev1.PersistentVolumeClaim, len(s.PersistentVolumeClaims)),
-		dvs:      make(map[Key]*cdiv1.DataVolume, len(s.DataVolumes)),
-		profiles: make(map[string]*cdiv1.StorageProfile, len(s.StorageProfiles)),
-		drivers:  make(map[string]*storagev1.CSIDriver, len(s.CSIDrivers)),
+		observed:   s.Observed & AllKinds,
+		classes:    make(map[string]*storagev1.StorageClass, len(s.StorageClasses)),
+		pvcs:       make(map[Key]*corev1.PersistentVolumeClaim, len(s.PersistentVolumeClaims)),
+		dvs:        make(map[Key]*cdiv1.DataVolume, len(s.DataVolumes)),
+		profiles:   make(map[string]*cdiv1.StorageProfile, len(s.StorageProfiles)),
+		drivers:    make(map[string]*storagev1.CSIDriver, len(s.CSIDrivers)),
 		snapshots:  map[string]*snapshotv1.VolumeSnapshotClass{},
 		snapshotOf: map[string]string{},
 		volumes:    map[string]*corev1.PersistentVolume{},
-		cloned:   map[cloneKey][]Disk{},
-		frozen:   map[cloneKey][]string{},
-		src:      s,
+		cloned:     map[cloneKey][]Disk{},
+		frozen:     map[cloneKey][]string{},
+		src:        s,
 	}
 	if s.Namespaces != nil {
 		x.namespaces = make(map[string]bool, len(s.Namespaces))

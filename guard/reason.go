@@ -36,13 +36,13 @@ const (
 	// DiskUnrenderable is a disk CDI cannot render a PVC for (no
 	// StorageProfile for its class, no claim property set with access
 	// modes, no CDIConfig, a size under 1MiB).
-	DiskUnrenderable Reason = "DiskUnrenderable"
-	DuplicateCatalogEntry           Reason = "DuplicateCatalogEntry"
-	CatalogEntryImmutable           Reason = "CatalogEntryImmutable"
-	InvalidPoolName                 Reason = "InvalidPoolName"
-	PoolNameTooLong                 Reason = "PoolNameTooLong"
-	MissingIngressPool              Reason = "MissingIngressPool"
-	IncompleteResources             Reason = "IncompleteResources"
+	DiskUnrenderable      Reason = "DiskUnrenderable"
+	DuplicateCatalogEntry Reason = "DuplicateCatalogEntry"
+	CatalogEntryImmutable Reason = "CatalogEntryImmutable"
+	InvalidPoolName       Reason = "InvalidPoolName"
+	PoolNameTooLong       Reason = "PoolNameTooLong"
+	MissingIngressPool    Reason = "MissingIngressPool"
+	IncompleteResources   Reason = "IncompleteResources"
 	// InvalidValue is a value of a type the chart cannot read where it
 	// expects another (a list where a map belongs).
 	InvalidValue Reason = "InvalidValue"

@@ -116,7 +116,10 @@ func (p *planner) planClone(b *Builtin) {
 	if cl.mismatch {
 		p.refuseMismatch(&cl)
 	}
-	if cl.classOK && cl.disk.Renders() {
+	if cl.disk.Renders() {
+		// CDI fails a clone for its size before it looks at classes or
+		// drivers (controller/datavolume/pvc-clone-controller.go
+		// validateClone, controller/clone/planner.go validateSourcePVC).
 		p.checkSize(&cl)
 	}
 	if cl.classOK && !cl.workerProvisional && cl.disk.Renders() {

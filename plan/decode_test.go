@@ -182,10 +182,14 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			values:   demo("osImage", object{"builtin": object{"version": 1.13}}),
 			refusals: []finding{f(guard.InvalidValue, "osImage.builtin.version")},
 		},
+		// Changed for CDI v1.64.0: 20 bytes is under 1MiB, which CDI's
+		// webhook rejects (apiserver/webhooks/datavolume-validate.go
+		// validateStorageSize): the HTTP path warns DiskUnrenderable.
 		"number diskSize": {
-			reason: "diskSize: 20 renders \"20\", as the pre-feature chart did: no new refusal",
-			values: demo("diskSize", 20.0),
-			want:   spec(func(s *plan.PoolSpec) { s.DiskSize = "20" }),
+			reason:   "diskSize: 20 renders \"20\", as the pre-feature chart did: no new refusal, but CDI admits no disk under 1MiB",
+			values:   demo("diskSize", 20.0),
+			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "20" }),
+			warnings: []finding{f(guard.DiskUnrenderable, "diskSize")},
 		},
 		"list where a map belongs": {
 			reason:   "a list where a map belongs is refused at its path",
@@ -237,10 +241,16 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			values:   demo("storageClass", false),
 			refusals: []finding{f(guard.InvalidValue, "storageClass")},
 		},
+		// Changed for CDI v1.64.0: the cluster has no class "5", and CDI
+		// renders no PVC on a class that does not exist
+		// (controller/datavolume/util.go
+		// renderPvcSpecVolumeModeAndAccessModesAndStorageClass): the HTTP
+		// path warns StorageClassNotFound.
 		"storageClass \"5\"": {
-			reason: "neighbour: a string that reads as a number is a class name",
-			values: demo("storageClass", "5"),
-			want:   spec(func(s *plan.PoolSpec) { s.StorageClass = "5" }),
+			reason:   "neighbour: a string that reads as a number is a class name (one the cluster lacks)",
+			values:   demo("storageClass", "5"),
+			want:     spec(func(s *plan.PoolSpec) { s.StorageClass = "5" }),
+			warnings: []finding{f(guard.StorageClassNotFound, "storageClass")},
 		},
 		"storageClass a map": {
 			reason:   "a map where a string belongs is refused at its path",
@@ -302,15 +312,25 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			values:   demo("diskSize", 1.5),
 			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
+		// Changed for CDI v1.64.0: 1e+06 and 20 bytes are under 1MiB, which
+		// CDI's webhook rejects (apiserver/webhooks/datavolume-validate.go
+		// validateStorageSize): the HTTP path warns DiskUnrenderable.
 		"diskSize 1000000": {
-			reason: "neighbour: a whole number prints as Flux's float64, in exponent form from 1e+06",
-			values: demo("diskSize", 1000000.0),
-			want:   spec(func(s *plan.PoolSpec) { s.DiskSize = "1e+06" }),
+			reason:   "neighbour: a whole number prints as Flux's float64, in exponent form from 1e+06 (under 1MiB)",
+			values:   demo("diskSize", 1000000.0),
+			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "1e+06" }),
+			warnings: []finding{f(guard.DiskUnrenderable, "diskSize")},
+		},
+		"diskSize 1048576": {
+			reason: "neighbour: 1Mi, the least size CDI admits, prints in exponent form and warns nothing",
+			values: demo("diskSize", 1048576.0),
+			want:   spec(func(s *plan.PoolSpec) { s.DiskSize = "1.048576e+06" }),
 		},
 		"diskSize 20": {
-			reason: "20 prints \"20\": a size of 20 bytes, as the chart rendered it",
-			values: demo("diskSize", 20.0),
-			want:   spec(func(s *plan.PoolSpec) { s.DiskSize = "20" }),
+			reason:   "20 prints \"20\": a size of 20 bytes, as the chart rendered it (under 1MiB)",
+			values:   demo("diskSize", 20.0),
+			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "20" }),
+			warnings: []finding{f(guard.DiskUnrenderable, "diskSize")},
 		},
 		"diskSize 21474836480": {
 			reason: "Flux's float64 prints in fmt's exponent form, as the chart renders it",

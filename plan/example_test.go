@@ -70,8 +70,7 @@ func ExamplePlan_offline() {
 	// StateUnverified PersistentVolumeClaim
 	// StateUnverified DataVolume
 	// StateUnverified StorageProfile
-	// StateUnverified CDI
-	// StateUnverified CSIDriver
+	// StateUnverified CDIConfig
 }
 
 // A value of a type the chart cannot read is a refusal at its values path,

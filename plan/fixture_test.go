@@ -11,6 +11,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -97,8 +98,19 @@ func pvc(ns, name, class string, size string, mode corev1.PersistentVolumeMode, 
 	}
 }
 
+// goldenPVC is the golden's PVC, bound to the CSI volume goldenPV.
 func goldenPVC() corev1.PersistentVolumeClaim {
-	return pvc(naming.GoldenNamespace, golden, "replicated", "6Gi", blockVol, nil)
+	p := pvc(naming.GoldenNamespace, golden, "replicated", "6Gi", blockVol, nil)
+	p.Spec.VolumeName = "pv-" + golden
+	return p
+}
+
+// goldenPV is the volume the golden's PVC is bound to, of the class's CSI
+// driver: the driver CDI clones with (controller/clone/common.go
+// GetDriverFromVolume).
+func goldenPV() corev1.PersistentVolume {
+	p := goldenPVC()
+	return *fixtures.VolumeOf(&p, provider)
 }
 
 // workerDisk is a disk of the pool already cloned from the golden.
@@ -110,7 +122,10 @@ func workerDisk(name, class string) corev1.PersistentVolumeClaim {
 }
 
 // fullState is a healthy cluster: the golden populated on the default class
-// "replicated", a CSI driver, CDI's profiles cloning at the storage layer.
+// "replicated" and bound to a volume of its CSI driver, a CSI driver for
+// each class, CDI's profiles cloning at the storage layer, and CDI's
+// CDIConfig with its default filesystem overhead for each class (without
+// it CDI renders no disk).
 func fullState() *state.State {
 	return &state.State{
 		Observed: state.AllKinds,
@@ -121,9 +136,11 @@ func fullState() *state.State {
 		CSIDrivers:      []storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: provider}}, {ObjectMeta: metav1.ObjectMeta{Name: localProv}}},
 		StorageProfiles: []cdiv1.StorageProfile{profile("replicated", blockVol, cdiv1.CloneStrategyCsiClone), profile("local", blockVol, cdiv1.CloneStrategyCsiClone)},
 		CDIs:            []cdiv1.CDI{{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}},
+		CDIConfigs:      []cdiv1.CDIConfig{*fixtures.CDIConfig(fixtures.DefaultOverhead, "replicated", "local")},
 		DataVolumes:     []cdiv1.DataVolume{goldenDV(cdiv1.Succeeded)},
 		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
 			goldenPVC(),
 		},
+		PersistentVolumes: []corev1.PersistentVolume{goldenPV()},
 	}
 }

@@ -121,7 +121,13 @@ func (p *planner) checkSnapshotClass(cl *clone, driver, from string, copyCause f
 	}
 	const reason = "NoVolumeSnapshotClass: \"No compatible volumesnapshotclass found\""
 	named := ""
-	if dp, gp := cl.disk.Profile, p.snap.StorageProfile(cl.claim.class); dp != nil && gp != nil &&
+	// A classless golden's profile is the Kubernetes default class's
+	// (controller/clone/common.go getSnapshotClassForClaim).
+	goldenClass := cl.claim.class
+	if goldenClass == "" {
+		goldenClass = p.snap.KubernetesDefaultClass()
+	}
+	if dp, gp := cl.disk.Profile, p.snap.StorageProfile(goldenClass); dp != nil && gp != nil &&
 		dp.Status.SnapshotClass != nil && gp.Status.SnapshotClass != nil && *dp.Status.SnapshotClass == *gp.Status.SnapshotClass {
 		named = *dp.Status.SnapshotClass
 	}

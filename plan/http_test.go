@@ -92,6 +92,41 @@ func TestHTTPPath(t *testing.T) {
 				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
 			},
 		},
+		// SPEC section 10: on the HTTP path a disk CDI never renders is a
+		// warning, never a refusal, and only from what was observed.
+		"StorageClassNotFound warns": {
+			reason:   "a class the cluster lacks: CDI renders no PVC (controller/datavolume/util.go renderPvcSpecVolumeModeAndAccessModesAndStorageClass), and the chart rendered it too",
+			pool:     setClass("gone"),
+			warnings: []finding{f(guard.StorageClassNotFound, "storageClass")},
+		},
+		"DiskUnrenderable warns: no CDIConfig": {
+			reason:   "without CDIConfig config CDI renders no PVC (controller/datavolume/util.go pvcFromStorage)",
+			state:    func(s *state.State) { s.CDIConfigs = nil },
+			warnings: []finding{f(guard.DiskUnrenderable, "storageClass")},
+		},
+		"DiskUnrenderable warns: no StorageProfile": {
+			reason:   "no StorageProfile for the class (controller/datavolume/util.go getDefaultVolumeAndAccessMode)",
+			state:    func(s *state.State) { s.StorageProfiles = s.StorageProfiles[1:] },
+			warnings: []finding{f(guard.DiskUnrenderable, "storageClass")},
+		},
+		"DiskUnrenderable warns: empty class, no default": {
+			reason:   "an empty class and no default CDI reads (controller/common/util.go getFallbackStorageClass)",
+			pool:     setClass(""),
+			state:    func(s *state.State) { s.StorageClasses[0].Annotations = nil },
+			warnings: []finding{f(guard.DiskUnrenderable, "storageClass")},
+		},
+		"DiskUnrenderable warns: under 1MiB": {
+			reason:   "CDI's webhook rejects a DataVolume under 1MiB (apiserver/webhooks/datavolume-validate.go validateStorageSize)",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "1000Ki" },
+			warnings: []finding{f(guard.DiskUnrenderable, "diskSize")},
+		},
+		"unobserved kinds warn nothing": {
+			reason: "neighbour: the HTTP path does not say StateUnverified; it only warns of what it saw",
+			state: func(s *state.State) {
+				s.StorageProfiles, s.CDIConfigs = nil, nil
+				s.Observed &^= state.StorageProfile | state.CDIConfig
+			},
+		},
 		"pool name still checked": {
 			reason:   "the chart refused a bad name before the feature too",
 			pool:     func(p *plan.Pool) { p.Name = "md0" },

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -102,16 +103,26 @@ func TestHTTPZeroDiskSize(t *testing.T) {
 			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "0" },
 			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
+		// Changed for CDI v1.64.0: one byte is a positive quantity, so it is
+		// requested as given, but CDI's webhook rejects a DataVolume under
+		// 1MiB (apiserver/webhooks/datavolume-validate.go
+		// validateStorageSize): the HTTP path warns DiskUnrenderable.
 		"one byte": {
-			reason: "neighbour: the smallest positive size",
-			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "1" },
+			reason:   "neighbour: the smallest positive size is requested, and CDI admits it not",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "1" },
+			warnings: []finding{f(guard.DiskUnrenderable, "diskSize")},
+		},
+		"1Mi": {
+			reason: "neighbour: the smallest size CDI admits warns nothing",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "1Mi" },
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res := runPlan(t, tc, httpPool)
-			if tc.warnings != nil && len(res.Disk.Spec.Storage.Resources.Requests) != 0 {
-				t.Errorf("a size that is no positive quantity is requested: %v", res.Disk.Spec.Storage.Resources.Requests)
+			invalid := slices.Contains(tc.warnings, f(guard.InvalidQuantity, "diskSize"))
+			if invalid == (len(res.Disk.Spec.Storage.Resources.Requests) != 0) {
+				t.Errorf("a size is requested exactly when it is a positive quantity: %v", res.Disk.Spec.Storage.Resources.Requests)
 			}
 		})
 	}
@@ -140,16 +151,30 @@ func TestPoolSpecDecoding(t *testing.T) {
 // PVCs) are read for osImage.builtin, the cluster-scoped kinds for the
 // class comparison and the clone strategy, at storageClass.
 func TestStateUnverifiedField(t *testing.T) {
-	res, err := plan.Plan(builtinPool(), enabledCatalog(), nil)
-	require.NoError(t, err)
-	got := map[string]string{}
-	for _, w := range res.Warnings {
-		if w.Reason == guard.StateUnverified {
-			got[w.Kind] = w.Field
+	fields := func(snap *state.Snapshot) map[string]string {
+		res, err := plan.Plan(builtinPool(), enabledCatalog(), snap)
+		require.NoError(t, err)
+		got := map[string]string{}
+		for _, w := range res.Warnings {
+			if w.Reason == guard.StateUnverified {
+				got[w.Kind] = w.Field
+			}
 		}
+		return got
 	}
+	// Offline, what CDI renders for the disk is unknown (its class, its
+	// StorageProfile, CDI's config), so the host-assisted causes, which
+	// rest on the rendered disk, do not run.
 	assert.Equal(t, map[string]string{
 		"DataVolume": "osImage.builtin", "PersistentVolumeClaim": "osImage.builtin",
-		"StorageClass": "storageClass", "StorageProfile": "storageClass", "CDI": "storageClass", "CSIDriver": "storageClass",
-	}, got)
+		"StorageClass": "storageClass", "StorageProfile": "storageClass", "CDIConfig": "storageClass",
+	}, fields(nil))
+	// With the disk rendered, the kinds of the host-assisted causes.
+	st := fullState()
+	st.Observed &^= state.CDI | state.CSIDriver
+	assert.Equal(t, map[string]string{"CDI": "storageClass", "CSIDriver": "storageClass"}, fields(state.NewSnapshot(st)))
+	st = fullState()
+	st.Observed &^= state.PersistentVolume
+	assert.Equal(t, map[string]string{"PersistentVolume": "storageClass"}, fields(state.NewSnapshot(st)),
+		"the golden's volume decides its CSI driver")
 }

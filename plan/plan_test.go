@@ -308,11 +308,24 @@ func TestClonePath(t *testing.T) {
 			reason: "6144Mi equals 6Gi: quantities, not strings",
 			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "6144Mi" },
 		},
-		"DiskSmallerThanGolden: capacity larger than request": {
-			reason: "the bound capacity counts when larger than the request",
+		// Changed for CDI v1.64.0: CDI compares the golden's requested
+		// storage with the disk's, never its capacity
+		// (controller/common/util.go ValidateRequestedCloneSize, from
+		// controller/datavolume/pvc-clone-controller.go validateClone and
+		// controller/clone/planner.go validateSourcePVC): a 6Gi request
+		// bound at 8Gi clones onto 7Gi.
+		"capacity larger than request is not compared": {
+			reason: "the bound capacity (8Gi) above the disk (7Gi) fails nothing: CDI compares the golden's request (6Gi)",
 			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "7Gi" },
 			state: func(s *state.State) {
 				s.PersistentVolumeClaims[0].Status.Capacity[corev1.ResourceStorage] = resource.MustParse("8Gi")
+			},
+		},
+		"DiskSmallerThanGolden: request larger than capacity": {
+			reason: "neighbour: the golden's request (8Gi) above the disk (7Gi) fails, whatever its capacity (6Gi)",
+			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "7Gi" },
+			state: func(s *state.State) {
+				s.PersistentVolumeClaims[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("8Gi")
 			},
 			refusals: []finding{f(guard.DiskSmallerThanGolden, "diskSize")},
 		},
@@ -349,12 +362,17 @@ func TestClonePath(t *testing.T) {
 			},
 			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
 		},
-		"profile spec beats status": {
-			reason: "spec.cloneStrategy csi-clone overrides a status of copy",
+		// Changed for CDI v1.64.0: CDI reads the profile's
+		// status.cloneStrategy, never its spec (controller/clone/planner.go
+		// computeStrategyForSourcePVC): a spec not yet reconciled into the
+		// status changes nothing.
+		"HostAssistedClone: profile status beats spec": {
+			reason: "status.cloneStrategy copy decides, whatever spec.cloneStrategy says",
 			state: func(s *state.State) {
 				s.StorageProfiles[0].Status.CloneStrategy = ptr.To(cdiv1.CloneStrategyHostAssisted)
 				s.StorageProfiles[0].Spec.CloneStrategy = ptr.To(cdiv1.CloneStrategySnapshot)
 			},
+			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
 		},
 		"HostAssistedClone: no CSIDriver": {
 			reason:   "a provisioner without a CSIDriver cannot clone volumes",
@@ -380,29 +398,53 @@ func TestClonePath(t *testing.T) {
 			},
 			refusals: []finding{f(guard.HostAssistedClone, "storageClass")},
 		},
-		"profile without claim property sets is Filesystem": {
-			reason: "no claimPropertySets means Filesystem: a Filesystem golden matches",
+		// Changed for CDI v1.64.0: a profile without claim property sets
+		// renders no PVC at all ("no accessMode specified in
+		// StorageProfile", controller/datavolume/util.go
+		// getDefaultVolumeAndAccessMode); it is no Filesystem default.
+		"DiskUnrenderable: profile without claim property sets": {
+			reason: "no status.claimPropertySets: CDI never renders the disk's PVC, even for a Filesystem golden",
 			state: func(s *state.State) {
 				s.StorageProfiles[0].Status.ClaimPropertySets = nil
+				s.PersistentVolumeClaims[0].Spec.VolumeMode = nil
+			},
+			refusals: []finding{f(guard.DiskUnrenderable, "storageClass")},
+		},
+		"profile set without a volume mode is Filesystem": {
+			reason: "neighbour: set[0] with access modes and no volume mode renders Filesystem (util/util.go ResolveVolumeMode): a Filesystem golden matches",
+			state: func(s *state.State) {
+				s.StorageProfiles[0].Status.ClaimPropertySets[0].VolumeMode = nil
 				s.PersistentVolumeClaims[0].Spec.VolumeMode = nil
 			},
 		},
 		"HostAssistedClone: every proven cause": {
 			reason: "each proven cause is one refusal",
+			// The volume modes differ by the profile's Filesystem set (a
+			// profile without sets would render nothing: DiskUnrenderable).
 			state: func(s *state.State) {
 				s.CDIs[0].Spec.CloneStrategyOverride = ptr.To(cdiv1.CloneStrategyHostAssisted)
 				s.CSIDrivers = nil
 				s.StorageClasses[0].AllowVolumeExpansion = nil
-				s.StorageProfiles[0].Status.ClaimPropertySets = nil
+				s.StorageProfiles[0].Status.ClaimPropertySets[0].VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
 			},
 			refusals: []finding{
 				f(guard.HostAssistedClone, "storageClass"), f(guard.HostAssistedClone, "storageClass"),
 				f(guard.HostAssistedClone, "storageClass"), f(guard.HostAssistedClone, "storageClass"),
 			},
 		},
-		"no StorageProfile refuses nothing": {
-			reason: "what is unknown refuses nothing",
-			state:  func(s *state.State) { s.StorageProfiles = nil },
+		// Changed for CDI v1.64.0: StorageProfiles observed and none for the
+		// class is not unknown: CDI renders no PVC ("cannot get
+		// StorageProfile", controller/datavolume/util.go
+		// getDefaultVolumeAndAccessMode).
+		"DiskUnrenderable: no StorageProfile": {
+			reason:   "the profiles were observed and the class has none: CDI never renders the disk's PVC",
+			state:    func(s *state.State) { s.StorageProfiles = s.StorageProfiles[1:] },
+			refusals: []finding{f(guard.DiskUnrenderable, "storageClass")},
+		},
+		"StorageProfiles unknown refuses nothing": {
+			reason:   "neighbour: what is unknown refuses nothing",
+			state:    func(s *state.State) { s.StorageProfiles = nil; s.Observed &^= state.StorageProfile },
+			warnings: []finding{f(guard.StateUnverified, "StorageProfile")},
 		},
 		"NodeLocalStorageClass: WaitForFirstConsumer": {
 			reason: "a class that binds per node warns",
@@ -432,6 +474,10 @@ func TestClonePath(t *testing.T) {
 			pool:     func(p *plan.Pool) { p.Spec.Cluster = "" },
 			refusals: []finding{f(guard.InvalidPoolName, "cluster")},
 		},
+		// CDI on class local with diskSize 1Gi fails for the size, whatever
+		// the class (controller/datavolume/pvc-clone-controller.go
+		// validateClone: the Block golden's 6Gi request against 1Gi), so
+		// DiskSmallerThanGolden is independent of StorageClassMismatch.
 		"independent refusals together": {
 			reason: "every independent refusal is reported, not only the first",
 			pool: func(p *plan.Pool) {
@@ -525,17 +571,22 @@ func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
 		return out
 	}
 	cases := map[string]planCase{
+		// Offline, what CDI renders for the disk is unknown: its class, the
+		// class's StorageProfile and CDI's config are said, and the
+		// host-assisted causes, which rest on the rendered disk (CDI's
+		// clone planner runs on the PVC it rendered), do not run, so their
+		// kinds (CDI, CSIDriver) are not reached.
 		"offline": {
 			reason:   "nothing observed: every guard that needs the cluster warns, once per kind",
 			state:    func(s *state.State) { *s = state.State{} },
-			warnings: unverified(state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver),
+			warnings: unverified(state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDIConfig),
 		},
 		"offline, the values prove a mismatch": {
-			reason:   "an unobserved golden is its catalog entry: an explicit class against the entry's is refused offline",
+			reason:   "an unobserved golden is its catalog entry: an explicit class against the entry's is refused offline; whether the disk renders is unknown",
 			pool:     setClass("local"),
 			state:    func(s *state.State) { *s = state.State{} },
 			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
-			warnings: unverified(state.PersistentVolumeClaim, state.DataVolume),
+			warnings: unverified(state.PersistentVolumeClaim, state.DataVolume, state.StorageClass, state.StorageProfile, state.CDIConfig),
 		},
 		"goldens unknown": {
 			reason:   "DataVolumes and PVCs unknown: no GoldenPending, no refusal",
@@ -614,6 +665,7 @@ func TestClassWrittenIsClassCompared(t *testing.T) {
 	// The virt default tier wins over the GA default: the disk gets the class
 	// CDI would, and the comparison uses it.
 	st.StorageClasses = append(st.StorageClasses, class("virt", provider, t0, map[string]string{storage.VirtDefaultAnnotation: "true"}))
+	st.StorageProfiles = append(st.StorageProfiles, profile("virt", blockVol, cdiv1.CloneStrategyCsiClone)) // else CDI renders nothing on it
 	res, err = plan.Plan(p, enabledCatalog(), state.NewSnapshot(st))
 	require.ErrorIs(t, err, guard.StorageClassMismatch)
 	r := res.Refusals[0]
@@ -669,11 +721,19 @@ func TestPlanAllAndDeterminism(t *testing.T) {
 }
 
 func TestNeeds(t *testing.T) {
-	assert.Empty(t, plan.Needs(httpPool()).Gets)
+	h := plan.Needs(httpPool())
+	assert.Empty(t, h.Gets)
+	assert.ElementsMatch(t, []state.Ref{{Kind: state.StorageClass}, {Kind: state.StorageProfile}, {Kind: state.CDIConfig}}, h.Lists,
+		"the HTTP path reads what says whether CDI renders the disk, for its warnings")
 	r := plan.Needs(builtinPool())
-	assert.Len(t, r.Gets, 2)
-	assert.Len(t, r.Lists, 6)
-	assert.LessOrEqual(t, len(r.Gets)+len(r.Lists), 8)
+	assert.ElementsMatch(t, []state.Ref{
+		{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: golden},
+		{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: golden},
+		// The volume the golden's PVC is bound to, named by the claim.
+		{Kind: state.PersistentVolume, Namespace: naming.GoldenNamespace, Name: golden},
+	}, r.Gets)
+	assert.Len(t, r.Lists, 2+6, "the pool's namespace's disks, and the cluster-scoped kinds")
+	assert.LessOrEqual(t, len(r.Gets)+len(r.Lists), 11)
 
 	var pools []plan.Pool
 	for i := range 50 {
@@ -682,8 +742,8 @@ func TestNeeds(t *testing.T) {
 		pools = append(pools, p)
 	}
 	all := plan.NeedsAll(pools)
-	assert.Len(t, all.Gets, 2, "one golden, read once")
-	assert.Len(t, all.Lists, 4+2*5, "cluster kinds once, disks per namespace")
+	assert.Len(t, all.Gets, 3, "one golden and its volume, read once")
+	assert.Len(t, all.Lists, 6+2*5, "cluster kinds once, disks per namespace")
 }
 
 // TestReadBackCatalog: a catalog read back from a cluster whose goldens were

@@ -111,14 +111,18 @@ func TestResultJSON(t *testing.T) {
 				return p
 			}(),
 			// Offline: the values prove the mismatch against the catalog's
-			// entry, and the golden's kinds are said unverified.
+			// entry; the golden's kinds, and what CDI renders the disk from,
+			// are said unverified.
 			snap: nil,
 			want: `{
 				"namespace": "tenant-demo", "name": "md0", "outcome": "refused", "source": "", "golden": "",
 				"installerImage": "", "storageClass": {"name": "", "from": ""},
 				"warnings": [
+					{"reason": "StateUnverified", "field": "storageClass", "kind": "StorageClass"},
 					{"reason": "StateUnverified", "field": "osImage.builtin", "kind": "PersistentVolumeClaim"},
-					{"reason": "StateUnverified", "field": "osImage.builtin", "kind": "DataVolume"}
+					{"reason": "StateUnverified", "field": "osImage.builtin", "kind": "DataVolume"},
+					{"reason": "StateUnverified", "field": "storageClass", "kind": "StorageProfile"},
+					{"reason": "StateUnverified", "field": "storageClass", "kind": "CDIConfig"}
 				],
 				"refusals": [
 					{"reason": "InvalidPoolName", "field": "metadata.name"},

@@ -49,6 +49,27 @@ func DefaultClass(classes []storagev1.StorageClass) string {
 	return classes[best].Name
 }
 
+// KubernetesDefaultClass is the default class of the GA annotation alone,
+// is-default-class "true", newest then first by name: the default CDI
+// falls back to where it reads a class without the virt tier
+// (controller/common/util.go GetStorageClassByNameWithK8sFallback), as
+// for the StorageProfile of a PVC that names no class.
+func KubernetesDefaultClass(classes []storagev1.StorageClass) string {
+	best := -1
+	for i := range classes {
+		if classes[i].Annotations[DefaultAnnotation] != "true" {
+			continue
+		}
+		if best < 0 || newer(&classes[i], &classes[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return classes[best].Name
+}
+
 // tier ranks a class's default annotations, 0 for none.
 func tier(c *storagev1.StorageClass) int {
 	a := c.Annotations

@@ -72,9 +72,26 @@ func TestDefaultClass(t *testing.T) {
 			classes: []storagev1.StorageClass{class("ga", 0, ga, "true"), class("beta", 9, beta, "true")},
 			want:    "ga",
 		},
+		// Changed for CDI v1.64.0: CDI never reads the beta annotation
+		// (controller/common/util.go getFallbackStorageClass reads only the
+		// virt and GA tiers), so a beta-only default is no default and a disk
+		// left to the default never renders.
 		"beta alone": {
-			reason:  "an older cluster's beta-only default is still found",
+			reason:  "a beta-only default is no default: CDI reads only the virt and GA annotations",
 			classes: []storagev1.StorageClass{class("a", 0), class("old", 0, beta, "true")},
+		},
+		"beta beside a GA false": {
+			reason:  "neither a beta \"true\" nor a GA \"false\" makes a default",
+			classes: []storagev1.StorageClass{class("old", 0, beta, "true", ga, "false")},
+		},
+		"virt beats a newer GA": {
+			reason:  "the virt tier wins over a GA default created later, whatever the names",
+			classes: []storagev1.StorageClass{class("a-ga", 60, ga, "true"), class("z-virt", 0, virt, "true")},
+			want:    "z-virt",
+		},
+		"exactly true in the GA tier": {
+			reason:  "only the class whose value is exactly \"true\" is the default, even when older",
+			classes: []storagev1.StorageClass{class("new", 9, ga, "TRUE"), class("old", 0, ga, "true")},
 			want:    "old",
 		},
 		"virt false, GA true": {
@@ -83,7 +100,7 @@ func TestDefaultClass(t *testing.T) {
 			want:    "both",
 		},
 		"GA false, beta true": {
-			reason:  "a class whose GA annotation is false but beta is true is in the beta tier, below a GA default",
+			reason:  "a class whose GA annotation is false but beta is true is no default; the GA default is",
 			classes: []storagev1.StorageClass{class("mixed", 9, ga, "false", beta, "true"), class("ga", 0, ga, "true")},
 			want:    "ga",
 		},

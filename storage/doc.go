@@ -12,13 +12,20 @@
 //     moving the cluster default never fails a pool whose disks are bound.
 //     Disks on more than one class are a *ConflictError, never resolved by
 //     list order.
-//   - Otherwise the cluster default (Default), as DefaultClass picks it: a
-//     class annotated storageclass.kubevirt.io/is-default-virt-class "true",
-//     else storageclass.kubernetes.io/is-default-class "true", else (older
-//     clusters) storageclass.beta.kubernetes.io/is-default-class "true".
-//     Within a tier the newest by creation time wins, then the first by name;
-//     a GA default beats a newer beta-only one. Only the exact value "true"
-//     counts.
+//   - Otherwise the cluster default (Default), as CDI v1.64.0 picks it for a
+//     DataVolume (DefaultClass): a class annotated
+//     storageclass.kubevirt.io/is-default-virt-class "true", else
+//     storageclass.kubernetes.io/is-default-class "true". Within a tier the
+//     newest by creation time wins, then the first by name. Only the exact
+//     value "true" counts, and CDI never reads the beta annotation
+//     storageclass.beta.kubernetes.io/is-default-class: a cluster whose only
+//     default carries it has none.
+//   - KubernetesDefaultClass is the default of the GA annotation alone,
+//     which CDI falls back to where it looks a PVC's class up without the
+//     virt tier (a classless PVC's StorageProfile).
+//   - RenderedRequest is the request CDI writes on a disk's PVC: the size,
+//     in Filesystem mode rounded up to 1MiB and inflated by the filesystem
+//     overhead, raised to the StorageProfile's minimumSupportedPvcSize.
 //   - StorageClasses that were not observed give ErrDefaultUnknown, never "no
 //     default"; observed classes without a default give ErrNoDefault.
 //   - Cluster is the HTTP path's empty class, left to the cluster at apply

@@ -85,6 +85,7 @@ type Snapshot struct {
 
 	classes  map[string]*storagev1.StorageClass
 	def      storage.DefaultResult
+	k8sDef   string
 	pvcs     map[Key]*corev1.PersistentVolumeClaim
 	dvs      map[Key]*cdiv1.DataVolume
 	profiles map[string]*cdiv1.StorageProfile
@@ -141,6 +142,7 @@ func NewSnapshot(s *State) *Snapshot {
 			x.classes[c.Name] = c
 		}
 		x.def = storage.DefaultResult{Known: true, Name: storage.DefaultClass(s.StorageClasses)}
+		x.k8sDef = storage.KubernetesDefaultClass(s.StorageClasses)
 	}
 	// Objects of a kind, or in a namespace, that was not observed are
 	// dropped: what was not observed is unknown, and an object seen by
@@ -368,6 +370,11 @@ func (x *Snapshot) StorageClass(name string) *storagev1.StorageClass { return x.
 
 // DefaultClass is the cluster default as CDI picks it for a DataVolume.
 func (x *Snapshot) DefaultClass() storage.DefaultResult { return x.def }
+
+// KubernetesDefaultClass is the default of the GA annotation alone
+// (storage.KubernetesDefaultClass), "" when there is none or StorageClasses
+// were not observed.
+func (x *Snapshot) KubernetesDefaultClass() string { return x.k8sDef }
 
 // PVC looks a PersistentVolumeClaim up.
 func (x *Snapshot) PVC(namespace, name string) *corev1.PersistentVolumeClaim {

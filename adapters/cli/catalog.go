@@ -14,7 +14,7 @@ import (
 var renderCommand = &command{
 	name:     "catalog render",
 	summary:  "render the catalog's golden DataVolumes",
-	synopsis: "catalog render --catalog CATALOG.yaml [--state STATE.yaml | --kubeconfig PATH] [-o yaml|json]",
+	synopsis: "catalog render --catalog CATALOG.yaml [--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH] [-o yaml|json]",
 	about: `Renders one golden DataVolume per catalog entry (none when the catalog is
 disabled) as the catalog chart does, and guards the goldens that exist in the
 cluster against edits (CatalogEntryImmutable). It names the goldens in
@@ -38,7 +38,7 @@ func runRender(a *app, o *options, args []string) error {
 	if o.catalog == "" && !o.example {
 		return badUsage("--catalog CATALOG.yaml is required")
 	}
-	snap, err := a.snapshot(o, catalog.RenderNeeds)
+	snap, err := a.snapshot(o, catalog.RenderNeeds, false)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (a *app) writeGolden(dv *cdiv1.DataVolume) error {
 var consumersCommand = &command{
 	name:     "catalog consumers",
 	summary:  "list the disks that clone a golden",
-	synopsis: "catalog consumers GOLDEN (--state STATE.yaml | --kubeconfig PATH) [-o yaml|json]",
+	synopsis: "catalog consumers GOLDEN (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json]",
 	about: `Lists every DataVolume and PVC, in any namespace, that clones the golden
 GOLDEN (by the disk annotation or by its pvc source), with its pool: answer
 "does anything still clone this?" before deleting a golden by hand.`,
@@ -111,7 +111,7 @@ func runConsumers(a *app, o *options, args []string) error {
 	if !o.hasState() {
 		return badUsage("consumers reads the cluster: pass --state or --kubeconfig")
 	}
-	snap, err := a.snapshot(o, catalog.ConsumersNeeds)
+	snap, err := a.snapshot(o, catalog.ConsumersNeeds, false)
 	if err != nil {
 		return err
 	}
@@ -133,13 +133,15 @@ func runConsumers(a *app, o *options, args []string) error {
 var pruneCommand = &command{
 	name:     "catalog prune",
 	summary:  "report the unmanaged goldens that are safe to delete",
-	synopsis: "catalog prune --catalog CATALOG.yaml (--state STATE.yaml | --kubeconfig PATH) [-o yaml|json]",
+	synopsis: "catalog prune --catalog CATALOG.yaml (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json]",
 	about: `Reports, of the goldens in cozy-public that no catalog entry manages any more,
 those that nothing clones (safe to delete) and those still cloned, with their
 consumers. A report only: nothing is deleted. When DataVolumes or PVCs could
-not be read everywhere, nothing is reported safe to delete.`,
+not be read everywhere, nothing is reported safe to delete: a --state file's
+count for every namespace only when --observed names them (or all), since a
+dump of some namespaces holds objects too.`,
 	example: `worker-image catalog prune --example
-worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml -o json`,
+worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --observed all -o json`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		o.catalogFlag(fs, "CATALOG.yaml: the kubernetes-worker-image package's values")
 		o.stateFlags(fs)
@@ -159,7 +161,7 @@ func runPrune(a *app, o *options, args []string) error {
 	if !o.hasState() {
 		return badUsage("prune reads the cluster: pass --state or --kubeconfig")
 	}
-	snap, err := a.snapshot(o, catalog.PruneNeeds)
+	snap, err := a.snapshot(o, catalog.PruneNeeds, true)
 	if err != nil {
 		return err
 	}

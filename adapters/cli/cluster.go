@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -25,21 +26,27 @@ const clusterTimeout = 30 * time.Second
 // hasState reports whether the command was given the cluster's state.
 func (o *options) hasState() bool { return o.example || o.state != "" || o.kubeconfig != "" }
 
-// snapshot is what the command knows of the cluster: the --state file
-// (every kind observed), what need asks for read from the --kubeconfig
+// snapshot is what the command knows of the cluster: the --state file (the
+// kinds it holds an object of and those --observed names; the embedded
+// example's every kind), what need asks for read from the --kubeconfig
 // cluster, or nothing (every kind unknown: the guards that need one warn
-// StateUnverified).
-func (a *app) snapshot(o *options, need func() state.Request) (*state.Snapshot, error) {
+// StateUnverified). A destructive report (prune) takes a file's PVCs and
+// DataVolumes for every namespace only when --observed names them.
+func (a *app) snapshot(o *options, need func() state.Request, destructive bool) (*state.Snapshot, error) {
 	var st *state.State
 	var notes []manifests.Note
 	var err error
+	name, named := example.StateFile, o.observed.kinds
 	switch {
 	case o.example:
-		st, notes, err = manifests.Read(example.StateFile, bytes.NewReader(example.State))
+		// The walkthrough's state is a dump of every kind in every
+		// namespace.
+		named = state.AllKinds
+		st, notes, err = manifests.Read(name, bytes.NewReader(example.State))
 	case o.state != "":
-		data, name, rerr := a.readFile(o.state)
-		if rerr != nil {
-			return nil, rerr
+		var data []byte
+		if data, name, err = a.readFile(o.state); err != nil {
+			return nil, err
 		}
 		st, notes, err = manifests.Read(name, bytes.NewReader(data))
 	case o.kubeconfig != "":
@@ -47,6 +54,7 @@ func (a *app) snapshot(o *options, need func() state.Request) (*state.Snapshot, 
 		if err != nil {
 			return nil, err
 		}
+		return state.NewSnapshot(st), nil
 	default:
 		return nil, nil
 	}
@@ -55,6 +63,14 @@ func (a *app) snapshot(o *options, need func() state.Request) (*state.Snapshot, 
 	}
 	for _, n := range notes {
 		fmt.Fprintf(a.stderr, "note: %s\n", n)
+	}
+	if heldKinds(st) == 0 {
+		return nil, unusable("%s holds no object of a kind the planner reads (%s); give what kubectl get -o yaml prints of them",
+			name, strings.Join(kindNames(), ", "))
+	}
+	if observeFile(st, named, destructive) {
+		fmt.Fprintf(a.stderr, "note: %s: its PersistentVolumeClaims and DataVolumes count only for the namespaces it holds them in; "+
+			"if it holds every namespace's, pass --observed all (or --observed PersistentVolumeClaim,DataVolume)\n", name)
 	}
 	return state.NewSnapshot(st), nil
 }

@@ -87,7 +87,9 @@ func TestCatalogConsumers(t *testing.T) {
 }
 
 func TestCatalogPrune(t *testing.T) {
-	r := exe(t, "", "catalog", "prune", "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
+	// The example state is every namespace's: --observed all says so, and
+	// only then may a file report a golden safe to delete (SPEC section 11).
+	r := exe(t, "", "catalog", "prune", "--catalog", exampleCatalog, "--state", exampleState, "--observed", "all", "-o", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

@@ -5,7 +5,7 @@
 //
 // # Commands
 //
-//	worker-image plan -f POOL.yaml [--catalog CATALOG.yaml] [--state STATE.yaml | --kubeconfig PATH] [-o yaml|json|chart]
+//	worker-image plan -f POOL.yaml [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,…] | --kubeconfig PATH] [-o yaml|json|chart]
 //	worker-image catalog render --catalog CATALOG.yaml [--state … | --kubeconfig …] [-o yaml|json]
 //	worker-image catalog consumers GOLDEN --state … [-o yaml|json]
 //	worker-image catalog prune --catalog CATALOG.yaml --state … [-o yaml|json]
@@ -15,6 +15,16 @@
 // Every command that reads files also takes --example, which runs it on the
 // walkthrough's files embedded from examples/cli, so that the first command
 // of the README works from any checkout.
+//
+// # What a --state file observes
+//
+// A --state file observes the kinds it holds at least one object of, plus
+// those --observed names (or all of them: --observed all); any other kind
+// is unknown, never empty (SPEC section 11). A file with no object of the
+// planner's kinds is unusable input. catalog prune reports a golden safe to
+// delete only when --observed names PersistentVolumeClaim and DataVolume:
+// held alone, they count for the namespaces the file holds them in. The
+// embedded example's state is observed whole.
 //
 // # Exit status
 //

@@ -19,6 +19,7 @@ type options struct {
 	file       string
 	catalog    string
 	state      string
+	observed   observedKinds
 	kubeconfig string
 	output     string
 	name       string
@@ -38,7 +39,10 @@ func (o *options) catalogFlag(fs *flag.FlagSet, usage string) {
 }
 
 func (o *options) stateFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.state, "state", "", "the cluster's state: Kubernetes objects as `kubectl get -o yaml` prints them (a List or ---separated documents); every kind is observed")
+	fs.StringVar(&o.state, "state", "", "`STATE.yaml`: the cluster's state, Kubernetes objects as kubectl get -o yaml prints them (a List or ---separated documents); "+
+		"it observes the kinds it holds an object of, and those --observed names: any other kind is unknown")
+	fs.Var(&o.observed, "observed", "`KIND,...` the --state file covers in full even where it holds no object of them "+
+		"(all: every kind, in every namespace); kinds: "+strings.Join(kindNames(), ", "))
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "read the cluster's state from the cluster of this kubeconfig (only what the plan needs)")
 }
 
@@ -50,7 +54,7 @@ func (o *options) outputFlag(fs *flag.FlagSet, formats ...string) {
 }
 
 func (o *options) exampleFlag(fs *flag.FlagSet) {
-	fs.BoolVar(&o.example, "example", false, "run on the walkthrough's example files embedded from examples/cli (pools, catalog, state)")
+	fs.BoolVar(&o.example, "example", false, "run on the walkthrough's example files embedded from examples/cli (pools, catalog, and a state observed whole)")
 }
 
 // check refuses flags that cannot go together.
@@ -64,5 +68,22 @@ func (o *options) check() error {
 	if o.example && (o.file != "" || o.catalog != "" || o.state != "" || o.kubeconfig != "") {
 		return badUsage("--example brings its own files; pass it alone, or pass the files without it")
 	}
+	if o.observed.set && o.state == "" {
+		return badUsage("--observed says what a --state file covers; pass it with --state")
+	}
+	if stdin := countStdin(o.file, o.catalog, o.state); stdin > 1 {
+		return badUsage("standard input (-) is named %d times; it can be read once", stdin)
+	}
 	return nil
+}
+
+// countStdin counts the inputs that name standard input.
+func countStdin(paths ...string) int {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	return n
 }

@@ -23,13 +23,14 @@ const progressEvery = 1000
 var planCommand = &command{
 	name:     "plan",
 	summary:  "plan each pool's disk-system DataVolume",
-	synopsis: "plan -f POOL.yaml [--catalog CATALOG.yaml] [--state STATE.yaml | --kubeconfig PATH] [-o yaml|json|chart]",
+	synopsis: "plan -f POOL.yaml [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH] [-o yaml|json|chart]",
 	about: `Plans the disk-system DataVolume of each KubernetesNodes pool in POOL.yaml
 (one or more documents, or bare values with --name): a clone of the catalog's
 golden for osImage.builtin, the pre-feature HTTP import otherwise. Without
---catalog the catalog is read back from the goldens in the cluster's state;
-without --state or --kubeconfig every kind of the cluster is unknown and the
-guards that need one warn StateUnverified.
+--catalog the catalog is read back from the goldens in the cluster's state.
+A --state file observes the kinds it holds an object of, and those
+--observed names; any other kind is unknown, as every kind is without
+--state or --kubeconfig, and the guards that need one warn StateUnverified.
 
 -o chart prints each planned pool's dataVolumeTemplates entry as the chart's
 text (after a "# <namespace>/<name>" line when there are several pools); a
@@ -67,7 +68,7 @@ func runPlan(a *app, o *options, args []string) error {
 			need = need.Merge(catalog.RenderNeeds())
 		}
 		return need
-	})
+	}, false)
 	if err != nil {
 		return err
 	}

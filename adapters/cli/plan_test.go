@@ -182,7 +182,7 @@ status:
 		"HostAssistedClone": {
 			reason: "the CDI resource forces the host-assisted copy",
 			spec:   "osImage: {builtin: {}}",
-			state:  []stateEdit{replaceFirst("    imagePullPolicy: IfNotPresent", "    cloneStrategyOverride: copy\n    imagePullPolicy: IfNotPresent")},
+			state:  []stateEdit{replaceFirst("    cloneStrategyOverride: csi-clone\n", "    cloneStrategyOverride: copy\n")},
 			want:   []finding{{"HostAssistedClone", "storageClass"}},
 		},
 		"HostAssistedClone volume mode": {

@@ -13,7 +13,7 @@ import (
 var verifyCommand = &command{
 	name:     "helm-verify",
 	summary:  "guard a chart's rendered manifests (a Helm post-renderer)",
-	synopsis: "helm-verify [--catalog CATALOG.yaml] [--state STATE.yaml | --kubeconfig PATH] < rendered.yaml",
+	synopsis: "helm-verify [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH] < rendered.yaml",
 	about: `Reads the manifests a chart rendered on standard input, as helm template or
 helm upgrade --post-renderer pass them, finds each KubevirtMachineTemplate's
 disk-system entry and each golden DataVolume, and runs the planner's guards on
@@ -51,7 +51,7 @@ func runVerify(a *app, o *options, args []string) error {
 			namespaces[d.Object.GetNamespace()] = true
 		}
 	}
-	snap, err := a.snapshot(o, func() state.Request { return verifyNeed(namespaces) })
+	snap, err := a.snapshot(o, func() state.Request { return verifyNeed(namespaces) }, false)
 	if err != nil {
 		return err
 	}

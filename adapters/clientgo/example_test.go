@@ -14,6 +14,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -33,6 +35,7 @@ func ExampleReader_Read() {
 	})
 	scheme := runtime.NewScheme()
 	_ = cdiv1.AddToScheme(scheme)
+	_ = snapshotv1.AddToScheme(scheme)
 	dyn := dynamicfake.NewSimpleDynamicClient(scheme)
 
 	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: plan.DefaultPoolSpec("demo")}
@@ -52,7 +55,7 @@ func ExampleReader_Read() {
 		snap.DataVolume(naming.GoldenNamespace, golden) == nil)
 	// Output:
 	// default class: replicated
-	// observed: StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI
+	// observed: StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI|VolumeSnapshotClass|CDIConfig
 	// disks read in: [tenant-demo]
 	// golden known absent: true
 }

@@ -51,14 +51,17 @@ func TestOnePool(t *testing.T) {
 	require.NoError(t, err)
 
 	lists, gets := requests(cs, dyn)
-	assert.LessOrEqual(t, lists+gets, 8, "one pool: one request per object or kind it needs")
-	assert.Equal(t, [2]int{6, 2}, [2]int{lists, gets})
+	assert.LessOrEqual(t, lists+gets, 11, "one pool: one request per object or kind it needs")
+	assert.Equal(t, [2]int{8, 3}, [2]int{lists, gets},
+		"8 lists (6 cluster-scoped kinds, the namespace's PVCs and DataVolumes) and 3 gets (the golden's DataVolume, PVC and volume)")
+	assert.Equal(t, []string{"pv-" + fixtures.Golden}, volumeGets(cs), "the golden's volume is read by the name its claim gives")
 
-	assert.Equal(t, state.AllKinds, st.Observed)
+	assert.Equal(t, state.AllKinds&^state.PersistentVolume, st.Observed, "a volume read by name observes no more than itself")
 	assert.Equal(t, []string{fixtures.TenantNamespace}, st.Namespaces)
 	snap := state.NewSnapshot(st)
 	assert.NotNil(t, snap.DataVolume("cozy-public", fixtures.Golden))
 	assert.NotNil(t, snap.PVC("cozy-public", fixtures.Golden))
+	assert.NotNil(t, snap.PersistentVolume("pv-"+fixtures.Golden))
 	assert.Nil(t, snap.PVC(fixtures.OtherNamespace, "data-postgres-0"), "a namespace no pool is in is not read")
 	assert.Len(t, snap.ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+pool.Name, fixtures.Golden), 1)
 
@@ -78,8 +81,33 @@ func TestFleetMakesConstantLists(t *testing.T) {
 	tenLists, tenGets := count(10, 10)
 	fleetLists, fleetGets := count(1000, 100)
 	assert.Equal(t, tenLists, fleetLists, "1,000 pools across 100 namespaces make as many LISTs as 10 pools")
-	assert.Equal(t, 6, fleetLists, "one per kind")
-	assert.Zero(t, tenGets+fleetGets, "cluster-wide lists answer the goldens' gets")
+	assert.Equal(t, 8, fleetLists, "one per kind")
+	assert.Equal(t, [2]int{1, 1}, [2]int{tenGets, fleetGets},
+		"cluster-wide lists answer the golden's gets; its volume is read by name, once per golden, not per pool")
+}
+
+// volumeGets names the PersistentVolumes read by name.
+func volumeGets(cs *kubefake.Clientset) []string {
+	var out []string
+	for _, a := range cs.Actions() {
+		if g, ok := a.(k8stesting.GetAction); ok && a.GetResource().Resource == "persistentvolumes" {
+			out = append(out, g.GetName())
+		}
+	}
+	return out
+}
+
+func TestForbiddenVolume(t *testing.T) {
+	cs, dyn := fixtures.ClientGo(fixtures.Cluster()...)
+	cs.PrependReactor("get", "persistentvolumes", forbidden("persistentvolumes"))
+	st, err := read(t, cs, dyn, plan.Needs(pool))
+	require.NoError(t, err, "a refusal is not an error")
+	snap := state.NewSnapshot(st)
+	assert.False(t, snap.Covers(state.PersistentVolume, "", "pv-"+fixtures.Golden), "a Forbidden volume is unknown, never absent")
+
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
+	require.NoError(t, err, "an unknown volume refuses nothing")
+	assert.Contains(t, reasons(res.Warnings), guard.StateUnverified, "the guard that needed the golden's driver says so")
 }
 
 func TestAbsentGolden(t *testing.T) {
@@ -136,17 +164,20 @@ func reasons(ws []guard.Warning) []guard.Reason {
 
 func TestCDINotInstalled(t *testing.T) {
 	cs, dyn := fixtures.ClientGo(fixtures.Cluster()...)
-	for _, r := range []string{"datavolumes", "storageprofiles", "cdis"} {
+	for _, r := range []string{"datavolumes", "storageprofiles", "cdis", "cdiconfigs"} {
 		dyn.PrependReactor("*", r, func(a k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, apierrors.NewGenericServerResponse(404, a.GetVerb(), a.GetResource().GroupResource(), "", "404 page not found", 0, true)
 		})
 	}
 	st, err := read(t, cs, dyn, plan.Needs(pool))
 	require.NoError(t, err)
-	assert.Equal(t, (state.StorageClass | state.PersistentVolumeClaim | state.CSIDriver).String(), st.Observed.String(),
-		"CDI's kinds are unknown, not empty, when the server does not serve them")
+	assert.Equal(t, (state.StorageClass | state.PersistentVolumeClaim | state.CSIDriver | state.VolumeSnapshotClass).String(), st.Observed.String(),
+		"CDI's kinds are unknown, not empty, when the server does not serve them; the snapshotter's kind is not CDI's and stays observed")
+	for _, a := range dyn.Actions() {
+		assert.NotEqual(t, "get", a.GetVerb(), "the golden's DataVolume is not asked for once its kind is known unserved: %v", a)
+	}
 	_, gets := requests(cs, dyn)
-	assert.Equal(t, 1, gets, "the golden's DataVolume is not asked for once its kind is known unserved")
+	assert.Equal(t, 2, gets, "the golden's PVC and its volume, by name")
 }
 
 func TestNoDynamicClient(t *testing.T) {

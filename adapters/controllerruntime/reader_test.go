@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,6 +29,10 @@ import (
 
 var pool = fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 
+// byName is what a pool's read observes: every kind, but the golden's
+// volume, which is read by name and observes no more than itself.
+const byName = state.AllKinds &^ state.PersistentVolume
+
 // counted counts the reads that reach the client.
 func counted(n *int) interceptor.Funcs {
 	return interceptor.Funcs{
@@ -47,11 +52,14 @@ func TestOnePool(t *testing.T) {
 	c := fixtures.ControllerRuntime(counted(&n), fixtures.Cluster()...)
 	st, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
 	require.NoError(t, err)
-	assert.Equal(t, 8, n, "one pool: one read per object or kind it needs")
-	assert.Equal(t, state.AllKinds, st.Observed)
+	assert.Equal(t, 11, n, "one pool: one read per object or kind it needs, "+
+		"8 lists (6 cluster-scoped kinds, the namespace's PVCs and DataVolumes) and 3 gets (the golden's DataVolume, PVC and volume)")
+	assert.Equal(t, byName, st.Observed)
 	assert.Equal(t, []string{fixtures.TenantNamespace}, st.Namespaces)
+	snap := state.NewSnapshot(st)
+	assert.NotNil(t, snap.PersistentVolume("pv-"+fixtures.Golden), "the golden's volume, by the name its claim gives")
 
-	res, err := plan.Plan(pool, fleet.DefaultCatalog(), state.NewSnapshot(st))
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 	require.NoError(t, err)
 	assert.Equal(t, plan.Clone, res.Source)
 	assert.Empty(t, res.Warnings)
@@ -62,7 +70,24 @@ func TestFleet(t *testing.T) {
 	c := fixtures.ControllerRuntime(counted(&n), fixtures.Cluster()...)
 	_, err := controllerruntime.New(c).Read(context.Background(), plan.NeedsAll(fleet.BuiltinPools(1000, 100)))
 	require.NoError(t, err)
-	assert.Equal(t, 6, n, "a fleet reads one list per kind")
+	assert.Equal(t, 9, n, "a fleet reads one list per kind, and its golden's volume by name, once")
+}
+
+func TestForbiddenVolume(t *testing.T) {
+	c := fixtures.ControllerRuntime(fail[*corev1.PersistentVolume](apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumes"}, "", errors.New("rbac"))), fixtures.Cluster()...)
+	st, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
+	require.NoError(t, err, "a refusal is not an error")
+	snap := state.NewSnapshot(st)
+	assert.False(t, snap.Covers(state.PersistentVolume, "", "pv-"+fixtures.Golden), "a Forbidden volume is unknown, never absent")
+	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
+	require.NoError(t, err, "an unknown volume refuses nothing")
+	var kinds []string
+	for _, w := range res.Warnings {
+		if w.Reason == guard.StateUnverified {
+			kinds = append(kinds, w.Kind)
+		}
+	}
+	assert.Contains(t, kinds, "PersistentVolume", "the guard that needed the golden's driver names the kind")
 }
 
 // fail makes every read of objects of type T fail with err.
@@ -108,17 +133,17 @@ func TestRefusalsLeaveKindsUnknown(t *testing.T) {
 		"ForbiddenStorageClasses": {
 			reason: "a Forbidden leaves StorageClass unobserved",
 			funcs:  fail[*storagev1.StorageClass](apierrors.NewForbidden(schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}, "", errors.New("rbac"))),
-			want:   state.AllKinds &^ state.StorageClass,
+			want:   byName &^ state.StorageClass,
 		},
 		"CRDMissing": {
 			reason: "a kind the RESTMapper does not know (CDI not installed) is unknown, not empty",
 			funcs:  fail[*cdiv1.DataVolume](noMatch),
-			want:   state.AllKinds &^ state.DataVolume,
+			want:   byName &^ state.DataVolume,
 		},
 		"ResourceNotFound": {
 			reason: "a list's NotFound is the resource missing: unknown",
 			funcs:  fail[*cdiv1.CDI](apierrors.NewNotFound(schema.GroupResource{Group: "cdi.kubevirt.io", Resource: "cdis"}, "")),
-			want:   state.AllKinds &^ state.CDI,
+			want:   byName &^ state.CDI,
 		},
 	}
 	for name, tc := range cases {
@@ -202,6 +227,6 @@ func TestSchemeWithoutCDI(t *testing.T) {
 		c := fake.NewClientBuilder().WithScheme(s).Build()
 		st, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
 		require.NoError(t, err, "AddToScheme registers every type the Reader reads")
-		assert.Equal(t, state.AllKinds, st.Observed)
+		assert.Equal(t, byName, st.Observed)
 	})
 }

@@ -28,7 +28,8 @@ func enabledCatalog() *catalog.Catalog {
 }
 
 // cluster is a healthy cluster: "replicated" (the default) and "local" on
-// one CSI driver that clones, the default golden imported on "replicated".
+// one CSI driver that clones, CDI and its config, the default golden
+// imported on "replicated", its PVC bound to a volume of the driver.
 func cluster() *state.Snapshot {
 	class := func(name string, def bool) storagev1.StorageClass {
 		c := storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: provider, AllowVolumeExpansion: ptr.To(true)}
@@ -39,8 +40,11 @@ func cluster() *state.Snapshot {
 	}
 	profile := func(name string) cdiv1.StorageProfile {
 		return cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: cdiv1.StorageProfileStatus{
-			CloneStrategy:     ptr.To(cdiv1.CloneStrategyCsiClone),
-			ClaimPropertySets: []cdiv1.ClaimPropertySet{{VolumeMode: ptr.To(corev1.PersistentVolumeFilesystem)}},
+			CloneStrategy: ptr.To(cdiv1.CloneStrategyCsiClone),
+			ClaimPropertySets: []cdiv1.ClaimPropertySet{{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+				VolumeMode:  ptr.To(corev1.PersistentVolumeFilesystem),
+			}},
 		}}
 	}
 	meta := metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: golden,
@@ -52,6 +56,17 @@ func cluster() *state.Snapshot {
 		StorageClasses:  []storagev1.StorageClass{class("replicated", true), class("local", false)},
 		CSIDrivers:      []storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: provider}}},
 		StorageProfiles: []cdiv1.StorageProfile{profile("replicated"), profile("local")},
+		CDIs:            []cdiv1.CDI{{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}},
+		CDIConfigs: []cdiv1.CDIConfig{{ObjectMeta: metav1.ObjectMeta{Name: "config"}, Status: cdiv1.CDIConfigStatus{
+			FilesystemOverhead: &cdiv1.FilesystemOverhead{Global: "0.06"},
+		}}},
+		PersistentVolumes: []corev1.PersistentVolume{{
+			ObjectMeta: metav1.ObjectMeta{Name: "pv-" + golden},
+			Spec: corev1.PersistentVolumeSpec{
+				PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: provider, VolumeHandle: "pv-" + golden}},
+				ClaimRef:               &corev1.ObjectReference{Namespace: naming.GoldenNamespace, Name: golden},
+			},
+		}},
 		DataVolumes: []cdiv1.DataVolume{{
 			ObjectMeta: meta,
 			Spec: cdiv1.DataVolumeSpec{
@@ -68,6 +83,7 @@ func cluster() *state.Snapshot {
 			ObjectMeta: meta,
 			Spec: corev1.PersistentVolumeClaimSpec{
 				StorageClassName: ptr.To("replicated"),
+				VolumeName:       "pv-" + golden,
 				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
 			},
 			Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: corev1.ResourceList{corev1.ResourceStorage: size}},

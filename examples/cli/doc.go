@@ -13,8 +13,10 @@
 //   - pools.yaml holds only pools that plan, so that the README's first
 //     command, `worker-image plan --example`, exits 0; a refusal lives in
 //     refused.yaml, with its way out in its comment.
-//   - state.yaml is a full observation, as a --state file always is: a kind
-//     with no object in it is observed as empty.
+//   - state.yaml is what a Cozystack cluster holds, with an object of every
+//     kind the planner reads: a --state file observes the kinds it holds
+//     an object of (and those --observed names), so a kind it left out
+//     would be unknown, not empty.
 //   - The files are the walkthrough's: a change here changes the README's
 //     output, which its test compares.
 package cli

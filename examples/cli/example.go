@@ -25,8 +25,9 @@ var (
 	// Catalog is the catalog's values: enabled, holding the default flavor.
 	//go:embed catalog.yaml
 	Catalog []byte
-	// State is the cluster: a List of StorageClasses, a CSIDriver,
-	// StorageProfiles, the CDI resource, goldens and worker disks.
+	// State is the cluster: a List of StorageClasses, their CSIDriver and
+	// VolumeSnapshotClasses, CDI's StorageProfiles, CDI resource and
+	// config, goldens with their volumes, and worker disks.
 	//go:embed state.yaml
 	State []byte
 	// ComputePlane is a ComputePlane's values: the tenant's nodeGroups and

@@ -65,7 +65,8 @@ func TestAdaptersAgree(t *testing.T) {
 func TestManifestsReadKubectlOutput(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	out := e.Kubectl(t, "get", "storageclasses,csidrivers,persistentvolumeclaims,datavolumes,storageprofiles,cdis", "--all-namespaces", "-o", "yaml")
+	out := e.Kubectl(t, "get", "storageclasses,csidrivers,persistentvolumeclaims,datavolumes,storageprofiles,cdis,"+
+		"volumesnapshotclasses,cdiconfigs,persistentvolumes", "--all-namespaces", "-o", "yaml")
 	st, notes, err := manifests.Read("kubectl.yaml", bytes.NewReader(out))
 	require.NoError(t, err)
 	assert.Empty(t, notes)

@@ -25,7 +25,8 @@ func CRDs() []*apiextensionsv1.CustomResourceDefinition {
 		crd("cdi.kubevirt.io", "v1beta1", "StorageProfile", "storageprofiles", "storageprofile", apiextensionsv1.ClusterScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "CDI", "cdis", "cdi", apiextensionsv1.ClusterScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "CDIConfig", "cdiconfigs", "cdiconfig", apiextensionsv1.ClusterScoped),
-		topLevel(crd("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "volumesnapshotclass", apiextensionsv1.ClusterScoped)),
+		approved(topLevel(crd("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "volumesnapshotclass", apiextensionsv1.ClusterScoped)),
+			"https://github.com/kubernetes-csi/external-snapshotter/pull/814"),
 		crd(PoolGVK.Group, PoolGVK.Version, PoolGVK.Kind, "kubernetesnodes", "kubernetesnode", apiextensionsv1.NamespaceScoped),
 	}
 }
@@ -61,5 +62,14 @@ func topLevel(c *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.Cust
 	v := &c.Spec.Versions[0]
 	v.Schema.OpenAPIV3Schema.XPreserveUnknownFields = &keep
 	v.Subresources = nil
+	return c
+}
+
+// approved gives a CRD of a protected group (*.k8s.io, *.kubernetes.io)
+// the annotation the API server requires of it: the pull request that
+// approved the API, as the real CRD names it (external-snapshotter's
+// client/config/crd for the snapshot group).
+func approved(c *apiextensionsv1.CustomResourceDefinition, pr string) *apiextensionsv1.CustomResourceDefinition {
+	c.Annotations = map[string]string{apiextensionsv1.KubeAPIApprovedAnnotation: pr}
 	return c
 }

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
@@ -82,15 +84,18 @@ func (e *Env) Objects(t testing.TB) []client.Object {
 	t.Helper()
 	ctx := context.Background()
 	var (
-		classes  storagev1.StorageClassList
-		drivers  storagev1.CSIDriverList
-		pvcs     corev1.PersistentVolumeClaimList
-		dvs      cdiv1.DataVolumeList
-		profiles cdiv1.StorageProfileList
-		cdis     cdiv1.CDIList
+		classes   storagev1.StorageClassList
+		drivers   storagev1.CSIDriverList
+		pvcs      corev1.PersistentVolumeClaimList
+		dvs       cdiv1.DataVolumeList
+		profiles  cdiv1.StorageProfileList
+		cdis      cdiv1.CDIList
+		snapshots snapshotv1.VolumeSnapshotClassList
+		configs   cdiv1.CDIConfigList
+		volumes   corev1.PersistentVolumeList
 	)
 	var out []client.Object
-	for _, l := range []client.ObjectList{&classes, &drivers, &pvcs, &dvs, &profiles, &cdis} {
+	for _, l := range []client.ObjectList{&classes, &drivers, &pvcs, &dvs, &profiles, &cdis, &snapshots, &configs, &volumes} {
 		if err := e.Client.List(ctx, l); err != nil {
 			t.Fatalf("list %T: %v", l, err)
 		}
@@ -113,6 +118,15 @@ func (e *Env) Objects(t testing.TB) []client.Object {
 	for i := range cdis.Items {
 		out = append(out, &cdis.Items[i])
 	}
+	for i := range snapshots.Items {
+		out = append(out, &snapshots.Items[i])
+	}
+	for i := range configs.Items {
+		out = append(out, &configs.Items[i])
+	}
+	for i := range volumes.Items {
+		out = append(out, &volumes.Items[i])
+	}
 	return out
 }
 
@@ -128,7 +142,29 @@ func (e *Env) Cluster(t testing.TB) {
 	}
 	began := time.Now()
 	objs := fixtures.Cluster()
+	admissible(objs)
 	e.Create(t, objs...)
 	e.cluster = true
 	t.Logf("fixture cluster: %d objects created, statuses written, in %v", len(objs), time.Since(began).Round(time.Millisecond))
+}
+
+// admissible completes what a real server requires of objs and a fixture
+// may leave out: a PersistentVolume's spec.accessModes, which it takes from
+// the claim it is bound to, as a provisioner does.
+func admissible(objs []client.Object) {
+	claims := map[client.ObjectKey]*corev1.PersistentVolumeClaim{}
+	for _, o := range objs {
+		if p, ok := o.(*corev1.PersistentVolumeClaim); ok {
+			claims[client.ObjectKeyFromObject(p)] = p
+		}
+	}
+	for _, o := range objs {
+		v, ok := o.(*corev1.PersistentVolume)
+		if !ok || len(v.Spec.AccessModes) > 0 || v.Spec.ClaimRef == nil {
+			continue
+		}
+		if p := claims[client.ObjectKey{Namespace: v.Spec.ClaimRef.Namespace, Name: v.Spec.ClaimRef.Name}]; p != nil {
+			v.Spec.AccessModes = append([]corev1.PersistentVolumeAccessMode(nil), p.Spec.AccessModes...)
+		}
+	}
 }

@@ -33,12 +33,30 @@ func TestCallsOnePool(t *testing.T) {
 		{List, state.StorageProfile, "", ""},
 		{List, state.CDI, "", ""},
 		{List, state.CSIDriver, "", ""},
+		{List, state.VolumeSnapshotClass, "", ""},
+		{List, state.CDIConfig, "", ""},
 		{Get, state.PersistentVolumeClaim, "cozy-public", g},
 		{Get, state.DataVolume, "cozy-public", g},
+		// The golden PVC's volume: Read resolves it once the claim is read.
+		{Get, state.PersistentVolume, "cozy-public", g},
 	}, calls, "one request per object or kind a pool needs")
 }
 
+func TestCallsHTTPPool(t *testing.T) {
+	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md1", Spec: plan.DefaultPoolSpec("demo")}
+	assert.Equal(t, []Call{
+		{List, state.StorageClass, "", ""},
+		{List, state.StorageProfile, "", ""},
+		{List, state.CDIConfig, "", ""},
+	}, Calls(plan.Needs(pool), 0), "the HTTP path reads what says whether CDI renders the disk, to warn; nothing of the pool's namespace")
+	lists, gets := count(Calls(plan.NeedsAll(append(fleet.BuiltinPools(1000, 100), pool)), 0))
+	assert.Equal(t, [2]int{8, 1}, [2]int{lists, gets}, "HTTP pools among a fleet add no request")
+}
+
 func TestCallsBounded(t *testing.T) {
+	// A clone lists 6 cluster-scoped kinds (StorageClass, StorageProfile,
+	// CDI, CSIDriver, VolumeSnapshotClass, CDIConfig) and the 2 namespaced
+	// ones; its golden is 3 gets (DataVolume, PVC, the PVC's volume).
 	cases := map[string]struct {
 		reason            string
 		pools, namespaces int
@@ -46,23 +64,23 @@ func TestCallsBounded(t *testing.T) {
 	}{
 		"TenPoolsOneNamespace": {
 			reason: "pools of one namespace share its lists and the golden's gets",
-			pools:  10, namespaces: 1, lists: 6, gets: 2,
+			pools:  10, namespaces: 1, lists: 8, gets: 3,
 		},
 		"JustUnderTheLimit": {
 			reason: "7 namespaces and a golden's get are 8 requests per namespaced kind: still per namespace",
-			pools:  7, namespaces: 7, lists: 4 + 2*7, gets: 2,
+			pools:  7, namespaces: 7, lists: 6 + 2*7, gets: 3,
 		},
 		"JustOverTheLimit": {
-			reason: "8 namespaces and a golden's get are 9: one cluster-wide list per kind instead",
-			pools:  8, namespaces: 8, lists: 6, gets: 0,
+			reason: "8 namespaces and a golden's get are 9: one cluster-wide list per kind instead; the volume is still read by name",
+			pools:  8, namespaces: 8, lists: 8, gets: 1,
 		},
 		"TenPools": {
 			reason: "10 pools in 10 namespaces list cluster-wide",
-			pools:  10, namespaces: 10, lists: 6, gets: 0,
+			pools:  10, namespaces: 10, lists: 8, gets: 1,
 		},
 		"Fleet": {
-			reason: "1,000 pools in 100 namespaces make as many LISTs as 10 pools",
-			pools:  1000, namespaces: 100, lists: 6, gets: 0,
+			reason: "1,000 pools in 100 namespaces make as many LISTs as 10 pools, and read their golden's volume once",
+			pools:  1000, namespaces: 100, lists: 8, gets: 1,
 		},
 	}
 	for name, tc := range cases {
@@ -88,7 +106,7 @@ func TestCallsShapes(t *testing.T) {
 		want   []Call
 	}{
 		"Nothing": {
-			reason: "an HTTP pool needs nothing read",
+			reason: "an empty request makes no call",
 		},
 		"GetsOnly": {
 			reason: "objects wanted by name alone are read by name",

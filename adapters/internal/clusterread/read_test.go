@@ -38,14 +38,24 @@ func ref(k state.Kind, ns, name string) state.Ref {
 	return state.Ref{Kind: k, Namespace: ns, Name: name}
 }
 
-// poolRequest is what one pool in namespace t needs.
+// poolRequest is what one pool in namespace t needs: its golden g by name
+// (the PersistentVolume get names the claim whose volume is read), its
+// namespace's disks and the cluster-scoped kinds.
 var poolRequest = state.Request{
-	Gets: []state.Ref{ref(state.PersistentVolumeClaim, "cozy-public", "g"), ref(state.DataVolume, "cozy-public", "g")},
+	Gets: []state.Ref{
+		ref(state.PersistentVolumeClaim, "cozy-public", "g"), ref(state.DataVolume, "cozy-public", "g"),
+		ref(state.PersistentVolume, "cozy-public", "g"),
+	},
 	Lists: []state.Ref{
 		ref(state.StorageClass, "", ""), ref(state.PersistentVolumeClaim, "t", ""), ref(state.DataVolume, "t", ""),
 		ref(state.StorageProfile, "", ""), ref(state.CDI, "", ""), ref(state.CSIDriver, "", ""),
+		ref(state.VolumeSnapshotClass, "", ""), ref(state.CDIConfig, "", ""),
 	},
 }
+
+// byName is what a read observes of the golden's volume: only the objects
+// read by name, never the kind.
+const byName = state.AllKinds &^ state.PersistentVolume
 
 func TestReadRecordsWhatWasRead(t *testing.T) {
 	golden := func(k state.Kind) state.Ref { return state.Ref{Kind: k, Namespace: "cozy-public", Name: "g"} }
@@ -57,18 +67,19 @@ func TestReadRecordsWhatWasRead(t *testing.T) {
 		objects    []state.Ref
 	}{
 		"AllRead": {
-			reason:     "everything answered: every kind observed, PVCs and DataVolumes in the pool's namespace, the golden by name",
+			reason: "everything answered: every listed kind observed, PVCs and DataVolumes in the pool's namespace, " +
+				"the golden by name, and its claim's volume (none: the claim read names none) known",
 			script:     scripted{Call{Get, state.DataVolume, "cozy-public", "g"}: apierrors.NewNotFound(dvs, "g")},
-			observed:   state.AllKinds,
+			observed:   byName,
 			namespaces: []string{"t"},
-			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume)},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume), golden(state.PersistentVolume)},
 		},
 		"ForbiddenStorageClasses": {
 			reason:     "a Forbidden list leaves its kind unknown, never empty",
 			script:     scripted{Call{List, state.StorageClass, "", ""}: apierrors.NewForbidden(classes, "", errors.New("rbac"))},
-			observed:   state.AllKinds &^ state.StorageClass,
+			observed:   byName &^ state.StorageClass,
 			namespaces: []string{"t"},
-			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume)},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume), golden(state.PersistentVolume)},
 		},
 		"CDINotInstalled": {
 			reason: "a kind the server does not serve is unknown; its gets are not even tried",
@@ -76,32 +87,33 @@ func TestReadRecordsWhatWasRead(t *testing.T) {
 				Call{List, state.DataVolume, "t", ""}:           apierrors.NewNotFound(dvs, ""),
 				Call{List, state.StorageProfile, "", ""}:        &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "StorageProfile"}},
 				Call{List, state.CDI, "", ""}:                   unrouted,
+				Call{List, state.CDIConfig, "", ""}:             &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "CDIConfig"}},
 				Call{Get, state.DataVolume, "cozy-public", "g"}: errors.New("must not be called"),
 			},
-			observed:   state.StorageClass | state.PersistentVolumeClaim | state.CSIDriver,
+			observed:   state.StorageClass | state.PersistentVolumeClaim | state.CSIDriver | state.VolumeSnapshotClass,
 			namespaces: []string{"t"},
-			objects:    []state.Ref{golden(state.PersistentVolumeClaim)},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.PersistentVolume)},
 		},
 		"UnroutedGet": {
 			reason:     "a get's 404 that is the router's, not the object's, proves nothing absent",
 			script:     scripted{Call{Get, state.DataVolume, "cozy-public", "g"}: unrouted},
-			observed:   state.AllKinds,
+			observed:   byName,
 			namespaces: []string{"t"},
-			objects:    []state.Ref{golden(state.PersistentVolumeClaim)},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.PersistentVolume)},
 		},
 		"ForbiddenGolden": {
-			reason:     "a golden the reader may not see is unknown, not absent",
+			reason:     "a golden the reader may not see is unknown, not absent, and so is the volume of its claim",
 			script:     scripted{Call{Get, state.PersistentVolumeClaim, "cozy-public", "g"}: apierrors.NewForbidden(classes, "g", errors.New("rbac"))},
-			observed:   state.AllKinds,
+			observed:   byName,
 			namespaces: []string{"t"},
 			objects:    []state.Ref{golden(state.DataVolume)},
 		},
 		"ForbiddenNamespace": {
 			reason:     "a namespace whose DataVolumes are forbidden leaves DataVolumes unknown; PVCs stay observed there",
 			script:     scripted{Call{List, state.DataVolume, "t", ""}: apierrors.NewForbidden(dvs, "", errors.New("rbac"))},
-			observed:   state.AllKinds &^ state.DataVolume,
+			observed:   byName &^ state.DataVolume,
 			namespaces: []string{"t"},
-			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume)},
+			objects:    []state.Ref{golden(state.PersistentVolumeClaim), golden(state.DataVolume), golden(state.PersistentVolume)},
 		},
 	}
 	for name, tc := range cases {

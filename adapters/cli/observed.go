@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// allKinds is the --observed value that names every kind.
+const allKinds = "all"
+
+// observedKinds is the --observed flag: the kinds a --state file covers in
+// full, whether or not it holds an object of them. For example
+// "--observed CDIConfig,VolumeSnapshotClass" says the dump would have held
+// CDI's config and the snapshot classes had the cluster any, and
+// "--observed all" names every kind; "--observed Pod" is a usage error.
+type observedKinds struct {
+	kinds state.Kind
+	set   bool
+}
+
+func (k *observedKinds) String() string {
+	if k == nil || !k.set {
+		return ""
+	}
+	return strings.ReplaceAll(k.kinds.String(), "|", ",")
+}
+
+func (k *observedKinds) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if strings.EqualFold(name, allKinds) {
+			k.kinds |= state.AllKinds
+			continue
+		}
+		kind, ok := kindNamed(name)
+		if !ok {
+			return fmt.Errorf("%q is not a kind the planner reads; name %s, or %s", name, strings.Join(kindNames(), ", "), allKinds)
+		}
+		k.kinds |= kind
+	}
+	k.set = true
+	return nil
+}
+
+// kindNamed finds a kind by its Kubernetes name, in any case.
+func kindNamed(name string) (state.Kind, bool) {
+	for _, k := range state.AllKinds.Each() {
+		if strings.EqualFold(k.String(), name) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range state.AllKinds.Each() {
+		out = append(out, k.String())
+	}
+	return out
+}
+
+// heldKinds is the kinds st holds at least one object of.
+func heldKinds(st *state.State) state.Kind {
+	var held state.Kind
+	for k, n := range map[state.Kind]int{
+		state.StorageClass:          len(st.StorageClasses),
+		state.PersistentVolumeClaim: len(st.PersistentVolumeClaims),
+		state.DataVolume:            len(st.DataVolumes),
+		state.StorageProfile:        len(st.StorageProfiles),
+		state.CDI:                   len(st.CDIs),
+		state.CSIDriver:             len(st.CSIDrivers),
+		state.VolumeSnapshotClass:   len(st.VolumeSnapshotClasses),
+		state.CDIConfig:             len(st.CDIConfigs),
+		state.PersistentVolume:      len(st.PersistentVolumes),
+	} {
+		if n > 0 {
+			held |= k
+		}
+	}
+	return held
+}
+
+// observeFile narrows what a --state file observes (SPEC section 11) to the
+// kinds it holds an object of, plus those named: a kind the file neither
+// holds nor names is unknown, never empty, since nothing says the dump
+// covered it. A destructive report (prune's safe-to-delete) takes the
+// file's PVCs and DataVolumes for every namespace only when they are named:
+// a dump of some namespaces holds objects too, so held but not named they
+// cover the namespaces the file holds them in. It reports whether it so
+// scoped them.
+func observeFile(st *state.State, named state.Kind, destructive bool) bool {
+	st.Observed = heldKinds(st) | named
+	const disks = state.PersistentVolumeClaim | state.DataVolume
+	if !destructive || st.Observed&disks&^named == 0 {
+		return false
+	}
+	st.Namespaces = []string{}
+	for _, p := range st.PersistentVolumeClaims {
+		st.Namespaces = append(st.Namespaces, p.Namespace)
+	}
+	for _, d := range st.DataVolumes {
+		st.Namespaces = append(st.Namespaces, d.Namespace)
+	}
+	slices.Sort(st.Namespaces)
+	st.Namespaces = slices.Compact(st.Namespaces)
+	return true
+}

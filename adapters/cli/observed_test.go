@@ -1,0 +1,312 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// dropKind removes every item of kind from the example state's List, with
+// the comment lines right above it.
+func dropKind(kind string) stateEdit {
+	return func(s string) string {
+		var out, item []string
+		flush := func() {
+			if len(item) > 1 && strings.HasPrefix(item[0], "- apiVersion: ") && item[1] == "  kind: "+kind {
+				for len(out) > 0 && strings.HasPrefix(out[len(out)-1], "# ") {
+					out = out[:len(out)-1]
+				}
+			} else {
+				out = append(out, item...)
+			}
+			item = nil
+		}
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "# ") {
+				flush()
+			}
+			item = append(item, l)
+		}
+		flush()
+		got := strings.Join(out, "\n")
+		if got == s {
+			panic("the example state holds no " + kind)
+		}
+		return got
+	}
+}
+
+// kindedWarning is a warning of plan -o json with the kind a
+// StateUnverified names.
+type kindedWarning struct{ Reason, Field, Kind string }
+
+func planWarnings(t *testing.T, stdout string) []kindedWarning {
+	t.Helper()
+	var out struct {
+		Pools []struct{ Warnings []kindedWarning }
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Pools) != 1 {
+		t.Fatalf("plan -o json of one pool: %v\n%s", err, stdout)
+	}
+	return out.Pools[0].Warnings
+}
+
+func TestObserved(t *testing.T) {
+	noConfig := write(t, "state.yaml", dropKind("CDIConfig")(readExample(t, exampleState)))
+	pool := write(t, "pools.yaml", poolDoc("demo-md0", "storageClass: replicated\nosImage: {builtin: {}}"))
+	cases := map[string]struct {
+		reason   string
+		observed []string
+		code     int
+		outcome  string
+		refused  []finding
+		warned   []kindedWarning
+	}{
+		"NotHeld": {
+			reason:  "a file without a CDIConfig says nothing of CDI's config: unknown, the plan warns",
+			code:    0,
+			outcome: "planned",
+			warned:  []kindedWarning{{"StateUnverified", "storageClass", "CDIConfig"}},
+		},
+		"Named": {
+			reason:   "--observed CDIConfig says the dump covered it: none, and CDI renders no disk",
+			observed: []string{"--observed", "CDIConfig"},
+			code:     3,
+			outcome:  "refused",
+			refused:  []finding{{"DiskUnrenderable", "storageClass"}},
+		},
+		"NamedInAnyCase": {
+			reason:   "a kind's name is matched in any case, among others",
+			observed: []string{"--observed", "storageclass,cdiconfig"},
+			code:     3,
+			outcome:  "refused",
+			refused:  []finding{{"DiskUnrenderable", "storageClass"}},
+		},
+		"All": {
+			reason:   "--observed all names every kind",
+			observed: []string{"--observed", "all"},
+			code:     3,
+			outcome:  "refused",
+			refused:  []finding{{"DiskUnrenderable", "storageClass"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"plan", "-f", pool, "--catalog", exampleCatalog, "--state", noConfig, "-o", "json"}, tc.observed...)
+			r := exe(t, "", args...)
+			if r.code != tc.code {
+				t.Fatalf("%s: exit %d, want %d\n%s", tc.reason, r.code, tc.code, r.stderr)
+			}
+			p := decodePlan(t, r.stdout)[0]
+			if p.Outcome != tc.outcome || !reflect.DeepEqual(reasons(p.Refusals), reasons(tc.refused)) {
+				t.Errorf("%s: %s with refusals %v, want %s with %v", tc.reason, p.Outcome, p.Refusals, tc.outcome, tc.refused)
+			}
+			if got := planWarnings(t, r.stdout); (len(got) != 0 || len(tc.warned) != 0) && !reflect.DeepEqual(got, tc.warned) {
+				t.Errorf("%s: warnings %v, want %v", tc.reason, got, tc.warned)
+			}
+		})
+	}
+
+	t.Run("HeldKindsAreObserved", func(t *testing.T) {
+		r := exe(t, "", "plan", "-f", pool, "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
+		if r.code != 0 || len(planWarnings(t, r.stdout)) != 0 {
+			t.Errorf("the example holds every kind: exit %d, warnings %v\n%s", r.code, planWarnings(t, r.stdout), r.stderr)
+		}
+	})
+}
+
+func TestObservedUsage(t *testing.T) {
+	empty := write(t, "empty.yaml", "")
+	emptyList := write(t, "list.yaml", "apiVersion: v1\nkind: List\nitems: []\n")
+	onlyOthers := write(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: z1}\n")
+	cases := map[string]struct {
+		reason string
+		args   []string
+		stdin  string
+		stderr []string
+	}{
+		"UnknownKind": {
+			reason: "a kind the planner does not read",
+			args:   []string{"plan", "-f", examplePools, "--state", exampleState, "--observed", "CDIConfig,Pod"},
+			stderr: []string{`"Pod" is not a kind the planner reads`, "CDIConfig", "plan -h"},
+		},
+		"EmptyName": {
+			reason: "an empty kind name",
+			args:   []string{"plan", "-f", examplePools, "--state", exampleState, "--observed", ""},
+			stderr: []string{`"" is not a kind the planner reads`},
+		},
+		"WithoutState": {
+			reason: "--observed qualifies a --state file",
+			args:   []string{"plan", "-f", examplePools, "--observed", "all"},
+			stderr: []string{"--observed says what a --state file covers"},
+		},
+		"WithExample": {
+			reason: "the example's state is observed whole already",
+			args:   []string{"catalog", "prune", "--example", "--observed", "all"},
+			stderr: []string{"--observed says what a --state file covers"},
+		},
+		"EmptyFile": {
+			reason: "a --state file with no object at all",
+			args:   []string{"plan", "-f", examplePools, "--state", empty, "--observed", "all"},
+			stderr: []string{empty + " holds no object of a kind the planner reads"},
+		},
+		"EmptyList": {
+			reason: "a List of no items",
+			args:   []string{"plan", "-f", examplePools, "--state", emptyList},
+			stderr: []string{emptyList + " holds no object of a kind the planner reads"},
+		},
+		"OnlyOtherKinds": {
+			reason: "a dump of kinds the planner does not read",
+			args:   []string{"plan", "-f", examplePools, "--state", onlyOthers},
+			stderr: []string{"skipped v1 ConfigMap z1/x", onlyOthers + " holds no object of a kind the planner reads"},
+		},
+		"StdinTwice": {
+			reason: "standard input named twice",
+			args:   []string{"plan", "-f", "-", "--state", "-"},
+			stdin:  readExample(t, examplePools),
+			stderr: []string{"standard input (-) is named 2 times"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := exe(t, tc.stdin, tc.args...)
+			if r.code != 2 || r.stdout != "" {
+				t.Errorf("%s: exit %d, want 2, and nothing on stdout:\n%s", tc.reason, r.code, r.stdout)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("%s: stderr lacks %q:\n%s", tc.reason, want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestObservedHelp(t *testing.T) {
+	for _, cmd := range [][]string{{"plan"}, {"catalog", "render"}, {"catalog", "consumers"}, {"catalog", "prune"}, {"helm-verify"}} {
+		r := exe(t, "", append(cmd, "-h")...)
+		for _, want := range []string{"[--observed KIND,...]", "-observed KIND,...", "all: every kind", "CDIConfig, PersistentVolume"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%v -h lacks %q:\n%s", cmd, want, r.stdout)
+			}
+		}
+	}
+}
+
+func TestObservedPrune(t *testing.T) {
+	// A file alone cannot say that its PVCs and DataVolumes are every
+	// namespace's: prune reports a golden safe to delete only when
+	// --observed names them (SPEC section 11).
+	cases := map[string]struct {
+		reason   string
+		args     []string
+		safe     int
+		warned   []string
+		stderrOK bool
+	}{
+		"FileAlone": {
+			reason: "the disks of the namespaces in the file may not be all: nothing is safe to delete",
+			warned: []string{"PersistentVolumeClaim", "DataVolume"},
+		},
+		"All": {
+			reason: "--observed all: the file is the whole cluster",
+			args:   []string{"--observed", "all"},
+			safe:   1,
+		},
+		"DisksNamed": {
+			reason: "naming the disks' kinds is enough",
+			args:   []string{"--observed", "PersistentVolumeClaim,DataVolume"},
+			safe:   1,
+		},
+		"OneNamed": {
+			reason: "one kind named leaves the other scoped to the file's namespaces: nothing is safe",
+			args:   []string{"--observed", "PersistentVolumeClaim"},
+			warned: []string{"PersistentVolumeClaim", "DataVolume"},
+		},
+		"Example": {
+			reason: "the embedded example is every namespace's",
+			safe:   1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"catalog", "prune", "--catalog", exampleCatalog, "--state", exampleState, "-o", "json"}, tc.args...)
+			if name == "Example" {
+				args = []string{"catalog", "prune", "--example", "-o", "json"}
+			}
+			r := exe(t, "", args...)
+			if r.code != 0 {
+				t.Fatalf("%s: exit %d\n%s", tc.reason, r.code, r.stderr)
+			}
+			var out struct {
+				SafeToDelete []string
+				Kept         []struct{ Name string }
+				Warnings     []kindedWarning
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			if len(out.SafeToDelete) != tc.safe || len(out.Kept) != 1 || out.Kept[0].Name != legacyGolden {
+				t.Errorf("%s: safe %v, kept %v", tc.reason, out.SafeToDelete, out.Kept)
+			}
+			var kinds []string
+			for _, w := range out.Warnings {
+				if w.Reason == "StateUnverified" {
+					kinds = append(kinds, w.Kind)
+				}
+			}
+			if !sameSet(kinds, tc.warned) {
+				t.Errorf("%s: StateUnverified of %v, want %v", tc.reason, kinds, tc.warned)
+			}
+			if hint := strings.Contains(r.stderr, "pass --observed all"); hint != (tc.warned != nil) {
+				t.Errorf("%s: the note that says the way out: %v\n%s", tc.reason, hint, r.stderr)
+			}
+		})
+	}
+}
+
+func sameSet(a, b []string) bool {
+	seen := map[string]int{}
+	for _, s := range a {
+		seen[s]++
+	}
+	for _, s := range b {
+		seen[s]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestObservedSnapshotClasses(t *testing.T) {
+	// Issue 12 from a file: without the CDI override, the profile's
+	// snapshot strategy needs a VolumeSnapshotClass of the driver. A dump
+	// that holds none says nothing of them, so the plan warns; --observed
+	// VolumeSnapshotClass says there are none, and CDI would copy.
+	st := readExample(t, exampleState)
+	for _, edit := range []stateEdit{
+		dropKind("VolumeSnapshotClass"),
+		replaceFirst("    cloneStrategyOverride: csi-clone\n", ""),
+		replaceFirst("    snapshotClass: linstor-snapshots\n    storageClass: replicated\n", "    storageClass: replicated\n"),
+	} {
+		st = edit(st)
+	}
+	file := write(t, "state.yaml", st)
+	pool := write(t, "pools.yaml", poolDoc("demo-md0", "storageClass: replicated\nosImage: {builtin: {}}"))
+
+	r := exe(t, "", "plan", "-f", pool, "--catalog", exampleCatalog, "--state", file, "-o", "json")
+	if w := planWarnings(t, r.stdout); r.code != 0 || !reflect.DeepEqual(w, []kindedWarning{{"StateUnverified", "storageClass", "VolumeSnapshotClass"}}) {
+		t.Errorf("held none: exit %d, warnings %v\n%s", r.code, w, r.stderr)
+	}
+	r = exe(t, "", "plan", "-f", pool, "--catalog", exampleCatalog, "--state", file, "--observed", "VolumeSnapshotClass", "-o", "json")
+	if p := decodePlan(t, r.stdout); r.code != 3 || !reflect.DeepEqual(p[0].Refusals, []finding{{"HostAssistedClone", "storageClass"}}) {
+		t.Errorf("named: exit %d, refusals %v\n%s", r.code, p[0].Refusals, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "NoVolumeSnapshotClass") {
+		t.Errorf("the refusal names CDI's reason:\n%s", r.stdout)
+	}
+}

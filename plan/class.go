@@ -20,14 +20,20 @@ func (p *planner) resolveClasses(cl *clone) {
 	ns := p.pool.Namespace
 	def := p.snap.DefaultClass()
 	disksKnown := p.snap.CoversNamespace(state.PersistentVolumeClaim, ns) && p.snap.CoversNamespace(state.DataVolume, ns)
-	w, werr := storage.Resolve(storage.Input{Named: p.pool.Spec.StorageClass, Bound: cl.clonedClasses, BoundKnown: disksKnown, Default: def})
+	// The classes of the pool's disks already cloned from the golden, read
+	// only where they can decide: an explicit class always wins.
+	var cloned []string
+	if p.pool.Spec.StorageClass == "" {
+		cloned = p.snap.ClonedClasses(ns, cl.pool, cl.goldenName)
+	}
+	w, werr := storage.Resolve(storage.Input{Named: p.pool.Spec.StorageClass, Bound: cloned, BoundKnown: disksKnown, Default: def})
 	cl.workerClass = w
 	cl.workerProvisional = w.From == storage.Default && !disksKnown
 	if p.pool.Spec.StorageClass == "" && !disksKnown {
 		// Unseen disks may freeze the class elsewhere, or conflict.
 		p.unverified |= p.missingNamespaceKinds(ns)
 	}
-	workerOK := p.classProblem(werr, "the pool's disk", cl.workerProvisional)
+	workerOK := p.classProblem(werr, "", cl.workerProvisional)
 
 	g := &cl.golden
 	if g.PVC != nil && g.NamedClass == "" && (g.PVC.Spec.StorageClassName == nil || *g.PVC.Spec.StorageClassName == "") {
@@ -43,12 +49,15 @@ func (p *planner) resolveClasses(cl *clone) {
 		return
 	}
 	gw, gerr := g.ResolveClass(def)
-	if cl.alreadyCloned && gw.From == storage.Default && len(cl.clonedClasses) == 1 && g.BoundKnown && disksKnown {
+	if cl.alreadyCloned && gw.From == storage.Default && g.BoundKnown && disksKnown && cloned == nil {
+		cloned = p.snap.ClonedClasses(ns, cl.pool, cl.goldenName)
+	}
+	if cl.alreadyCloned && gw.From == storage.Default && len(cloned) == 1 && g.BoundKnown && disksKnown {
 		// Nothing of the golden names its class, but the pool's disks were
 		// cloned from it, on its class: they prove it, and moving the
 		// default must not turn this pool refused. (Disks on several
 		// classes prove nothing; the default decides, as for any pool.)
-		gw, gerr = storage.Resolution{Name: cl.clonedClasses[0], From: storage.Frozen}, nil
+		gw, gerr = storage.Resolution{Name: cloned[0], From: storage.Frozen}, nil
 	}
 	cl.goldenClass = gw
 	// The golden's class is provisional when it rests on something unseen:
@@ -61,7 +70,7 @@ func (p *planner) resolveClasses(cl *clone) {
 	if cl.goldenProvisional {
 		p.unverified |= p.missingKinds(naming.GoldenNamespace, g.Name) | p.missingNamespaceKinds(ns)
 	}
-	goldOK := p.classProblem(gerr, "golden "+g.Name, cl.goldenProvisional)
+	goldOK := p.classProblem(gerr, g.Name, cl.goldenProvisional)
 	if !workerOK || !goldOK {
 		return
 	}
@@ -128,12 +137,12 @@ func (p *planner) missingNamespaceKinds(ns string) state.Kind {
 
 // classProblem turns a resolution error into a refusal or a warning and
 // reports whether the class was resolved.
-func (p *planner) classProblem(err error, side string, provisional bool) bool {
-	var conflict *storage.ConflictError
+func (p *planner) classProblem(err error, golden string, provisional bool) bool {
+	conflict, isConflict := err.(*storage.ConflictError)
 	switch {
 	case err == nil:
 		return true
-	case errors.As(err, &conflict):
+	case isConflict:
 		p.c.Refuse(guard.FrozenStorageClassConflict, pathStorageClass, conflict.Classes,
 			"the pool's disks already cloned are bound on more than one class (%v); set storageClass to the one the pool should keep and move the others' workers onto it", conflict.Classes)
 	case errors.Is(err, storage.ErrDefaultUnknown):
@@ -141,6 +150,10 @@ func (p *planner) classProblem(err error, side string, provisional bool) bool {
 	case !provisional:
 		// "No default" matters only once nothing is bound; while that is
 		// unobserved, StateUnverified says so instead.
+		side := "the pool's disk"
+		if golden != "" {
+			side = "golden " + golden
+		}
 		p.c.Refuse(guard.DefaultStorageClassUnresolvable, pathStorageClass, "",
 			"%s names no class and the cluster has no default StorageClass; set storageClass explicitly, or mark a class with storageclass.kubernetes.io/is-default-class: \"true\"", side)
 	}

@@ -39,9 +39,6 @@ type clone struct {
 	managed bool
 	entry   catalog.Entry
 	golden  golden.Golden
-	// clonedClasses are the classes of the pool's disks already cloned
-	// from the golden.
-	clonedClasses []string
 	size          resource.Quantity
 	sizeOK        bool
 	workerClass   storage.Resolution
@@ -79,7 +76,6 @@ func (p *planner) planClone(b *Builtin) {
 	}
 	cl.goldenName = name
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
-	cl.clonedClasses = p.snap.ClonedClasses(p.pool.Namespace, cl.pool, name)
 	cl.alreadyCloned = p.snap.HasCloned(p.pool.Namespace, cl.pool, name)
 
 	var expected *golden.Expected

@@ -189,14 +189,21 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		return nil
 	}
 	chartvalues.WarnUnknown(c, m, osImageKeys, pathOSImage)
-	img := &OSImage{}
+	// The image and its forms in one allocation: every pool is decoded on
+	// every render.
+	parts := &struct {
+		img     OSImage
+		builtin Builtin
+	}{}
+	img := &parts.img
 	if b := m["builtin"]; b != nil {
 		if bm, ok := chartvalues.Map(b); ok {
 			chartvalues.WarnUnknown(c, bm, builtinKeys, pathBuiltin)
-			img.Builtin = &Builtin{
+			parts.builtin = Builtin{
 				SchematicID: text(c, bm, "schematicID", "", pathBuiltinSchematicID),
 				Version:     text(c, bm, "version", "", pathBuiltinVersion),
 			}
+			img.Builtin = &parts.builtin
 		} else {
 			chartvalues.RefuseType(c, b, chartvalues.Object, pathBuiltin)
 		}

@@ -13,7 +13,8 @@ import (
 // class the guards compared, its annotations what lets "does anything still
 // clone this golden?" be answered before a delete.
 func (p *planner) writeClone(cl *clone) {
-	st := &cdiv1.StorageSpec{}
+	parts := &diskParts{}
+	st := &parts.storage
 	if cl.sizeOK {
 		st.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: cl.size}
 	}
@@ -23,8 +24,8 @@ func (p *planner) writeClone(cl *clone) {
 		// the disk is applied, which StateUnverified says.
 		p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	} else {
-		class := cl.workerClass.Name
-		st.StorageClassName = &class
+		parts.class = cl.workerClass.Name
+		st.StorageClassName = &parts.class
 	}
 	p.res.Source = Clone
 	p.res.Golden = cl.goldenName
@@ -38,8 +39,31 @@ func (p *planner) writeClone(cl *clone) {
 			},
 		},
 		Spec: cdiv1.DataVolumeSpec{
-			Source:  &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: cl.goldenName}},
+			Source:  parts.pvcSource(cl.goldenName),
 			Storage: st,
 		},
 	}
+}
+
+// diskParts are the parts of a disk's spec that the DataVolume types hold
+// by pointer, allocated as one: a fleet plans every pool on every
+// reconcile.
+type diskParts struct {
+	storage cdiv1.StorageSpec
+	source  cdiv1.DataVolumeSource
+	http    cdiv1.DataVolumeSourceHTTP
+	pvc     cdiv1.DataVolumeSourcePVC
+	class   string
+}
+
+func (d *diskParts) pvcSource(golden string) *cdiv1.DataVolumeSource {
+	d.pvc = cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: golden}
+	d.source.PVC = &d.pvc
+	return &d.source
+}
+
+func (d *diskParts) httpSource(url string) *cdiv1.DataVolumeSource {
+	d.http.URL = url
+	d.source.HTTP = &d.http
+	return &d.source
 }

@@ -41,7 +41,7 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	// GetGlobalCloneStrategyOverride).
 	strategy, from := p.cloneStrategy(cl)
 	if strategy == cdiv1.CloneStrategyHostAssisted {
-		copyCause("cloneStrategy copy", "%s is copy; set it to csi-clone (Cozystack's CDI override) or snapshot", from)
+		copyCause("cloneStrategy copy", "%s is copy; set it to csi-clone (Cozystack's CDI override) or snapshot", p.strategyFrom(from, cl))
 	}
 
 	// 3. One CSI driver for both volumes (controller/clone/common.go
@@ -84,28 +84,48 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	}
 }
 
+// strategyOrigin is where CDI's clone strategy came from.
+type strategyOrigin int
+
+const (
+	fromOverride strategyOrigin = iota
+	fromProfile
+	fromDefault
+)
+
 // cloneStrategy is CDI's: the CDI resource's cloneStrategyOverride, else
 // the disk class's StorageProfile status.cloneStrategy (its spec is what an
 // admin asked for, not yet reconciled: CDI never reads it), else snapshot.
-// It returns "" when unknown, and says where the strategy came from.
-func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, string) {
+// It returns "" when unknown, and where the strategy came from.
+func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrigin) {
 	if !p.snap.Observed(state.CDI) {
 		// The override, if any, overrules the profile: a profile's
 		// strategy proves nothing while the override is unknown.
 		p.unverified |= state.CDI
-		return "", ""
+		return "", fromDefault
 	}
 	if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
-		return *c.Spec.CloneStrategyOverride, "the CDI resource " + c.Name + "'s cloneStrategyOverride"
+		return *c.Spec.CloneStrategyOverride, fromOverride
 	}
 	if !p.snap.Observed(state.StorageProfile) {
 		p.unverified |= state.StorageProfile
-		return "", ""
+		return "", fromDefault
 	}
 	if sp := cl.disk.Profile; sp != nil && sp.Status.CloneStrategy != nil {
-		return *sp.Status.CloneStrategy, "StorageProfile " + sp.Name + "'s status.cloneStrategy"
+		return *sp.Status.CloneStrategy, fromProfile
 	}
-	return cdiv1.CloneStrategySnapshot, "CDI's default strategy"
+	return cdiv1.CloneStrategySnapshot, fromDefault
+}
+
+// strategyFrom says where the strategy came from, for a refusal.
+func (p *planner) strategyFrom(o strategyOrigin, cl *clone) string {
+	switch o {
+	case fromOverride:
+		return "the CDI resource " + p.snap.CDI().Name + "'s cloneStrategyOverride"
+	case fromProfile:
+		return "StorageProfile " + cl.disk.Profile.Name + "'s status.cloneStrategy"
+	}
+	return "CDI's default strategy"
 }
 
 // checkSnapshotClass refuses a snapshot clone without a VolumeSnapshotClass
@@ -114,7 +134,7 @@ func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, string) {
 // the golden's and the disk's StorageProfiles name in
 // status.snapshotClass, when they name the same one, which must then be of
 // the driver; else the driver's default, else its first by name.
-func (p *planner) checkSnapshotClass(cl *clone, driver, from string, copyCause func(string, string, ...any)) {
+func (p *planner) checkSnapshotClass(cl *clone, driver string, origin strategyOrigin, copyCause func(string, string, ...any)) {
 	if !p.snap.Observed(state.VolumeSnapshotClass) {
 		p.unverified |= state.VolumeSnapshotClass
 		return
@@ -139,9 +159,9 @@ func (p *planner) checkSnapshotClass(cl *clone, driver, from string, copyCause f
 		}
 		if vsc.Driver != driver {
 			copyCause(reason, "%s is snapshot and the StorageProfiles name VolumeSnapshotClass %q, of driver %q rather than %q; name a class of %q in the StorageProfiles, or set the strategy to csi-clone",
-				from, named, vsc.Driver, driver, driver)
+				p.strategyFrom(origin, cl), named, vsc.Driver, driver, driver)
 		}
 	case p.snap.SnapshotClassOf(driver) == "":
-		copyCause(reason, "%s is snapshot and no VolumeSnapshotClass is of driver %q; create one, or set the strategy to csi-clone", from, driver)
+		copyCause(reason, "%s is snapshot and no VolumeSnapshotClass is of driver %q; create one, or set the strategy to csi-clone", p.strategyFrom(origin, cl), driver)
 	}
 }

@@ -185,7 +185,8 @@ func (p *planner) planHTTP(f *Factory) {
 	p.res.Source = HTTP
 	p.res.DiskSize = size
 	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)
-	storageSpec := &cdiv1.StorageSpec{}
+	parts := &diskParts{}
+	storageSpec := &parts.storage
 	q, err := resource.ParseQuantity(size)
 	sizeOK := err == nil && q.Sign() > 0
 	if sizeOK {
@@ -197,7 +198,8 @@ func (p *planner) planHTTP(f *Factory) {
 	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	if c := p.pool.Spec.StorageClass; c != "" {
 		p.res.StorageClass = storage.Resolution{Name: c, From: storage.Explicit}
-		storageSpec.StorageClassName = &c
+		parts.class = c
+		storageSpec.StorageClassName = &parts.class
 	}
 	p.res.Disk = Disk{
 		ObjectMeta: metav1.ObjectMeta{
@@ -205,7 +207,7 @@ func (p *planner) planHTTP(f *Factory) {
 			Annotations: map[string]string{naming.UsePopulatorAnnotation: "false"},
 		},
 		Spec: cdiv1.DataVolumeSpec{
-			Source:  &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(factory, id, ver)}},
+			Source:  parts.httpSource(naming.ImageURL(factory, id, ver)),
 			Storage: storageSpec,
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -30,14 +31,13 @@ func spec(b *testing.B, osImage string) map[string]any {
 }
 
 // BenchmarkEndToEnd is one pool from its values map to the disk-system
-// text, as a renderer pays it: decode, plan against an indexed cluster,
-// write the chart's text.
+// text, as a renderer pays it: decode, plan against an indexed cluster (a
+// realistic one: a large cluster's heap would make the garbage collector
+// the figure), write the chart's text.
 func BenchmarkEndToEnd(b *testing.B) {
-	snap := state.NewSnapshot(fleet.State(fleet.Large))
-	cat := catalog.Compile(fleet.Catalog(fleet.Large))
-	f := fleet.Flavor(1)
-	clone := fmt.Sprintf(`,"osImage":{"builtin":{"schematicID":%q,"version":%q}}`, f.SchematicID, f.Version)
-	for name, osImage := range map[string]string{"http": "", "clone": clone} {
+	snap := state.NewSnapshot(fixtures.State(state.AllKinds, fixtures.Cluster()...))
+	cat := fleet.DefaultCatalog()
+	for name, osImage := range map[string]string{"http": "", "clone": `,"osImage":{"builtin":{}}`} {
 		values := spec(b, osImage)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -125,6 +125,23 @@ func BenchmarkChartFragment(b *testing.B) {
 		buf.Reset()
 		if err := fragment.Execute(&buf, map[string]any{"Values": merged}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFleetText plans a fleet of 10,000 pools against a large
+// cluster (1,000 goldens, 100,000 PVCs) and writes each planned pool's
+// chart text: a renderer's full pass over a fleet, the state indexed once.
+func BenchmarkFleetText(b *testing.B) {
+	snap := state.NewSnapshot(fleet.State(fleet.Large))
+	cat := catalog.Compile(fleet.Catalog(fleet.Large))
+	pools := fleet.Pools(fleet.Large, 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, res := range plan.PlanAll(pools, cat, snap) {
+			if _, err := helm.DiskText(res, helm.ChartIndent); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

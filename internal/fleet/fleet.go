@@ -76,6 +76,11 @@ func State(s Size) *state.State {
 	}
 	st.CSIDrivers = []storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: provisioner}}}
 	st.CDIs = []cdiv1.CDI{{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}}
+	overhead := &cdiv1.FilesystemOverhead{Global: "0.06", StorageClass: map[string]cdiv1.Percent{}}
+	for _, c := range st.StorageClasses {
+		overhead.StorageClass[c.Name] = "0.06"
+	}
+	st.CDIConfigs = []cdiv1.CDIConfig{{ObjectMeta: metav1.ObjectMeta{Name: state.CDIConfigName}, Status: cdiv1.CDIConfigStatus{FilesystemOverhead: overhead}}}
 	six := resource.MustParse("6Gi")
 	for i := range s.Goldens {
 		f := Flavor(i)
@@ -95,7 +100,20 @@ func State(s Size) *state.State {
 			},
 			Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded},
 		})
-		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, boundPVC(meta, six))
+		pvc := boundPVC(meta, six)
+		pvc.Spec.VolumeName = "pv-" + name
+		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, pvc)
+		st.PersistentVolumes = append(st.PersistentVolumes, corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: pvc.Spec.VolumeName},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:               corev1.ResourceList{corev1.ResourceStorage: six},
+				PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: provisioner, VolumeHandle: pvc.Spec.VolumeName}},
+				ClaimRef:               &corev1.ObjectReference{Namespace: naming.GoldenNamespace, Name: name},
+				StorageClassName:       "replicated",
+				VolumeMode:             ptr(corev1.PersistentVolumeBlock),
+			},
+			Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound},
+		})
 	}
 	twenty := resource.MustParse("20Gi")
 	for i := range s.PVCs {

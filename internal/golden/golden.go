@@ -89,7 +89,7 @@ func (g *Golden) Size() resource.Quantity {
 // its bound PVC's (frozen), else the cluster default.
 func (g *Golden) ResolveClass(def storage.DefaultResult) (storage.Resolution, error) {
 	in := storage.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def}
-	if g.BoundClass != "" {
+	if g.BoundClass != "" && g.NamedClass == "" {
 		in.Bound = []string{g.BoundClass}
 	}
 	return storage.Resolve(in)

@@ -36,12 +36,12 @@ type clone struct {
 	// alreadyCloned: disks of the pool were cloned from the golden.
 	alreadyCloned bool
 	// managed: the flavor has an entry in the enabled catalog.
-	managed bool
-	entry   catalog.Entry
-	golden  golden.Golden
-	size          resource.Quantity
-	sizeOK        bool
-	workerClass   storage.Resolution
+	managed     bool
+	entry       catalog.Entry
+	golden      golden.Golden
+	size        resource.Quantity
+	sizeOK      bool
+	workerClass storage.Resolution
 	// workerProvisional: the worker class rests on something unobserved.
 	workerProvisional bool
 	goldenClass       storage.Resolution

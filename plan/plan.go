@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -21,6 +22,7 @@ import (
 var (
 	pathCluster      = field.NewPath("cluster")
 	pathName         = field.NewPath("metadata", "name")
+	pathNamespace    = field.NewPath("metadata", "namespace")
 	pathDiskSize     = field.NewPath("diskSize")
 	pathStorageClass = field.NewPath("storageClass")
 	pathOSImage      = field.NewPath("osImage")
@@ -28,10 +30,11 @@ var (
 	pathFactory      = pathOSImage.Child("factory")
 	pathTalos        = field.NewPath("talos")
 
-	pathBuiltinSchematicID = pathBuiltin.Child("schematicID")
-	pathBuiltinVersion     = pathBuiltin.Child("version")
-	pathTalosSchematicID   = pathTalos.Child("schematicID")
-	pathTalosVersion       = pathTalos.Child("version")
+	pathBuiltinSchematicID   = pathBuiltin.Child("schematicID")
+	pathBuiltinVersion       = pathBuiltin.Child("version")
+	pathTalosSchematicID     = pathTalos.Child("schematicID")
+	pathTalosVersion         = pathTalos.Child("version")
+	pathTalosImageFactoryURL = pathTalos.Child("imageFactoryURL")
 )
 
 var (
@@ -140,9 +143,45 @@ func (p *planner) checkOwn(id, version string, idPath, versionPath *field.Path) 
 	}
 }
 
+// checkFlavor validates the values an image URL is built from: refusals
+// when refuse is set, else warnings (the pre-feature render renders them as
+// given). The chart's defaults are valid and skip the patterns: most pools
+// set none of them, and every pool is planned on every reconcile.
+func (p *planner) checkFlavor(id, version, factory string, idPath, versionPath, urlPath *field.Path, refuse bool) {
+	var rs guard.Refusals
+	if id != DefaultSchematicID {
+		rs = append(rs, naming.ValidateSchematicID(id, idPath)...)
+	}
+	if version != DefaultVersion {
+		rs = append(rs, naming.ValidateVersion(version, versionPath)...)
+	}
+	if factory != DefaultImageFactoryURL {
+		rs = append(rs, naming.ValidateImageFactoryURL(factory, urlPath)...)
+	}
+	if refuse {
+		p.c.Add(rs)
+		return
+	}
+	for _, r := range rs {
+		p.c.AddWarning(guard.Warning{Reason: r.Reason, Field: r.Field,
+			Detail: r.Detail + "; the pre-feature chart renders it as given, so the disk is rendered that way, and it may fetch another image or none"})
+	}
+}
+
 // checkName refuses a KubernetesNodes name that is not "<cluster>-<pool>",
-// as the chart does.
+// as the chart does, and a namespace or name Kubernetes would not admit: a
+// DNS-1123 label and a DNS-1123 subdomain. Names reach annotations, chart
+// text and terminals; a name that is not one is not a pool's.
 func (p *planner) checkName() {
+	if errs := validation.IsDNS1123Label(p.pool.Namespace); len(errs) > 0 {
+		p.c.Refuse(guard.InvalidPoolName, pathNamespace, p.pool.Namespace,
+			"namespace %q is not a DNS-1123 label (%s); a pool lives in a tenant namespace such as tenant-demo", p.pool.Namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(p.pool.Name); len(errs) > 0 {
+		p.c.Refuse(guard.InvalidPoolName, pathName, p.pool.Name,
+			"name %q is not a DNS-1123 subdomain (%s); name the pool <cluster>-<pool> in lowercase letters, digits and '-'", p.pool.Name, strings.Join(errs, "; "))
+		return
+	}
 	cluster := p.pool.Spec.Cluster
 	if cluster == "" {
 		p.c.Refuse(guard.InvalidPoolName, pathCluster, "",
@@ -168,19 +207,24 @@ func (p *planner) diskSize() string {
 func (p *planner) planHTTP(f *Factory) {
 	t := &p.pool.Spec.Talos
 	id, ver, factory := t.SchematicID, t.Version, t.ImageFactoryURL
+	idPath, verPath, urlPath := pathTalosSchematicID, pathTalosVersion, pathTalosImageFactoryURL
 	if f != nil {
-		p.checkOwn(f.SchematicID, f.Version, pathFactory.Child("schematicID"), pathFactory.Child("version"))
 		if f.SchematicID != "" {
-			id = f.SchematicID
+			id, idPath = f.SchematicID, pathFactory.Child("schematicID")
 		}
 		if f.Version != "" {
-			ver = f.Version
+			ver, verPath = f.Version, pathFactory.Child("version")
 		}
 		if f.ImageFactoryURL != "" {
-			factory = f.ImageFactoryURL
-			p.c.Add(naming.ValidateImageFactoryURL(factory, pathFactory.Child("imageFactoryURL")))
+			factory, urlPath = f.ImageFactoryURL, pathFactory.Child("imageFactoryURL")
 		}
 	}
+	// The factory override builds its URL from these values, its own or
+	// falling back to talos.*: each is validated, refused at the field it
+	// came from (SPEC section 11), so that no value can reach another host
+	// or path than the Image Factory's. Without osImage the pre-feature
+	// chart rendered them as given: that stays, with a warning.
+	p.checkFlavor(id, ver, factory, idPath, verPath, urlPath, f != nil)
 	size := p.diskSize()
 	p.res.Source = HTTP
 	p.res.DiskSize = size

@@ -62,12 +62,13 @@ func TestHTTPPath(t *testing.T) {
 			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"malformed talos renders as before": {
-			reason: "talos.* of a pool without osImage is never validated",
+			reason: "talos.* of a pool without osImage renders as the pre-feature chart rendered it, with a warning per value that fails the patterns (SPEC section 11), never a refusal",
 			pool: func(p *plan.Pool) {
 				p.Spec.Talos.SchematicID = "NOT-VALID"
 				p.Spec.Talos.Version = "1.2"
 				p.Spec.Talos.ImageFactoryURL = "factory"
 			},
+			warnings: []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL"), f(guard.InvalidSchematicID, "talos.schematicID"), f(guard.InvalidVersion, "talos.version")},
 		},
 		"factory override schematicID": {
 			reason:   "a factory override's own fields are validated",

@@ -200,8 +200,9 @@ func TestPreFeatureIdentity(t *testing.T) {
 			values: "cluster: demo\ntalos: {imageFactoryURL: 'https://factory.example.com//'}",
 		},
 		"empty talos version": {
-			reason: "talos.* of a pool without osImage render as the chart rendered them, even empty",
+			reason: "talos.* of a pool without osImage render as the chart rendered them, even empty, with a warning (SPEC section 11)",
 			values: "cluster: demo\ntalos: {version: ''}",
+			warn:   []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "talos.version"}},
 		},
 		"empty factory override": {
 			reason:     "osImage.factory: {} renders exactly like an absent osImage",

@@ -16,7 +16,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-var singleKinds = []state.Kind{state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver}
+var singleKinds = []state.Kind{state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver,
+	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume}
 
 // TestZeroStateKnowsNothing: unknown is never absent nor present.
 func TestZeroStateKnowsNothing(t *testing.T) {

@@ -26,9 +26,12 @@ func (v *Validator) release(ctx context.Context, req admission.Request) decision
 	if apiVersion, kind := obj["apiVersion"], obj["kind"]; apiVersion != HelmReleaseGVK.GroupVersion().String() || kind != HelmReleaseGVK.Kind {
 		return badRequest(SubjectNone, "this webhook validates %s HelmReleases; the object is %v %v", HelmReleaseGVK.GroupVersion(), apiVersion, kind)
 	}
-	var old map[string]any
-	if req.Operation == admissionv1.Update {
-		old, _ = decodeObject(req.OldObject.Raw)
+	old := func() (map[string]any, bool) {
+		if req.Operation != admissionv1.Update {
+			return nil, false
+		}
+		o, err := decodeObject(req.OldObject.Raw)
+		return o, err == nil
 	}
 	switch v.chartOf(obj) {
 	case SubjectCatalog:
@@ -130,12 +133,15 @@ func poolOf(obj map[string]any) (plan.Pool, target, guard.Refusals) {
 }
 
 // admitPoolRelease plans the pool of a kubernetes-nodes release.
-func (v *Validator) admitPoolRelease(ctx context.Context, obj, oldObj map[string]any) decision {
+func (v *Validator) admitPoolRelease(ctx context.Context, obj map[string]any, oldObj func() (map[string]any, bool)) decision {
 	pool, t, extra := poolOf(obj)
-	var old *plan.Pool
-	if oldObj != nil {
-		p, _, _ := poolOf(oldObj)
-		old = &p
+	old := func() (plan.Pool, bool) {
+		o, ok := oldObj()
+		if !ok {
+			return plan.Pool{}, false
+		}
+		p, _, _ := poolOf(o)
+		return p, true
 	}
 	d := v.admitPool(ctx, t, pool, old, extra)
 	for _, n := range releaseNotes(obj) {
@@ -148,7 +154,7 @@ func (v *Validator) admitPoolRelease(ctx context.Context, obj, oldObj map[string
 // the cluster: CatalogEntryImmutable, DuplicateCatalogEntry and every
 // check catalog.Render makes refuse it, unless it is an update whose every
 // refusal stood before it (see standing).
-func (v *Validator) admitCatalog(ctx context.Context, obj, oldObj map[string]any) decision {
+func (v *Validator) admitCatalog(ctx context.Context, obj map[string]any, oldObj func() (map[string]any, bool)) decision {
 	t, _, _ := helmRelease(obj)
 	st, err := v.state.Read(ctx, catalog.RenderNeeds())
 	if err != nil {
@@ -167,8 +173,8 @@ func (v *Validator) admitCatalog(ctx context.Context, obj, oldObj map[string]any
 	if len(res.Refusals) == 0 {
 		return d
 	}
-	if oldObj != nil {
-		oldCat, oldRefusals := catalogOf(oldObj, snap)
+	if o, ok := oldObj(); ok {
+		oldCat, oldRefusals := catalogOf(o, snap)
 		if standing(res.Refusals, cat, oldCat, oldRefusals) {
 			d.keep(t, res.Refusals, "this update leaves the goldens they are about as they were")
 			return d

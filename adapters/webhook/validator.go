@@ -100,14 +100,17 @@ func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
 		return badRequest(SubjectNone, "this webhook validates %s %s pools: %v", plan.PoolAPIVersion, plan.PoolKind, err)
 	}
 	fillName(&pool, req)
-	var old *plan.Pool
-	if req.Operation == admissionv1.Update {
-		if o, err := decodeObject(req.OldObject.Raw); err == nil {
-			if p, err := plan.PoolFromObject(o); err == nil {
-				fillName(&p, req)
-				old = &p
-			}
+	old := func() (plan.Pool, bool) {
+		if req.Operation != admissionv1.Update {
+			return plan.Pool{}, false
 		}
+		o, err := decodeObject(req.OldObject.Raw)
+		if err != nil {
+			return plan.Pool{}, false
+		}
+		p, err := plan.PoolFromObject(o)
+		fillName(&p, req)
+		return p, err == nil
 	}
 	t := target{gk: PoolGVK.GroupKind(), namespace: pool.Namespace, name: pool.Name, values: "spec"}
 	return v.admitPool(ctx, t, pool, old, nil)
@@ -126,9 +129,10 @@ func fillName(p *plan.Pool, req admission.Request) {
 
 // admitPool plans a pool against the catalog and the cluster's state:
 // planned, it is admitted with its warnings; refused, it is denied, unless
-// it is an update (old is the object before it) that leaves its disk as it
-// was. extra are refusals of the object the planner does not see.
-func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old *plan.Pool, extra guard.Refusals) decision {
+// it is an update that leaves its disk as it was: old reads the pool before
+// the update, if there is one (it is read only then). extra are refusals
+// of the object the planner does not see.
+func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old func() (plan.Pool, bool), extra guard.Refusals) decision {
 	view, err := v.catalog(ctx)
 	if err != nil {
 		return readFailure(SubjectPool, err, "the catalog")
@@ -161,13 +165,14 @@ func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old
 		d.note("%s", view.note)
 	}
 	rs := append(append(guard.Refusals{}, extra...), res.Refusals...)
-	switch {
-	case len(rs) == 0:
-	case old != nil && sameDisk(*old, pool, cat):
-		d.keep(t, rs, "this update leaves the pool's disk-system as it was")
-	default:
-		d.refuse(t, rs)
+	if len(rs) == 0 {
+		return d
 	}
+	if before, ok := old(); ok && sameDisk(before, pool, cat) {
+		d.keep(t, rs, "this update leaves the pool's disk-system as it was")
+		return d
+	}
+	d.refuse(t, rs)
 	return d
 }
 

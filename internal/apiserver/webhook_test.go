@@ -99,7 +99,7 @@ func TestWebhook(t *testing.T) {
 		"values":   catalogValues(),
 	})
 	err := c.Create(ctx, cat)
-		require.NoError(t, err, "the catalog as its goldens are is admitted: %s", describe(err))
+	require.NoError(t, err, "the catalog as its goldens are is admitted: %s", describe(err))
 	removed(t, e, cat)
 	apiserver.WaitCached(t, s.mgr.GetCache(), pending, cat)
 

@@ -23,6 +23,7 @@ func (v *Validator) release(ctx context.Context, req admission.Request) decision
 	if err != nil {
 		return badRequest(SubjectNone, "the request's object: %v", err)
 	}
+	typed(obj, req)
 	if apiVersion, kind := obj["apiVersion"], obj["kind"]; apiVersion != HelmReleaseGVK.GroupVersion().String() || kind != HelmReleaseGVK.Kind {
 		return badRequest(SubjectNone, "this webhook validates %s HelmReleases; the object is %v %v", HelmReleaseGVK.GroupVersion(), apiVersion, kind)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -95,6 +96,7 @@ func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
 	if err != nil {
 		return badRequest(SubjectNone, "the request's object: %v", err)
 	}
+	typed(obj, req)
 	pool, err := plan.PoolFromObject(obj)
 	if err != nil {
 		return badRequest(SubjectNone, "this webhook validates %s %s pools: %v", plan.PoolAPIVersion, plan.PoolKind, err)
@@ -108,12 +110,23 @@ func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
 		if err != nil {
 			return plan.Pool{}, false
 		}
+		typed(o, req)
 		p, err := plan.PoolFromObject(o)
 		fillName(&p, req)
 		return p, err == nil
 	}
 	t := target{gk: PoolGVK.GroupKind(), namespace: pool.Namespace, name: pool.Name, values: "spec"}
 	return v.admitPool(ctx, t, pool, old, nil)
+}
+
+// typed gives an object that does not say what it is the request's kind:
+// an API server sends objects with their apiVersion and kind, but a
+// request need not.
+func typed(obj map[string]any, req admission.Request) {
+	if obj["apiVersion"] == nil && obj["kind"] == nil && req.Kind.Kind != "" {
+		obj["apiVersion"] = schema.GroupVersion{Group: req.Kind.Group, Version: req.Kind.Version}.String()
+		obj["kind"] = req.Kind.Kind
+	}
 }
 
 // fillName gives a pool the request's namespace and name where its object

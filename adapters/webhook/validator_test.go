@@ -82,6 +82,11 @@ func TestPools(t *testing.T) {
 			allowed:  true,
 			warnings: []string{"spec.diskSise: ", "(UnknownField)"},
 		},
+		"untyped": {
+			reason:  "an object without apiVersion and kind is the request's kind",
+			obj:     map[string]any{"metadata": map[string]any{"namespace": "tenant-a", "name": "demo-md0"}, "spec": builtin(nil)},
+			allowed: true,
+		},
 		"not a pool": {
 			reason: "another kind sent to the pools' path is a bad request that says what it expects",
 			obj:    map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}},

@@ -222,11 +222,10 @@ func warnedClient(t *testing.T, e *apiserver.Env) (client.Client, *warnings) {
 	return c, w
 }
 
+// describe is an error with its status's causes, for a failure message.
 func describe(err error) string {
-	var st apierrors.APIStatus
 	if s, ok := err.(apierrors.APIStatus); ok {
-		st = s
-		return fmt.Sprintf("%v %+v", err, st.Status().Details)
+		return fmt.Sprintf("%v %+v", err, s.Status().Details)
 	}
 	return fmt.Sprint(err)
 }

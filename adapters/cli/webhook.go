@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,7 +162,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		return badUsage("--cert-dir DIR is required: the folder of the serving certificate (tls.crt, tls.key)")
 	}
 	for _, f := range []string{"tls.crt", "tls.key"} {
-		if _, err := os.Stat(w.certDir + "/" + f); err != nil {
+		if _, err := os.Stat(filepath.Join(w.certDir, f)); err != nil {
 			return unusable("--cert-dir %s: %v", w.certDir, err)
 		}
 	}

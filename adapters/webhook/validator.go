@@ -76,8 +76,10 @@ func (h handler) Handle(ctx context.Context, req admission.Request) admission.Re
 	defer cancel()
 	d := h.decide(ctx, req)
 	observe(h.resource, string(req.Operation), d, time.Since(began))
-	logf.FromContext(ctx).V(1).Info("admission", "resource", h.resource, "namespace", req.Namespace, "name", req.Name,
-		"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", len(d.refusals), "warnings", len(d.warnings))
+	if log := logf.FromContext(ctx).V(1); log.Enabled() {
+		log.Info("admission", "resource", h.resource, "namespace", req.Namespace, "name", req.Name,
+			"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", len(d.refusals), "warnings", len(d.warnings))
+	}
 	return d.response()
 }
 

@@ -49,7 +49,7 @@ type command struct {
 	run      func(a *app, o *options, args []string) error
 }
 
-var commands = []*command{planCommand, renderCommand, consumersCommand, pruneCommand, computePlaneCommand, verifyCommand}
+var commands = []*command{planCommand, renderCommand, consumersCommand, pruneCommand, computePlaneCommand, verifyCommand, webhookCommand}
 
 func lookup(name string) *command {
 	for _, c := range commands {

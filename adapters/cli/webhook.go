@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/go-logr/logr/funcr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+)
+
+var webhookCommand = &command{
+	name:    "webhook",
+	summary: "serve the admission webhook, or print its manifests",
+	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
+		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--failure-policy Fail|Ignore] [--ca-bundle FILE] [--catalog-release NS/NAME]",
+	about: `Serves the admission webhook that refuses pools at the API door: a
+KubernetesNodes, or a HelmRelease of the kubernetes-nodes chart, whose plan the
+planner refuses is denied with an Invalid status whose causes are the refusals'
+fields and messages, and its warnings come back as kubectl's "Warning: …"; a
+HelmRelease of the kubernetes-worker-image chart is rendered as the catalog, so
+an edit of a live golden is denied. Pools are planned from the manager's cache
+against the catalog release's spec.values (--catalog-release, "" to read the
+catalog back from the goldens) or a fixed catalog (--catalog). It serves TLS
+from tls.crt and tls.key in --cert-dir, readiness (/readyz) and liveness
+(/healthz) on --health-probe-bind-address and metrics on
+--metrics-bind-address, and stops on SIGTERM or SIGINT.
+
+"webhook manifests" prints what deploys it, as YAML to apply: the
+ValidatingWebhookConfiguration, the Service, the Deployment and least-privilege
+RBAC (read-only, on exactly the kinds a plan and a catalog render read).`,
+	example: `worker-image webhook --cert-dir /tmp/k8s-webhook-server/serving-certs --port 9443 --kubeconfig ~/.kube/config
+worker-image webhook manifests --image registry.example.com/worker-image:v1 | kubectl apply -f -`,
+	flags: webhookFlags,
+	run:   runWebhook,
+}
+
+// webhookOptions are the webhook command's own flags. The command list's
+// options have no room for a command's own flags, so each run's are kept
+// here, by the options its flags are parsed into, until it runs.
+type webhookOptions struct {
+	certDir, metricsAddr, healthAddr string
+	port                             int
+	release                          string
+	image                            string
+	replicas                         int
+	failurePolicy                    string
+	timeout                          int
+	caBundle                         string
+	poolResource                     string
+}
+
+var webhookRuns sync.Map // *options → *webhookOptions
+
+func webhookFlags(fs *flag.FlagSet, o *options) {
+	w := &webhookOptions{}
+	webhookRuns.Store(o, w)
+	fs.StringVar(&w.certDir, "cert-dir", "", "the folder holding the serving certificate, tls.crt and tls.key (required to serve)")
+	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
+	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
+	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
+	fs.StringVar(&w.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
+	fs.StringVar(&o.namespace, "namespace", webhook.DefaultNamespace, "manifests: the namespace the webhook runs in")
+	fs.StringVar(&w.image, "image", webhook.DefaultImage, "manifests: the image of the worker-image command")
+	fs.IntVar(&w.replicas, "replicas", 2, "manifests: how many replicas serve")
+	fs.StringVar(&w.failurePolicy, "failure-policy", string(admissionregistrationv1.Fail), "manifests: Fail keeps pools out while the webhook is down, Ignore lets them through unchecked")
+	fs.IntVar(&w.timeout, "timeout", webhook.DefaultTimeoutSeconds, "manifests: seconds the API server waits for an answer (1 to 30)")
+	fs.StringVar(&w.caBundle, "ca-bundle", "", "manifests: the serving certificate's CA (PEM file), for a Secret made by hand; without it cert-manager issues the certificate")
+	fs.StringVar(&w.poolResource, "pool-resource", webhook.DefaultPoolResource, "manifests: the resource KubernetesNodes are served as")
+}
+
+func runWebhook(a *app, o *options, args []string) error {
+	v, _ := webhookRuns.LoadAndDelete(o)
+	w := v.(*webhookOptions)
+	if len(args) > 0 && args[0] == "manifests" {
+		if len(args) > 1 {
+			return badUsage("unexpected argument %q", args[1])
+		}
+		return a.webhookManifests(o, w)
+	}
+	if len(args) > 0 {
+		return badUsage("unexpected argument %q; the subcommand is manifests", args[0])
+	}
+	return a.serveWebhook(o, w)
+}
+
+// catalogRelease reads --catalog-release.
+func (w *webhookOptions) catalogRelease() (types.NamespacedName, error) {
+	if w.release == "" {
+		return types.NamespacedName{}, nil
+	}
+	ns, name, ok := strings.Cut(w.release, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return types.NamespacedName{}, badUsage("--catalog-release %q is not NAMESPACE/NAME", w.release)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+func (a *app) webhookManifests(o *options, w *webhookOptions) error {
+	if o.catalog != "" || o.kubeconfig != "" || w.certDir != "" {
+		return badUsage("manifests takes no --catalog, --kubeconfig or --cert-dir: they are the server's")
+	}
+	policy := admissionregistrationv1.FailurePolicyType(w.failurePolicy)
+	if policy != admissionregistrationv1.Fail && policy != admissionregistrationv1.Ignore {
+		return badUsage("--failure-policy %q is neither Fail nor Ignore", w.failurePolicy)
+	}
+	if w.timeout < 1 || w.timeout > 30 {
+		return badUsage("--timeout %d is not between 1 and 30 seconds, which the API server allows", w.timeout)
+	}
+	if w.replicas < 1 {
+		return badUsage("--replicas %d: at least one replica must serve", w.replicas)
+	}
+	key, err := w.catalogRelease()
+	if err != nil {
+		return err
+	}
+	m := webhook.ManifestOptions{
+		Namespace: o.namespace, Image: w.image, Replicas: int32(w.replicas), FailurePolicy: policy,
+		TimeoutSeconds: int32(w.timeout), PoolResource: w.poolResource, Port: int32(w.port),
+		Options: webhook.Options{CatalogRelease: key}, ReadBack: key.Name == "",
+	}
+	if w.caBundle != "" {
+		data, _, err := a.readFile(w.caBundle)
+		if err != nil {
+			return err
+		}
+		m.CABundle = data
+	}
+	text, err := webhook.ManifestsYAML(m)
+	if err != nil {
+		return failed("write the manifests: %v", err)
+	}
+	_, err = a.stdout.Write(text)
+	return err
+}
+
+// serveWebhook runs the webhook until SIGTERM or SIGINT.
+func (a *app) serveWebhook(o *options, w *webhookOptions) error {
+	if w.certDir == "" {
+		return badUsage("--cert-dir DIR is required: the folder of the serving certificate (tls.crt, tls.key)")
+	}
+	for _, f := range []string{"tls.crt", "tls.key"} {
+		if _, err := os.Stat(filepath.Join(w.certDir, f)); err != nil {
+			return unusable("--cert-dir %s: %v", w.certDir, err)
+		}
+	}
+	if w.port < 1 || w.port > 65535 {
+		return badUsage("--port %d is not a port", w.port)
+	}
+	key, err := w.catalogRelease()
+	if err != nil {
+		return err
+	}
+	opts := webhook.Options{CatalogRelease: key}
+	if o.catalog != "" {
+		data, name, err := a.readFile(o.catalog)
+		if err != nil {
+			return err
+		}
+		m, err := values(name, data)
+		if err != nil {
+			return err
+		}
+		opts.Catalog = catalog.Compile(catalog.DecodeValues(m))
+	}
+	cfg, err := webhookConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(funcr.NewJSON(func(obj string) { fmt.Fprintln(a.stderr, obj) }, funcr.Options{}))
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, controllerruntime.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return failed("scheme: %v", err)
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Cache:                  webhook.CacheOptions(opts),
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		WebhookServer:          crwebhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}),
+		Metrics:                metricsserver.Options{BindAddress: w.metricsAddr},
+		HealthProbeBindAddress: w.healthAddr,
+	})
+	if err != nil {
+		return failed("set up the webhook: %v", err)
+	}
+	if _, err := webhook.Setup(mgr, opts); err != nil {
+		return failed("set up the webhook: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return failed("serve the webhook: %v", err)
+	}
+	return nil
+}
+
+// webhookConfig is the cluster's: the --kubeconfig file, else in-cluster,
+// else $KUBECONFIG or ~/.kube/config.
+func webhookConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, unusable("kubeconfig %s: %v", kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	if cfg, err := rest.InClusterConfig(); err == nil {
+		return cfg, nil
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), nil).ClientConfig()
+	if err != nil {
+		return nil, unusable("no cluster to watch: not in a cluster, and no kubeconfig: %v", err)
+	}
+	return cfg, nil
+}

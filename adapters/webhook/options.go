@@ -1,0 +1,132 @@
+package webhook
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+)
+
+// The paths the webhook server serves its two webhooks on.
+const (
+	// PoolsPath validates KubernetesNodes.
+	PoolsPath = "/validate-kubernetesnodes"
+	// ReleasesPath validates HelmReleases of the kubernetes-nodes chart
+	// (pools) and of the kubernetes-worker-image chart (the catalog).
+	ReleasesPath = "/validate-helmreleases"
+)
+
+// HelmReleaseGVK is Flux's HelmRelease, read as unstructured.
+var HelmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+
+// PoolGVK is the kind of a worker pool.
+var PoolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
+
+// How cozystack-api turns a KubernetesNodes into its HelmRelease
+// (pkg/registry/apps/application/rest.go, convertApplicationToHelmRelease
+// and Create, in cozystack/cozystack): the release is named
+// <prefix><name> in the pool's namespace, with the ApplicationDefinition's
+// chartRef, the pool's spec as spec.values, and the labels below, by which
+// cozystack-api itself recognises its releases (hasRequiredApplicationLabels).
+const (
+	// PoolReleasePrefix is the ApplicationDefinition kubernetes-nodes'
+	// release prefix; the chart requires it of its release name too
+	// (kubernetes-nodes.groupName in templates/_helpers.tpl).
+	PoolReleasePrefix = "kubernetes-nodes-"
+
+	ApplicationKindLabel  = "apps.cozystack.io/application.kind"
+	ApplicationGroupLabel = "apps.cozystack.io/application.group"
+	ApplicationNameLabel  = "apps.cozystack.io/application.name"
+
+	// platformValuesSecret is the Secret every Cozystack release takes
+	// values from (valuesFrom); it holds the platform's internal "_" keys
+	// only, which no pool or catalog value depends on.
+	platformValuesSecret = "cozystack-values"
+)
+
+// ChartRef is a Flux source a HelmRelease's spec.chartRef names.
+type ChartRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Chart says how the HelmReleases of one chart are recognised: by the
+// source their spec.chartRef names (Cozystack's way), or by the chart name
+// of a spec.chart template (a HelmRepository chart, as a person writes it).
+type Chart struct {
+	// Name is matched against spec.chart.spec.chart; "" matches nothing.
+	Name string
+	// Ref is matched against spec.chartRef, whose namespace defaults to
+	// the HelmRelease's; a Ref without a Name matches nothing.
+	Ref ChartRef
+}
+
+// PoolChart is the kubernetes-nodes chart as Cozystack releases it: the
+// chartRef of the ApplicationDefinition kubernetes-nodes
+// (packages/system/kubernetes-nodes-rd/cozyrds/kubernetes-nodes.yaml),
+// the ExternalArtifact cozystack-operator names
+// <PackageSource>-<variant>-<component> for the kubernetes-nodes component of
+// the cozystack.kubernetes-nodes-application package's kubevirt variant.
+var PoolChart = Chart{
+	Name: "kubernetes-nodes",
+	Ref: ChartRef{
+		Kind:      "ExternalArtifact",
+		Namespace: "cozy-system",
+		Name:      "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes",
+	},
+}
+
+// CatalogChart is the kubernetes-worker-image chart, recognised by its
+// name; its release is also recognised as the catalog by
+// Options.CatalogRelease, whatever its source.
+var CatalogChart = Chart{Name: "kubernetes-worker-image"}
+
+// DefaultCatalogRelease is where the catalog's HelmRelease is looked for
+// unless told otherwise: cozystack-operator releases a package's component
+// under its name in its install namespace.
+var DefaultCatalogRelease = types.NamespacedName{Namespace: "cozy-system", Name: "kubernetes-worker-image"}
+
+// DefaultReadTimeout bounds an admission's reads, below the
+// timeoutSeconds (DefaultTimeoutSeconds) of the manifests.
+const DefaultReadTimeout = 4 * time.Second
+
+// Options say what the webhook plans pools against and which HelmReleases
+// it validates.
+type Options struct {
+	// Catalog, when set, is the catalog pools are planned against: fixed
+	// values the webhook was started with.
+	Catalog *catalog.Catalog
+	// CatalogRelease is the kubernetes-worker-image HelmRelease whose
+	// spec.values are the catalog pools are planned against, read from the
+	// manager's cache on every admission; it is ignored when Catalog is
+	// set. A release that does not exist is a catalog that is not deployed:
+	// disabled, so a pool that clones is refused GoldenNotInCatalog. With
+	// neither Catalog nor a CatalogRelease name, the catalog is read back from
+	// the goldens in cozy-public (catalog.FromCluster).
+	CatalogRelease types.NamespacedName
+	// ReadTimeout bounds the reads of one admission (a cache whose informer
+	// has not synced makes a read wait); 0 means DefaultReadTimeout. Keep it
+	// below the webhook's timeoutSeconds, so that a slow read is a denial
+	// that says so rather than a call the API server gives up on.
+	ReadTimeout time.Duration
+	// PoolChart and CatalogChart recognise the HelmReleases to validate; a
+	// zero Chart is the package's PoolChart or CatalogChart.
+	PoolChart, CatalogChart Chart
+}
+
+func (o Options) withDefaults() Options {
+	if o.PoolChart == (Chart{}) {
+		o.PoolChart = PoolChart
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.CatalogChart == (Chart{}) {
+		o.CatalogChart = CatalogChart
+	}
+	return o
+}

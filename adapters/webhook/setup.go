@@ -1,0 +1,139 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Setup serves the webhooks on mgr's webhook server, reading through mgr's
+// client, so from its cache, and adds to mgr a liveness check "ping", and
+// readiness checks "webhook" (the server answers TLS) and "cache" (the
+// informers of every kind an admission reads have synced: until then an
+// admission would wait on them). The manager's scheme must hold CDI's
+// types (controllerruntime.AddToScheme), its client must cache
+// unstructured objects (client.CacheOptions{Unstructured: true}) for the
+// catalog release to be read from the cache, and its cache should be made
+// with CacheOptions(o), which caches that one release and no other.
+func Setup(mgr manager.Manager, o Options) (*Validator, error) {
+	v := New(mgr.GetClient(), o)
+	v.Register(mgr.GetWebhookServer())
+	w := &warmer{cache: mgr.GetCache(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
+	if err := mgr.Add(w); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("cache", w.ready); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// CacheOptions are the options of a manager's cache for the webhook: the
+// catalog release is the only HelmRelease cached (a list and watch of one
+// name in one namespace, which a Role can grant by resourceNames), and
+// managedFields are dropped from every object, since no plan reads them.
+func CacheOptions(o Options) cache.Options {
+	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	if key := o.CatalogRelease; key.Name != "" && o.Catalog == nil {
+		hr := &unstructured.Unstructured{}
+		hr.SetGroupVersionKind(HelmReleaseGVK)
+		opts.ByObject = map[client.Object]cache.ByObject{hr: {
+			Namespaces: map[string]cache.Config{key.Namespace: {}},
+			Field:      fields.OneTermEqualSelector("metadata.name", key.Name),
+		}}
+	}
+	return opts
+}
+
+// ReadKinds are the kinds an admission reads of the cluster: those a pool
+// that clones needs (plan.Needs) and those a catalog render needs
+// (catalog.RenderNeeds).
+func ReadKinds() state.Kind {
+	pool := plan.DecodePool("tenant", "cluster-pool", map[string]any{"cluster": "cluster", "osImage": map[string]any{"builtin": map[string]any{}}})
+	need := plan.Needs(pool).Merge(catalog.RenderNeeds())
+	var k state.Kind
+	for _, r := range need.Gets {
+		k |= r.Kind
+	}
+	for _, r := range need.Lists {
+		k |= r.Kind
+	}
+	return k
+}
+
+// warmer starts the informers an admission reads once the cache runs, so
+// that the first admission reads memory, and reports ready when they have
+// synced. A kind the server does not serve (CDI not installed) is skipped:
+// the planner takes it as unknown.
+type warmer struct {
+	cache   cache.Cache
+	scheme  *runtime.Scheme
+	release bool
+	synced  atomic.Bool
+}
+
+func (w *warmer) Start(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName("worker-image-webhook")
+	var objs []client.Object
+	for _, k := range ReadKinds().Each() {
+		o, err := w.scheme.New(kinds.Of(k).GVK)
+		if err != nil {
+			return fmt.Errorf("the manager's scheme lacks %s: register it with controllerruntime.AddToScheme: %w", kinds.Of(k).GVK, err)
+		}
+		objs = append(objs, o.(client.Object))
+	}
+	if w.release {
+		hr := &unstructured.Unstructured{}
+		hr.SetGroupVersionKind(HelmReleaseGVK)
+		objs = append(objs, hr)
+	}
+	for _, o := range objs {
+		if _, err := w.cache.GetInformer(ctx, o); err != nil {
+			if meta.IsNoMatchError(err) {
+				log.Info("kind not served, it stays unknown to every plan", "kind", o.GetObjectKind().GroupVersionKind().String(), "type", fmt.Sprintf("%T", o))
+				continue
+			}
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return nil
+			}
+			return fmt.Errorf("start the informer of %T: %w", o, err)
+		}
+	}
+	w.synced.Store(true)
+	log.Info("informers synced")
+	<-ctx.Done()
+	return nil
+}
+
+// NeedLeaderElection is false: every replica of the webhook serves.
+func (w *warmer) NeedLeaderElection() bool { return false }
+
+func (w *warmer) ready(*http.Request) error {
+	if !w.synced.Load() {
+		return errors.New("the informers of the cluster's state have not synced yet")
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Validator decides admission requests for pools and the catalog. It reads
+// the cluster through a controller-runtime client.Reader, exactly what
+// each plan needs (plan.Needs) or a render needs (catalog.RenderNeeds):
+// give it the manager's client, and every admission is answered from the
+// manager's cache. It is safe for concurrent use.
+type Validator struct {
+	client client.Reader
+	state  state.Reader
+	opts   Options
+	// compiled is the catalog release's last compiled generation.
+	compiled atomic.Pointer[compiledCatalog]
+}
+
+// New returns a Validator reading through c, which must know CDI's types
+// (controllerruntime.AddToScheme) and, to read the catalog release from a
+// cache, cache unstructured objects.
+func New(c client.Reader, o Options) *Validator {
+	return &Validator{client: c, state: controllerruntime.New(c), opts: o.withDefaults()}
+}
+
+// Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
+// served at PoolsPath.
+func (v *Validator) Pools() *admission.Webhook {
+	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", timeout: v.opts.ReadTimeout, decide: v.pool}}
+}
+
+// Releases is the webhook of Flux HelmReleases
+// (helm.toolkit.fluxcd.io/v2), served at ReleasesPath: a release of the
+// kubernetes-nodes chart is planned as its pool, one of the
+// kubernetes-worker-image chart rendered as the catalog, and any other is
+// admitted untouched.
+func (v *Validator) Releases() *admission.Webhook {
+	return &admission.Webhook{Handler: handler{resource: "helmreleases", timeout: v.opts.ReadTimeout, decide: v.release}}
+}
+
+// Register serves both webhooks on s, at PoolsPath and ReleasesPath.
+func (v *Validator) Register(s webhook.Server) {
+	s.Register(PoolsPath, v.Pools())
+	s.Register(ReleasesPath, v.Releases())
+}
+
+// handler times a decision, counts it and writes it.
+type handler struct {
+	resource string
+	timeout  time.Duration
+	decide   func(context.Context, admission.Request) decision
+}
+
+func (h handler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	d := h.decide(ctx, req)
+	observe(h.resource, string(req.Operation), d, time.Since(began))
+	if log := logf.FromContext(ctx).V(1); log.Enabled() {
+		log.Info("admission", "resource", h.resource, "namespace", req.Namespace, "name", req.Name,
+			"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", len(d.refusals), "warnings", len(d.warnings))
+	}
+	return d.response()
+}
+
+// validated reports whether op is one the webhooks plan: a delete plans
+// nothing, and is admitted.
+func validated(op admissionv1.Operation) bool {
+	return op == admissionv1.Create || op == admissionv1.Update
+}
+
+// pool decides a KubernetesNodes create or update.
+func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
+	if !validated(req.Operation) {
+		return decision{subject: SubjectNone, outcome: Skipped}
+	}
+	obj, err := decodeObject(req.Object.Raw)
+	if err != nil {
+		return badRequest(SubjectNone, "the request's object: %v", err)
+	}
+	typed(obj, req)
+	pool, err := plan.PoolFromObject(obj)
+	if err != nil {
+		return badRequest(SubjectNone, "this webhook validates %s %s pools: %v", plan.PoolAPIVersion, plan.PoolKind, err)
+	}
+	fillName(&pool, req)
+	old := func() (plan.Pool, bool) {
+		if req.Operation != admissionv1.Update {
+			return plan.Pool{}, false
+		}
+		o, err := decodeObject(req.OldObject.Raw)
+		if err != nil {
+			return plan.Pool{}, false
+		}
+		typed(o, req)
+		p, err := plan.PoolFromObject(o)
+		fillName(&p, req)
+		return p, err == nil
+	}
+	t := target{gk: PoolGVK.GroupKind(), namespace: pool.Namespace, name: pool.Name, values: "spec"}
+	return v.admitPool(ctx, t, pool, old, nil)
+}
+
+// typed gives an object that does not say what it is the request's kind:
+// an API server sends objects with their apiVersion and kind, but a
+// request need not.
+func typed(obj map[string]any, req admission.Request) {
+	if obj["apiVersion"] == nil && obj["kind"] == nil && req.Kind.Kind != "" {
+		obj["apiVersion"] = schema.GroupVersion{Group: req.Kind.Group, Version: req.Kind.Version}.String()
+		obj["kind"] = req.Kind.Kind
+	}
+}
+
+// fillName gives a pool the request's namespace and name where its object
+// leaves them out.
+func fillName(p *plan.Pool, req admission.Request) {
+	if p.Namespace == "" {
+		p.Namespace = req.Namespace
+	}
+	if p.Name == "" {
+		p.Name = req.Name
+	}
+}
+
+// admitPool plans a pool against the catalog and the cluster's state:
+// planned, it is admitted with its warnings; refused, it is denied, unless
+// it is an update that leaves its disk as it was: old reads the pool before
+// the update, if there is one (it is read only then). extra are refusals
+// of the object the planner does not see.
+func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old func() (plan.Pool, bool), extra guard.Refusals) decision {
+	view, err := v.catalog(ctx)
+	if err != nil {
+		return readFailure(SubjectPool, err, "the catalog")
+	}
+	need := plan.Needs(pool)
+	if view.readBack {
+		need = need.Merge(catalog.RenderNeeds())
+	}
+	st, err := v.state.Read(ctx, need)
+	if err != nil {
+		return readFailure(SubjectPool, err, "the cluster's state")
+	}
+	snap := state.NewSnapshot(st)
+	d := decision{subject: SubjectPool, outcome: Admitted}
+	cat := view.cat
+	if view.readBack {
+		var ws guard.Warnings
+		cat, ws = catalog.FromCluster(snap)
+		if clones(pool) {
+			for _, w := range ws {
+				d.warn(t, w)
+			}
+		}
+	}
+	res, _ := plan.Plan(pool, cat, snap)
+	for _, w := range res.Warnings {
+		d.warn(t, w)
+	}
+	if view.note != "" && clones(pool) {
+		d.note("%s", view.note)
+	}
+	rs := append(append(guard.Refusals{}, extra...), res.Refusals...)
+	if len(rs) == 0 {
+		return d
+	}
+	if before, ok := old(); ok && sameDisk(before, pool, cat) {
+		d.keep(t, rs, "this update leaves the pool's disk-system as it was")
+		return d
+	}
+	d.refuse(t, rs)
+	return d
+}
+
+// clones reports whether a pool asks to clone a golden.
+func clones(p plan.Pool) bool {
+	img := p.Spec.OSImage
+	return img != nil && img.Builtin != nil
+}
+
+// decodeObject reads an object as the API server sent it, JSON, into the
+// map a chart's values are: numbers as float64, as Flux hands them to Helm.
+func decodeObject(raw []byte) (map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("no object in the request")
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if obj == nil {
+		return nil, errors.New("the object is null")
+	}
+	return obj, nil
+}

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -60,7 +62,12 @@ func ExampleValidator_Pools() {
 		Provisioner: "linstor.csi.linbit.com",
 	}
 	driver := &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: "linstor.csi.linbit.com"}}
-	cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(replicated, driver).Build()
+	block := corev1.PersistentVolumeBlock
+	profile := &cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Status: cdiv1.StorageProfileStatus{
+		ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: &block}},
+	}}
+	config := &cdiv1.CDIConfig{ObjectMeta: metav1.ObjectMeta{Name: "config"}}
+	cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(replicated, driver, profile, config).Build()
 	v := webhook.New(cache, webhook.Options{Catalog: catalog.Compile(catalog.Default())}) // disabled
 
 	obj, _ := json.Marshal(map[string]any{

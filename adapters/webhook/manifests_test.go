@@ -109,6 +109,9 @@ func resourceOf(k state.Kind) string {
 		state.StorageProfile:        "cdi.kubevirt.io/storageprofiles",
 		state.CDI:                   "cdi.kubevirt.io/cdis",
 		state.CSIDriver:             "storage.k8s.io/csidrivers",
+		state.VolumeSnapshotClass:   "snapshot.storage.k8s.io/volumesnapshotclasses",
+		state.CDIConfig:             "cdi.kubevirt.io/cdiconfigs",
+		state.PersistentVolume:      "/persistentvolumes",
 	}[k]
 }
 

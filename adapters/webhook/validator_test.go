@@ -168,7 +168,7 @@ func TestUnchangedUpdate(t *testing.T) {
 	// The cluster's CDI now copies: every clone is refused HostAssistedClone.
 	var objs []client.Object
 	for _, o := range cluster() {
-		if !fixtures.IsCDI(o) {
+		if _, isCDI := o.(*cdiv1.CDI); !isCDI {
 			objs = append(objs, o)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -30,8 +31,8 @@ func ExampleRender() {
 	if err := yaml.Unmarshal([]byte(catalogValues), &v); err != nil {
 		panic(err)
 	}
-	// An observed cluster with no golden yet.
-	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds})
+	// An observed cluster with no golden yet, on which CDI can render one.
+	snap := state.NewSnapshot(renderingCluster(true))
 	res, err := catalog.Render(catalog.Compile(v), snap)
 	if err != nil {
 		fmt.Println(err)
@@ -64,6 +65,41 @@ func ExampleRender() {
 	//         storage: 6Gi
 	//     storageClassName: replicated
 	// status: {}
+}
+
+// renderingCluster is an observed cluster with the class "replicated" (the
+// default), CDI's StorageProfile of it and CDI's config. knownProvisioner
+// says whether CDI knows the class's provisioner: only then does its
+// profile carry the claim property set (access modes and volume mode) CDI
+// renders a PVC from.
+func renderingCluster(knownProvisioner bool) *state.State {
+	profile := cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}}
+	if knownProvisioner {
+		block := corev1.PersistentVolumeBlock
+		profile.Status.ClaimPropertySets = []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: &block}}
+	}
+	return &state.State{
+		Observed: state.AllKinds,
+		StorageClasses: []storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "replicated",
+			Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}}, Provisioner: "linstor.csi.linbit.com"}},
+		StorageProfiles: []cdiv1.StorageProfile{profile},
+		CDIConfigs:      []cdiv1.CDIConfig{{ObjectMeta: metav1.ObjectMeta{Name: "config"}}},
+	}
+}
+
+// A golden CDI could never render a PVC for (here the class's StorageProfile
+// knows no access modes) is refused before anything is applied, at the
+// entry's field.
+func ExampleRender_unrenderable() {
+	v := catalog.Default()
+	v.Enabled = true
+	_, err := catalog.Render(catalog.Compile(v), state.NewSnapshot(renderingCluster(false)))
+	var r *guard.Refusal
+	if errors.As(err, &r) {
+		fmt.Println(r.Reason, r.Field, r.BadValue)
+	}
+	// Output:
+	// DiskUnrenderable images[0].storageClass replicated
 }
 
 // Growing an existing golden is an edit CDI would refuse: the catalog says so

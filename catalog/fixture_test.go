@@ -42,7 +42,7 @@ func entryAt(c *Catalog, i int) Entry { return slices.Collect(c.Entries())[i] }
 // scClass is a StorageClass created at t0, the cluster default when
 // isDefault.
 func scClass(name string, isDefault bool) *storagev1.StorageClass {
-	b := fixtures.StorageClass(name).Provisioner("csi.example.com").Created(t0)
+	b := fixtures.StorageClass(name).Provisioner(provisioner).Created(t0)
 	if isDefault {
 		b.Default()
 	}
@@ -61,9 +61,27 @@ func livePVC(id, class, size, endpoint string) corev1.PersistentVolumeClaim {
 	return *fixtures.GoldenClaim(id, v1136).Class(class).Size(size).Endpoint(endpoint).Obj()
 }
 
-// cluster is a fully observed cluster whose default class is "replicated".
+// provisioner is the CSI driver of the classes these tests create.
+const provisioner = "csi.example.com"
+
+// renders are the objects by which CDI renders a golden's PVC on class:
+// its StorageProfile, whose first claim property set is ReadWriteMany
+// Block (CDI's CDIConfig is cdiConfig).
+func renders(class string) *cdiv1.StorageProfile {
+	return fixtures.StorageProfile(class).Provisioner(provisioner).VolumeMode(corev1.PersistentVolumeBlock).Obj()
+}
+
+// cdiConfig is CDI's CDIConfig, with the default overhead for classes.
+func cdiConfig(classes ...string) *cdiv1.CDIConfig {
+	return fixtures.CDIConfig(fixtures.DefaultOverhead, classes...)
+}
+
+// cluster is a fully observed cluster whose default class is "replicated",
+// on which CDI renders a golden on "replicated" and "local": both classes
+// have their StorageProfile, and CDI its CDIConfig.
 func cluster(dvs []cdiv1.DataVolume, pvcs []corev1.PersistentVolumeClaim) *state.State {
-	s := fixtures.State(state.AllKinds, scClass("replicated", true), scClass("local", false))
+	s := fixtures.State(state.AllKinds, scClass("replicated", true), scClass("local", false),
+		renders("replicated"), renders("local"), cdiConfig("replicated", "local"))
 	s.DataVolumes, s.PersistentVolumeClaims = dvs, pvcs
 	return s
 }

@@ -76,8 +76,8 @@ func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 		return true
 	}
 	in := storage.Input{BoundKnown: g.BoundKnown, Default: r.def}
-	if g.BoundClass != "" {
-		in.Bound = []string{g.BoundClass}
+	if g.ClaimClass != "" {
+		in.Bound = []string{g.ClaimClass}
 	}
 	entryIn, goldenIn := in, in
 	entryIn.Named, goldenIn.Named = e.StorageClass, g.NamedClass
@@ -89,9 +89,9 @@ func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 	// followed proves nothing of where it sits now.
 	if e.StorageClass != "" && g.NamedClass == "" {
 		switch {
-		case g.BoundClass == e.StorageClass:
+		case g.ClaimClass == e.StorageClass:
 			return true
-		case g.BoundClass == "" && !g.BoundKnown:
+		case g.ClaimClass == "" && !g.BoundKnown:
 			r.unverified |= state.PersistentVolumeClaim
 			return false
 		}
@@ -99,7 +99,7 @@ func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 		// The entry leaves its class to the cluster: it binds where the
 		// golden's bound PVC is, else on the default.
 		switch {
-		case g.BoundClass == "" && !g.BoundKnown:
+		case g.ClaimClass == "" && !g.BoundKnown:
 			r.unverified |= state.PersistentVolumeClaim
 			return false
 		case errors.Is(eerr, storage.ErrDefaultUnknown) || errors.Is(gerr, storage.ErrDefaultUnknown):

@@ -24,12 +24,14 @@ func TestNeedsList(t *testing.T) {
 		want   []state.Ref
 	}{
 		"render": {
-			reason: "Render and ReadBack read the goldens in cozy-public (DataVolumes and PVCs) and the classes an empty class resolves against",
+			reason: "Render and ReadBack read the goldens in cozy-public (DataVolumes and PVCs), the classes an empty class resolves against, and what says whether CDI renders a golden's PVC (StorageProfiles, CDIConfig)",
 			got:    catalog.RenderNeeds(),
 			want: []state.Ref{
 				list(state.StorageClass, ""),
 				list(state.PersistentVolumeClaim, naming.GoldenNamespace),
 				list(state.DataVolume, naming.GoldenNamespace),
+				list(state.StorageProfile, ""),
+				list(state.CDIConfig, ""),
 			},
 		},
 		"consumers": {
@@ -40,7 +42,8 @@ func TestNeedsList(t *testing.T) {
 		"prune": {
 			reason: "Prune reads both: the cluster-wide lists cover the cozy-public ones",
 			got:    catalog.PruneNeeds(),
-			want:   []state.Ref{list(state.StorageClass, ""), list(state.PersistentVolumeClaim, ""), list(state.DataVolume, "")},
+			want: []state.Ref{list(state.StorageClass, ""), list(state.PersistentVolumeClaim, ""), list(state.DataVolume, ""),
+				list(state.StorageProfile, ""), list(state.CDIConfig, "")},
 		},
 	}
 	for name, tc := range cases {

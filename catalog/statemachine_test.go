@@ -61,7 +61,11 @@ type catalogMachine struct {
 	goldens     map[string]*smGolden // by golden name
 	disks       []smDisk
 	def         string
-	serial      int
+	// unknownProvisioner: class "b"'s StorageProfile has no claim property
+	// set (CDI does not know its provisioner), so CDI renders no golden on
+	// it.
+	unknownProvisioner bool
+	serial             int
 }
 
 func (m *catalogMachine) values() Values {
@@ -82,7 +86,13 @@ func (m *catalogMachine) snapshot() *state.Snapshot {
 			sc.Default()
 		}
 		s.StorageClasses = append(s.StorageClasses, *sc.Obj())
+		sp := renders(c)
+		if c == "b" && m.unknownProvisioner {
+			sp.Status.ClaimPropertySets = nil
+		}
+		s.StorageProfiles = append(s.StorageProfiles, *sp)
 	}
+	s.CDIConfigs = []cdiv1.CDIConfig{*cdiConfig("a", "b")}
 	for _, name := range sortedKeys(m.goldens) {
 		g := m.goldens[name]
 		if g.dv != nil {
@@ -117,18 +127,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// expectedEdits is the model's verdict: the CatalogEntryImmutable fields.
-func (m *catalogMachine) expectedEdits() []fixtures.Finding {
+// expectedRefusals is the model's verdict: the CatalogEntryImmutable fields
+// of the goldens that exist, and DiskUnrenderable for an entry whose golden
+// does not exist yet and whose class (or the default) CDI renders none on.
+func (m *catalogMachine) expectedRefusals() []fixtures.Finding {
 	var out []fixtures.Finding
 	if !m.enabled {
 		return out
 	}
 	for i, e := range m.entries {
+		p := fmt.Sprintf("images[%d].", i)
 		g, ok := m.goldens[smName(e.id)]
 		if !ok {
+			if m.unknownProvisioner && or(or(e.class, m.globalClass), m.def) == "b" {
+				out = append(out, fixtures.Finding{Reason: guard.DiskUnrenderable, Field: p + "storageClass"})
+			}
 			continue
 		}
-		p := fmt.Sprintf("images[%d].", i)
 		if (g.dv != nil || g.endpoint) && smFactories[e.factory] != g.source {
 			out = append(out, fixtures.Finding{Reason: guard.CatalogEntryImmutable, Field: p + "imageFactoryURL"})
 		}
@@ -183,8 +198,8 @@ func (m *catalogMachine) check(t *rapid.T) {
 	snap := m.snapshot()
 	cat := Compile(m.values())
 	res, err := Render(cat, snap)
-	if got, want := fixtures.Refused(err), m.expectedEdits(); !slices.Equal(got, want) {
-		t.Fatalf("refusals %v, want %v: every edit of an existing golden is refused, and nothing else", got, want)
+	if got, want := fixtures.Refused(err), m.expectedRefusals(); !slices.Equal(got, want) {
+		t.Fatalf("refusals %v, want %v: every edit of an existing golden is refused, a new golden CDI cannot render is refused, and nothing else", got, want)
 	}
 	if len(res.Warnings) > 0 {
 		t.Fatalf("warnings %v on a fully observed cluster", res.Warnings)
@@ -366,7 +381,8 @@ func TestCatalogStateMachine(t *testing.T) {
 			"moveDefault": func(*rapid.T) {
 				m.def = map[string]string{"a": "b", "b": "a"}[m.def]
 			},
-			"": m.check,
+			"unknownProvisioner": func(*rapid.T) { m.unknownProvisioner = !m.unknownProvisioner },
+			"":                   m.check,
 		})
 	})
 }

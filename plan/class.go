@@ -36,6 +36,15 @@ func (p *planner) resolveClasses(cl *clone) {
 	workerOK := p.classProblem(werr, "", cl.workerProvisional)
 
 	g := &cl.golden
+	if g.Presence == golden.Absent && cl.alreadyCloned && g.NamedClass == "" {
+		// A golden gone from under a pool that has cloned it, on no class
+		// its entry names: the pool is not refused for it
+		// (GoldenUnavailable says so), and it comes back on whatever the
+		// default is then, so there is no class of it to compare until it
+		// is back. One whose entry names its class comes back on that
+		// class, and new workers clone from it there.
+		return
+	}
 	if g.PVC != nil && g.NamedClass == "" && (g.PVC.Spec.StorageClassName == nil || *g.PVC.Spec.StorageClassName == "") {
 		// The golden exists on no class at all (a PVC bound to a volume
 		// made by hand): CDI reads no class of the golden, only its
@@ -49,10 +58,14 @@ func (p *planner) resolveClasses(cl *clone) {
 		return
 	}
 	gw, gerr := g.ResolveClass(def)
-	if cl.alreadyCloned && gw.From == storage.Default && g.BoundKnown && disksKnown && cloned == nil {
+	// A clone made proves the class the golden's PVC is on, while that PVC
+	// exists: once it is gone, CDI re-creates it from the golden's
+	// DataVolume on whatever the default then is.
+	proves := cl.alreadyCloned && gw.From == storage.Default && g.BoundKnown && disksKnown && g.PVC != nil
+	if proves && cloned == nil {
 		cloned = p.snap.ClonedClasses(ns, cl.pool, cl.goldenName)
 	}
-	if cl.alreadyCloned && gw.From == storage.Default && len(cloned) == 1 && g.BoundKnown && disksKnown {
+	if proves && len(cloned) == 1 {
 		// Nothing of the golden names its class, but the pool's disks were
 		// cloned from it, on its class: they prove it, and moving the
 		// default must not turn this pool refused. (Disks on several

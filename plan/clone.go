@@ -112,10 +112,12 @@ func (p *planner) planClone(b *Builtin) {
 	if cl.mismatch {
 		p.refuseMismatch(&cl)
 	}
-	if cl.disk.Renders() {
+	if !cl.workerProvisional && cl.disk.Renders() {
 		// CDI fails a clone for its size before it looks at classes or
 		// drivers (controller/datavolume/pvc-clone-controller.go
 		// validateClone, controller/clone/planner.go validateSourcePVC).
+		// A class that rests on unseen disks being absent proves no
+		// rendering, so no size.
 		p.checkSize(&cl)
 	}
 	if cl.classOK && !cl.workerProvisional && cl.disk.Renders() {

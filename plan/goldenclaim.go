@@ -21,9 +21,11 @@ type goldenClaim struct {
 	// capacityKnown: the PVC exists, is bound and states its capacity.
 	capacityKnown bool
 	// class is the class the claim names, for its StorageProfile's
-	// snapshot class.
-	class  string
-	driver cdi.Driver
+	// snapshot class; classNil: it names none at all (nil, not ""), and
+	// CDI then reads the Kubernetes default class's profile.
+	class    string
+	classNil bool
+	driver   cdi.Driver
 }
 
 // readGoldenClaim fills cl.claim. What it could not read is StateUnverified.
@@ -42,6 +44,8 @@ func (p *planner) readGoldenClaim(cl *clone) {
 		}
 		if pvc.Spec.StorageClassName != nil {
 			c.class = *pvc.Spec.StorageClassName
+		} else {
+			c.classNil = true
 		}
 		c.driver = cdi.ClaimDriver(p.snap, pvc)
 		p.unverified |= c.driver.Unobserved

@@ -39,13 +39,31 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	// 1. The strategy (controller/clone/planner.go
 	// computeStrategyForSourcePVC, controller/clone/common.go
 	// GetGlobalCloneStrategyOverride).
-	strategy, from := p.cloneStrategy(cl)
-	if strategy == cdiv1.CloneStrategyHostAssisted {
+	strategy, from, known := p.cloneStrategy(cl)
+	switch {
+	case !known:
+	case strategy == cdiv1.CloneStrategyHostAssisted:
 		copyCause("cloneStrategy copy", "%s is copy; set it to csi-clone (Cozystack's CDI override) or snapshot", p.strategyFrom(from, cl))
+	case strategy == cdiv1.CloneStrategySnapshot || strategy == cdiv1.CloneStrategyCsiClone:
+	default:
+		// A strategy CDI does not know (a class annotated
+		// cdi.kubevirt.io/clone-strategy with another value gives its
+		// profile ""): CDI's clone fails for good, "unknown
+		// strategy/source" (controller/clone/planner.go Plan).
+		p.c.Refuse(guard.DiskUnrenderable, pathStorageClass, class,
+			"CDI renders the disk's PVC but fails its clone for good: %s is %q, not a strategy CDI knows (\"unknown strategy/source\"); set the class's cdi.kubevirt.io/clone-strategy annotation to csi-clone, snapshot or copy, or remove it",
+			p.strategyFrom(from, cl), strategy)
 	}
 
 	// 3. One CSI driver for both volumes (controller/clone/common.go
 	// GetCommonDriver): whatever the strategy, a copy is what is left.
+	// Under the snapshot strategy CDI looks for a VolumeSnapshotClass of
+	// that driver first, and reports its absence
+	// (GetCompatibleVolumeSnapshotClass).
+	driverReason := "IncompatibleProvisioners: \"Provisioners are incompatible\""
+	if strategy == cdiv1.CloneStrategySnapshot {
+		driverReason = "NoVolumeSnapshotClass: \"No compatible volumesnapshotclass found\""
+	}
 	common := ""
 	g := &cl.claim
 	switch {
@@ -53,10 +71,10 @@ func (p *planner) checkHostAssisted(cl *clone) {
 		// Unseen (StateUnverified says so), or the golden's volume does not
 		// point back at it and CDI retries.
 	case g.driver.Name == "":
-		copyCause("IncompatibleProvisioners: \"Provisioners are incompatible\"",
+		copyCause(driverReason,
 			"the golden's PVC has no CSI driver (no class, and no CSI volume) while the disk's is %q; re-create the golden on class %q", sc.Provisioner, class)
 	case g.driver.Name != sc.Provisioner:
-		copyCause("IncompatibleProvisioners: \"Provisioners are incompatible\"",
+		copyCause(driverReason,
 			"the golden's volume is on CSI driver %q and the disk's class %q on %q; re-create the golden on class %q", g.driver.Name, class, sc.Provisioner, class)
 	default:
 		common = g.driver.Name
@@ -96,25 +114,25 @@ const (
 // cloneStrategy is CDI's: the CDI resource's cloneStrategyOverride, else
 // the disk class's StorageProfile status.cloneStrategy (its spec is what an
 // admin asked for, not yet reconciled: CDI never reads it), else snapshot.
-// It returns "" when unknown, and where the strategy came from.
-func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrigin) {
+// It reports whether the strategy is known, and where it came from.
+func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrigin, bool) {
 	if !p.snap.Observed(state.CDI) {
 		// The override, if any, overrules the profile: a profile's
 		// strategy proves nothing while the override is unknown.
 		p.unverified |= state.CDI
-		return "", fromDefault
+		return "", fromDefault, false
 	}
 	if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
-		return *c.Spec.CloneStrategyOverride, fromOverride
+		return *c.Spec.CloneStrategyOverride, fromOverride, true
 	}
 	if !p.snap.Observed(state.StorageProfile) {
 		p.unverified |= state.StorageProfile
-		return "", fromDefault
+		return "", fromDefault, false
 	}
 	if sp := cl.disk.Profile; sp != nil && sp.Status.CloneStrategy != nil {
-		return *sp.Status.CloneStrategy, fromProfile
+		return *sp.Status.CloneStrategy, fromProfile, true
 	}
-	return cdiv1.CloneStrategySnapshot, fromDefault
+	return cdiv1.CloneStrategySnapshot, fromDefault, true
 }
 
 // strategyFrom says where the strategy came from, for a refusal.
@@ -141,10 +159,12 @@ func (p *planner) checkSnapshotClass(cl *clone, driver string, origin strategyOr
 	}
 	const reason = "NoVolumeSnapshotClass: \"No compatible volumesnapshotclass found\""
 	named := ""
-	// A classless golden's profile is the Kubernetes default class's
-	// (controller/clone/common.go getSnapshotClassForClaim).
+	// A golden PVC that names no class at all takes the Kubernetes
+	// default class's profile; one that names "" is looked up by that
+	// name, and has none (controller/clone/common.go
+	// getSnapshotClassForClaim, GetStorageClassByNameWithK8sFallback).
 	goldenClass := cl.claim.class
-	if goldenClass == "" {
+	if cl.claim.classNil {
 		goldenClass = p.snap.KubernetesDefaultClass()
 	}
 	if dp, gp := cl.disk.Profile, p.snap.StorageProfile(goldenClass); dp != nil && gp != nil &&

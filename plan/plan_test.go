@@ -508,6 +508,23 @@ func TestAlreadyCloned(t *testing.T) {
 			state:    all(cloned, dropGolden),
 			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
 		},
+		"golden missing, its entry on another class": {
+			reason:   "the golden comes back on the class its entry names, and new workers clone from it there: a class the pool's is not is refused, gone or not",
+			catalog:  func(v *catalog.Values) { v.StorageClass = "local" },
+			state:    all(cloned, dropGolden),
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"golden missing, its entry on no class, the default moved": {
+			reason:  "neighbour: a golden on no class its entry names comes back on the default of the day; until it is back there is no class of it to compare",
+			pool:    setClass(""),
+			catalog: func(v *catalog.Values) { v.StorageClass = "" },
+			state: all(cloned, dropGolden, func(s *state.State) {
+				s.StorageClasses[0].Annotations = nil
+				s.StorageClasses[1].Annotations = isDefault()
+			}),
+			warnings: []finding{f(guard.GoldenUnavailable, "osImage.builtin")},
+		},
 		"golden dropped from the catalog": {
 			reason:   "the entry was dropped; the golden is unmanaged",
 			catalog:  func(v *catalog.Values) { v.Images = []catalog.Image{} },
@@ -811,10 +828,18 @@ func TestUnknownGaps(t *testing.T) {
 			warnings: []finding{f(guard.StateUnverified, "PersistentVolumeClaim")},
 		},
 		"frozen pool, classless golden, default moved": {
-			reason:  "the pool's disks prove the golden's class; the default moving refuses nothing",
+			reason:   "the golden's PVC is gone: CDI re-creates it from the classless DataVolume on the default as it now is (controller/datavolume/controller-base.go handlePvcCreation), another class than the disks': the pool's disks prove nothing of a PVC that does not exist",
+			pool:     setClass(""),
+			catalog:  noClassEntry,
+			state:    all(classless, addDisks(workerDisk("w1", "replicated")), moveDefault),
+			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+		},
+		"frozen pool, classless golden bound, default moved": {
+			reason:  "neighbour: while the golden's PVC exists it is on the class it was bound on: the default moving refuses nothing",
 			pool:    setClass(""),
 			catalog: noClassEntry,
-			state:   all(classless, addDisks(workerDisk("w1", "replicated")), moveDefault),
+			state: all(func(s *state.State) { s.DataVolumes[0].Spec.Storage.StorageClassName = nil },
+				addDisks(workerDisk("w1", "replicated")), moveDefault),
 		},
 		"new pool, classless golden, default moved": {
 			reason:   "neighbour: without disks the golden follows the default, the pool its explicit class",

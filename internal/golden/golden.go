@@ -60,9 +60,9 @@ type Golden struct {
 	DataVolume *cdiv1.DataVolume
 	PVC        *corev1.PersistentVolumeClaim
 	// NamedClass is the class the live golden's spec names (before it exists,
-	// the entry's); BoundClass is its bound PVC's class.
+	// the entry's); ClaimClass is its PVC's class, bound or not.
 	NamedClass string
-	BoundClass string
+	ClaimClass string
 	// BoundKnown reports whether the golden's PVC was observed.
 	BoundKnown bool
 	// Request is the golden's requested size: the live DataVolume's, the
@@ -89,8 +89,8 @@ func (g *Golden) Size() resource.Quantity {
 // its bound PVC's (frozen), else the cluster default.
 func (g *Golden) ResolveClass(def storage.DefaultResult) (storage.Resolution, error) {
 	in := storage.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def}
-	if g.BoundClass != "" && g.NamedClass == "" {
-		in.Bound = []string{g.BoundClass}
+	if g.ClaimClass != "" && g.NamedClass == "" {
+		in.Bound = []string{g.ClaimClass}
 	}
 	return storage.Resolve(in)
 }
@@ -121,11 +121,15 @@ func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
 	if e != nil {
 		g.NamedClass, g.Request, g.URL = e.Class, e.Request, e.URL
 	}
-	if p := d.PVC; p != nil && p.Status.Phase == corev1.ClaimBound {
+	if p := d.PVC; p != nil {
+		// A PVC names its class from its creation on, bound or not: CDI
+		// clones with that class's driver once it binds.
 		if p.Spec.StorageClassName != nil {
-			g.BoundClass = *p.Spec.StorageClassName
+			g.ClaimClass = *p.Spec.StorageClassName
 		}
-		g.Capacity = p.Status.Capacity[corev1.ResourceStorage]
+		if p.Status.Phase == corev1.ClaimBound {
+			g.Capacity = p.Status.Capacity[corev1.ResourceStorage]
+		}
 	}
 	switch dv := d.DataVolume; {
 	case dv != nil:

@@ -85,7 +85,7 @@ func TestObserveSizesAndClasses(t *testing.T) {
 	p := fixtures.GoldenClaim(idA, v1136).Endpoint(urlA).Capacity("8Gi").Obj()
 	g = Observe(goldenA, e, observed(fixtures.GoldenVolume(idA, v1136).Class("").Obj(), p))
 	assert.Equal(t, "", g.NamedClass, "what exists beats what the values say")
-	assert.Equal(t, fixtures.DefaultGoldenClass, g.BoundClass)
+	assert.Equal(t, fixtures.DefaultGoldenClass, g.ClaimClass)
 	q := g.Size()
 	assert.Equal(t, "8Gi", q.String(), "a golden's size is the larger of its request and its capacity")
 

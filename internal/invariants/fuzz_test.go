@@ -15,6 +15,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -87,9 +88,13 @@ func FuzzSameURL(f *testing.F) {
 // a worker disk that clones it, from arbitrary names, metadata and status,
 // as a cluster (or a hand-written state file) may hold them, and runs
 // everything that reads goldens: golden.Observe, ReadBack, FromCluster, Render,
-// Consumers, Prune and Plan. Nothing panics, every refusal is typed with a
-// known reason and a field, a read-back catalog names only goldens that
-// parse, and a golden a disk clones is never safe to delete.
+// Consumers, Prune and Plan. The bits of form also add the golden PVC's
+// PersistentVolume (of the CSI driver named by the class, pointing back at
+// the claim or, with another bit, at none), and the class with CDI's
+// objects for it (its StorageProfile with the fuzzed volume mode, a
+// VolumeSnapshotClass, CDI's config). Nothing panics, every refusal is
+// typed with a known reason and a field, a read-back catalog names only
+// goldens that parse, and a golden a disk clones is never safe to delete.
 func FuzzGoldenObjects(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, id, version, label, phase, running, reason string, restarts int32,
 		class, request, capacity, url, pvcPhase, mode string, form uint8) {
@@ -126,6 +131,24 @@ func FuzzGoldenObjects(f *testing.F) {
 			Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: optional(class)},
 			Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
 		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, disk)
+		if form&16 != 0 && len(st.PersistentVolumeClaims) > 1 {
+			g := &st.PersistentVolumeClaims[0]
+			g.Spec.VolumeName = "pv-" + name
+			pv := fixtures.Volume(g.Spec.VolumeName).CSI(class)
+			if form&32 == 0 {
+				pv.ClaimRef(naming.GoldenNamespace, name)
+			}
+			st.PersistentVolumes = append(st.PersistentVolumes, *pv.Obj())
+		}
+		if form&64 != 0 && class != "" {
+			st.StorageClasses = append(st.StorageClasses, *fixtures.StorageClass(class).Provisioner(class).Obj())
+			st.StorageProfiles = append(st.StorageProfiles, *fixtures.StorageProfile(class).Provisioner(class).
+				ClaimPropertySets(cdiv1.ClaimPropertySet{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+					VolumeMode: (*corev1.PersistentVolumeMode)(optional(mode))}).Obj())
+			st.CSIDrivers = append(st.CSIDrivers, *fixtures.Driver(class))
+			st.VolumeSnapshotClasses = append(st.VolumeSnapshotClasses, *fixtures.SnapshotClass("snap-"+class, class, form&128 != 0))
+			st.CDIConfigs = append(st.CDIConfigs, *fixtures.CDIConfig(fixtures.DefaultOverhead, class))
+		}
 		if form&4 != 0 {
 			st.Observed &^= state.DataVolume
 		}

@@ -22,8 +22,17 @@ type goldenSide struct {
 	Class       string
 	FromDefault bool
 	ClassKnown  bool
-	Size        resource.Quantity
-	SizeKnown   bool
+	// Classless: the golden exists on no class at all (a PVC naming none,
+	// and no DataVolume naming one): there is no class to compare, only
+	// its volume's CSI driver, which CDI compares.
+	Classless bool
+	Size      resource.Quantity
+	SizeKnown bool
+	// HasPVC: the golden's PVC exists (a clone made proves its class only
+	// then: once it is gone, CDI re-creates it on the default).
+	HasPVC bool
+	// Exists: the golden's DataVolume or PVC exists.
+	Exists bool
 }
 
 // resolveGolden reads a golden: its class is the class on the live golden's
@@ -66,11 +75,16 @@ func resolveGolden(st *state.State, name string, e *catalog.Entry) goldenSide {
 		named, g.Size = e.StorageClass, e.Size
 	}
 	exists := dv != nil || pvc != nil
+	g.Classless = pvc != nil && named == "" && deref(pvc.Spec.StorageClassName) == ""
 	known := exists || dvSeen && pvcSeen
 	g.SizeKnown = known && (pvc != nil || pvcSeen)
+	g.HasPVC, g.Exists = pvc != nil, exists
+	// A PVC names its class from its creation on, bound or not.
 	bound := ""
-	if pvc != nil && pvc.Status.Phase == corev1.ClaimBound {
+	if pvc != nil {
 		bound = deref(pvc.Spec.StorageClassName)
+	}
+	if pvc != nil && pvc.Status.Phase == corev1.ClaimBound {
 		if c := pvc.Status.Capacity[corev1.ResourceStorage]; c.Cmp(g.Size) > 0 {
 			g.Size = c
 		}
@@ -96,13 +110,13 @@ func deref(s *string) string {
 
 // clusterDefault is the class CDI gives a DataVolume that names none: the
 // newest class annotated is-default-virt-class "true", else
-// is-default-class, else the beta is-default-class; ties go to the first
-// name. "" when none is.
+// is-default-class; ties go to the first name. CDI never reads the beta
+// annotation. "" when none is.
 func clusterDefault(st *state.State) string {
 	if !st.Observed.Has(state.StorageClass) {
 		return ""
 	}
-	for _, a := range []string{"storageclass.kubevirt.io/is-default-virt-class", "storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"} {
+	for _, a := range []string{"storageclass.kubevirt.io/is-default-virt-class", "storageclass.kubernetes.io/is-default-class"} {
 		type candidate struct {
 			name    string
 			created time.Time

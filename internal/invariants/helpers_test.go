@@ -3,7 +3,12 @@ package invariants_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"pgregory.net/rapid"
@@ -182,4 +187,29 @@ func wellFormedScenario(t *rapid.T) plantest.Scenario {
 	s.Catalog = v.CatalogValues().Draw(t, "catalog")
 	s.State = v.State(s.Pools, s.Catalog, plantest.Options{FullyObserved: true}).Draw(t, "state")
 	return s
+}
+
+// renderingCluster is an observed cluster on which CDI renders a golden on
+// any class of the vocabulary, and on the charts' "replicated": each class
+// (the first the default) with its CSIDriver, a StorageProfile whose first
+// claim property set is ReadWriteMany Block, and CDI's CDIConfig.
+func renderingCluster(v plantest.Vocabulary) *state.State {
+	classes := v.Classes
+	if !slices.Contains(classes, plan.DefaultStorageClass) {
+		classes = append(slices.Clone(classes), plan.DefaultStorageClass)
+	}
+	objs := []client.Object{fixtures.CDIConfig(fixtures.DefaultOverhead, classes...), fixtures.CDI(nil)}
+	for i, c := range classes {
+		provisioner := plantest.ReplicatedProvisioner
+		if i < len(v.Provisioners) {
+			provisioner = v.Provisioners[i]
+		}
+		b := fixtures.StorageClass(c).Provisioner(provisioner).Expansion(true)
+		if i == 0 {
+			b.Default()
+		}
+		objs = append(objs, b.Obj(), fixtures.Driver(provisioner),
+			fixtures.Profile(c, provisioner, corev1.PersistentVolumeBlock, cdiv1.CloneStrategyCsiClone))
+	}
+	return fixtures.State(state.AllKinds, objs...)
 }

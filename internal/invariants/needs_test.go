@@ -32,9 +32,19 @@ func TestNeedsIsEnough(t *testing.T) {
 
 // readAsAsked is what an adapter reads of a fully observed cluster for a
 // request: the listed kinds (namespaced ones in the listed namespaces
-// only) and the objects got by name, found or not.
+// only) and the objects got by name, found or not. A get of a
+// PersistentVolume names a claim: once the claim is read, the volume it
+// names (if any) is read by name (state.Request).
 func readAsAsked(st *state.State, r state.Request) *state.State {
-	read := &state.State{Objects: append([]state.Ref{}, r.Gets...)}
+	read := &state.State{}
+	var volumeClaims []state.Ref
+	for _, g := range r.Gets {
+		if g.Kind == state.PersistentVolume {
+			volumeClaims = append(volumeClaims, g)
+			continue
+		}
+		read.Objects = append(read.Objects, g)
+	}
 	namespaces := map[string]bool{}
 	for _, l := range r.Lists {
 		read.Observed |= l.Kind
@@ -60,6 +70,12 @@ func readAsAsked(st *state.State, r state.Request) *state.State {
 	if snap.Observed(state.CSIDriver) {
 		read.CSIDrivers = all.CSIDrivers
 	}
+	if snap.Observed(state.VolumeSnapshotClass) {
+		read.VolumeSnapshotClasses = all.VolumeSnapshotClasses
+	}
+	if snap.Observed(state.CDIConfig) {
+		read.CDIConfigs = all.CDIConfigs
+	}
 	for _, p := range all.PersistentVolumeClaims {
 		if snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
 			read.PersistentVolumeClaims = append(read.PersistentVolumeClaims, p)
@@ -68,6 +84,26 @@ func readAsAsked(st *state.State, r state.Request) *state.State {
 	for _, d := range all.DataVolumes {
 		if snap.Covers(state.DataVolume, d.Namespace, d.Name) {
 			read.DataVolumes = append(read.DataVolumes, d)
+		}
+	}
+	for _, c := range volumeClaims {
+		if !snap.Covers(state.PersistentVolumeClaim, c.Namespace, c.Name) {
+			continue // the claim was not read: its volume is unknown
+		}
+		name := ""
+		for _, p := range read.PersistentVolumeClaims {
+			if p.Namespace == c.Namespace && p.Name == c.Name {
+				name = p.Spec.VolumeName
+			}
+		}
+		if name == "" {
+			continue
+		}
+		read.Objects = append(read.Objects, state.Ref{Kind: state.PersistentVolume, Name: name})
+		for _, v := range all.PersistentVolumes {
+			if v.Name == name {
+				read.PersistentVolumes = append(read.PersistentVolumes, v)
+			}
 		}
 	}
 	return read

@@ -15,7 +15,8 @@ import (
 // cluster lists its objects, and the order of the pools, change no plan.
 // SPEC section 5: disks on several classes are refused, never resolved by
 // list order; the default within a tier is the newest, then the first by
-// name. (A broken cluster with two objects of one name is left out: which
+// name; of a driver's VolumeSnapshotClasses the planner needs only whether
+// one exists, however they are listed. (A broken cluster with two objects of one name is left out: which
 // one a reader keeps is its own business.)
 func TestListOrderDecidesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -29,6 +30,8 @@ func TestListOrderDecidesNothing(t *testing.T) {
 		st.DataVolumes = rapid.Permutation(st.DataVolumes).Draw(t, "dataVolumes")
 		st.StorageProfiles = rapid.Permutation(st.StorageProfiles).Draw(t, "storageProfiles")
 		st.CSIDrivers = rapid.Permutation(st.CSIDrivers).Draw(t, "csiDrivers")
+		st.VolumeSnapshotClasses = rapid.Permutation(st.VolumeSnapshotClasses).Draw(t, "volumeSnapshotClasses")
+		st.PersistentVolumes = rapid.Permutation(st.PersistentVolumes).Draw(t, "persistentVolumes")
 		order := rapid.Permutation(indexes(len(s.Pools))).Draw(t, "poolOrder")
 		pools := make([]plan.Pool, len(order))
 		for i, j := range order {

@@ -1,12 +1,14 @@
 package invariants_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
@@ -49,9 +51,14 @@ func TestOldChartIsTheSpecText(t *testing.T) {
 // entry is byte for byte the pre-feature chart's for the same values (the
 // KubevirtMachineTemplate is named by a hash of that text: any drift rolls
 // every live worker), osImage.factory's fields standing in for talos.*. The
-// HTTP path reads nothing of the cluster, and gains no refusal the chart did
-// not have: a bad pool name, and a factory override's own malformed
-// fields. Its only warning is a malformed diskSize, rendered as given.
+// HTTP path reads nothing of the catalog, and of the cluster only what
+// says whether CDI can render the disk's PVC; it gains no refusal the chart
+// did not have but a bad pool name (nameRefusals) and, with a factory
+// override, a malformed value its URL is built from, its own or talos.*'s,
+// at the field it came from. Its warnings are a malformed diskSize,
+// rendered as given; without a factory override, a malformed talos.*
+// value, rendered as given; and, from what was observed, one for a disk
+// CDI never renders (httpRenderWarning).
 func TestPreFeatureIdentity(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := plantest.Options{Inconsistent: rapid.Bool().Draw(t, "inconsistent")}
@@ -64,40 +71,45 @@ func TestPreFeatureIdentity(t *testing.T) {
 			}
 			res, err := plan.Plan(p, cat, snap)
 			offline, _ := plan.Plan(p, nil, nil)
-			if d := sameResult(res, offline); d != "" {
+			render := httpRenderWarning(s.State, p)
+			if d := sameResult(withoutWarnings(res, render), offline); d != "" {
 				t.Fatalf("pool %d: the HTTP path read the catalog or the cluster: %s", i, d)
 			}
 
 			old := oldValues{SchematicID: p.Spec.Talos.SchematicID, Version: p.Spec.Talos.Version, ImageFactoryURL: p.Spec.Talos.ImageFactoryURL,
 				DiskSize: p.Spec.DiskSize, StorageClass: p.Spec.StorageClass}
-			var want []finding
-			if oldChartRefuses(p.Spec.Cluster, p.Name) {
-				fld := "metadata.name"
-				if p.Spec.Cluster == "" {
-					fld = "cluster"
-				}
-				want = append(want, findingOf(guard.InvalidPoolName, fld, ""))
-			}
-			if img != nil && img.Factory != nil {
+			want := nameRefusals(p)
+			// The values the image URL is built from: a factory override's
+			// own, else talos.*. With a factory override each is refused at
+			// the field it came from; without one the chart rendered them as
+			// given, and a warning says so (SPEC section 11). The charts'
+			// defaults are valid.
+			var flavorFindings []finding
+			idPath, verPath, urlPath := "talos.schematicID", "talos.version", "talos.imageFactoryURL"
+			factory := img != nil && img.Factory != nil
+			if factory {
 				f := img.Factory
 				if f.SchematicID != "" {
-					old.SchematicID = f.SchematicID
-					if naming.ValidateSchematicID(f.SchematicID, nil) != nil {
-						want = append(want, findingOf(guard.InvalidSchematicID, "osImage.factory.schematicID", ""))
-					}
+					old.SchematicID, idPath = f.SchematicID, "osImage.factory.schematicID"
 				}
 				if f.Version != "" {
-					old.Version = f.Version
-					if naming.ValidateVersion(f.Version, nil) != nil {
-						want = append(want, findingOf(guard.InvalidVersion, "osImage.factory.version", ""))
-					}
+					old.Version, verPath = f.Version, "osImage.factory.version"
 				}
 				if f.ImageFactoryURL != "" {
-					old.ImageFactoryURL = f.ImageFactoryURL
-					if naming.ValidateImageFactoryURL(f.ImageFactoryURL, nil) != nil {
-						want = append(want, findingOf(guard.InvalidImageFactoryURL, "osImage.factory.imageFactoryURL", ""))
-					}
+					old.ImageFactoryURL, urlPath = f.ImageFactoryURL, "osImage.factory.imageFactoryURL"
 				}
+			}
+			if naming.ValidateSchematicID(old.SchematicID, nil) != nil {
+				flavorFindings = append(flavorFindings, findingOf(guard.InvalidSchematicID, idPath, ""))
+			}
+			if naming.ValidateVersion(old.Version, nil) != nil {
+				flavorFindings = append(flavorFindings, findingOf(guard.InvalidVersion, verPath, ""))
+			}
+			if naming.ValidateImageFactoryURL(old.ImageFactoryURL, nil) != nil {
+				flavorFindings = append(flavorFindings, findingOf(guard.InvalidImageFactoryURL, urlPath, ""))
+			}
+			if factory {
+				want = append(want, flavorFindings...)
 			}
 			if got := refusals(err); !assert.ElementsMatch(t, want, got) {
 				t.Fatalf("pool %d: refusals %v, the pre-feature chart had %v", i, got, want)
@@ -112,6 +124,10 @@ func TestPreFeatureIdentity(t *testing.T) {
 			var wantWarnings []finding
 			if malformed {
 				wantWarnings = append(wantWarnings, findingOf(guard.InvalidQuantity, "diskSize", ""))
+			}
+			wantWarnings = append(wantWarnings, render...)
+			if !factory {
+				wantWarnings = append(wantWarnings, flavorFindings...)
 			}
 			if got := warnings(res.Warnings); !assert.ElementsMatch(t, wantWarnings, got) {
 				t.Fatalf("pool %d: warnings %v, want %v", i, got, wantWarnings)
@@ -134,4 +150,84 @@ func TestPreFeatureIdentity(t *testing.T) {
 			}
 		}
 	})
+}
+
+// httpRenderWarning is the warning an HTTP disk gets when, from what was
+// observed, CDI never renders its PVC (SPEC section 10): no class and no
+// default CDI reads (DiskUnrenderable at storageClass); under 1MiB
+// (DiskUnrenderable at diskSize); a class that does not exist
+// (StorageClassNotFound); no StorageProfile for it, or none whose first
+// claim property set carries access modes, or no CDIConfig
+// (DiskUnrenderable). One warning, for the first of these; none when the
+// StorageClasses were not observed, and a kind not observed proves
+// nothing. A diskSize that does not parse is judged on its class only.
+func httpRenderWarning(st *state.State, p plan.Pool) []finding {
+	snap := state.NewSnapshot(st)
+	if !snap.Observed(state.StorageClass) {
+		return nil
+	}
+	c := cluster{st}
+	size := p.Spec.DiskSize
+	if size == "" {
+		size = plan.DefaultDiskSize
+	}
+	class := p.Spec.StorageClass
+	if class == "" {
+		sc := c.defaultClass(true)
+		if sc == nil {
+			return []finding{findingOf(guard.DiskUnrenderable, "storageClass", "")}
+		}
+		class = sc.Name
+	}
+	if q, err := resource.ParseQuantity(size); err == nil && q.Sign() > 0 && q.Value() < mebibyte {
+		return []finding{findingOf(guard.DiskUnrenderable, "diskSize", "")}
+	}
+	if c.storageClass(class) == nil {
+		return []finding{findingOf(guard.StorageClassNotFound, "storageClass", "")}
+	}
+	if snap.Observed(state.StorageProfile) {
+		sp := c.profile(class)
+		if sp == nil || len(sp.Status.ClaimPropertySets) == 0 || len(sp.Status.ClaimPropertySets[0].AccessModes) == 0 {
+			return []finding{findingOf(guard.DiskUnrenderable, "storageClass", "")}
+		}
+	}
+	if snap.Observed(state.CDIConfig) && c.config() == nil {
+		return []finding{findingOf(guard.DiskUnrenderable, "storageClass", "")}
+	}
+	return nil
+}
+
+// withoutWarnings is res without the warnings of the findings fs.
+func withoutWarnings(res plan.Result, fs []finding) plan.Result {
+	var kept guard.Warnings
+	for _, w := range res.Warnings {
+		f := findingOf(w.Reason, w.Field, w.Kind)
+		if i := slices.Index(fs, f); i >= 0 {
+			fs = slices.Delete(slices.Clone(fs), i, i+1)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	res.Warnings = kept
+	return res
+}
+
+// nameRefusals are the InvalidPoolName refusals of a pool (SPEC section 11):
+// a namespace that is not a DNS-1123 label; a name that is not a DNS-1123
+// subdomain, else what the pre-feature chart refused (no cluster, or a name
+// that is not <cluster>-<pool>).
+func nameRefusals(p plan.Pool) []finding {
+	var out []finding
+	if len(validation.IsDNS1123Label(p.Namespace)) > 0 {
+		out = append(out, findingOf(guard.InvalidPoolName, "metadata.namespace", ""))
+	}
+	switch {
+	case len(validation.IsDNS1123Subdomain(p.Name)) > 0:
+		out = append(out, findingOf(guard.InvalidPoolName, "metadata.name", ""))
+	case p.Spec.Cluster == "":
+		out = append(out, findingOf(guard.InvalidPoolName, "cluster", ""))
+	case oldChartRefuses(p.Spec.Cluster, p.Name):
+		out = append(out, findingOf(guard.InvalidPoolName, "metadata.name", ""))
+	}
+	return out
 }

@@ -5,12 +5,16 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -50,7 +54,7 @@ func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
 		for i, p := range s.Pools {
 			r0, r1 := refusals(before[i].Refusals.Err()), refusals(after[i].Refusals.Err())
 			for _, f := range minus(r1, r0) {
-				if appearedBecause(f, p, before[i], lessCat, less) == "" {
+				if appearedBecause(f, p, before[i], lessCat, less, s.State) == "" {
 					t.Fatalf("pool %d: %s appeared when %s (refusals %v, then %v; %v then %v; golden %s)", i, f, unknown(), r0, r1,
 						before[i].StorageClass, after[i].Refusals, describeGolden(s.State, goldenOf(p)))
 				}
@@ -73,7 +77,8 @@ func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
 // lessObserved is s's state with less of it observed: some kinds unknown,
 // their objects dropped (as an adapter that could not read them has none)
 // or not (the snapshot must ignore them), or the namespaced kinds read in
-// some namespaces only, each pool's golden read by name or not.
+// some namespaces only, each pool's golden read by name or not, and its
+// PVC's volume read by name (the volumes not listed) or not.
 func lessObserved(t *rapid.T, s plantest.Scenario) *state.State {
 	less := plantest.CopyState(s.State)
 	if rapid.Bool().Draw(t, "scope") {
@@ -87,6 +92,10 @@ func lessObserved(t *rapid.T, s plantest.Scenario) *state.State {
 				less.Objects = append(less.Objects,
 					state.Ref{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: name},
 					state.Ref{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: name})
+				if v := goldenVolumeName(less, name); v != "" && rapid.Bool().Draw(t, "goldenVolumeReadByName") {
+					less.Observed &^= state.PersistentVolume
+					less.Objects = append(less.Objects, state.Ref{Kind: state.PersistentVolume, Name: v})
+				}
 			}
 		}
 		return less
@@ -104,11 +113,21 @@ func lessObserved(t *rapid.T, s plantest.Scenario) *state.State {
 
 // appearedBecause says what a refusal that appeared rests on, "" when
 // nothing justifies it.
-func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Catalog, less *state.State) string {
+func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Catalog, less, full *state.State) string {
 	switch {
 	case (f == findingOf(guard.GoldenNotInCatalog, "osImage.builtin", "") || f == findingOf(guard.GoldenImportFailed, "osImage.builtin", "")) &&
 		hasReason(before.Warnings, guard.GoldenUnavailable):
 		return "a waiver withdrawn: the disks that proved the pool's clone are not seen"
+	case hasReason(before.Warnings, guard.GoldenUnavailable) && !goldenExists(full, goldenOf(p)) &&
+		(f == findingOf(guard.HostAssistedClone, "storageClass", "") || f == findingOf(guard.StorageClassMismatch, "storageClass", "") ||
+			f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") || f == findingOf(guard.DiskUnrenderable, "storageClass", "")):
+		// A pool that cloned a golden now gone is not checked against
+		// it (there is nothing to clone until it is back); unseen, those
+		// disks no longer waive the checks of a clone from it.
+		return "a waiver withdrawn: the golden is gone, and the disks cloned from it are not seen"
+	case (f == findingOf(guard.DiskUnrenderable, "storageClass", "") || f == findingOf(guard.DiskUnrenderable, "diskSize", "") ||
+		f == findingOf(guard.StorageClassNotFound, "storageClass", "")) && unrenderableSeen(p, less):
+		return "CDI never renders the disk's PVC, as what is still observed shows"
 	case f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") && smallerThanSeen(p, less):
 		return "the disk is smaller than a size of the golden that is still observed"
 	case classRefused(before.Refusals.Err()) && f == findingOf(guard.HostAssistedClone, "storageClass", ""):
@@ -151,6 +170,31 @@ func clonedSeen(st *state.State, p plan.Pool) bool {
 	return false
 }
 
+// goldenExists reports whether the golden's DataVolume or PVC is in st.
+func goldenExists(st *state.State, name string) bool {
+	for _, d := range st.DataVolumes {
+		if d.Namespace == naming.GoldenNamespace && d.Name == name {
+			return true
+		}
+	}
+	for _, p := range st.PersistentVolumeClaims {
+		if p.Namespace == naming.GoldenNamespace && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// goldenVolumeName is the volume the golden's PVC names, "" for none.
+func goldenVolumeName(st *state.State, name string) string {
+	for _, p := range st.PersistentVolumeClaims {
+		if p.Namespace == naming.GoldenNamespace && p.Name == name {
+			return p.Spec.VolumeName
+		}
+	}
+	return ""
+}
+
 // goldenOf is the name of the golden a builtin pool clones, "" for
 // another pool.
 func goldenOf(p plan.Pool) string {
@@ -181,5 +225,100 @@ func dropUnobserved(s *state.State) {
 	}
 	if !s.Observed.Has(state.CSIDriver) {
 		s.CSIDrivers = nil
+	}
+	if !s.Observed.Has(state.VolumeSnapshotClass) {
+		s.VolumeSnapshotClasses = nil
+	}
+	if !s.Observed.Has(state.CDIConfig) {
+		s.CDIConfigs = nil
+	}
+	if !s.Observed.Has(state.PersistentVolume) {
+		s.PersistentVolumes = nil
+	}
+}
+
+// unrenderableSeen reports whether what st observes shows that CDI never
+// renders the pool's disk: its class (the pool's, else the one its cloned
+// disks are on, else the default, when the StorageClasses are observed)
+// missing, its StorageProfile missing or without a first claim property
+// set with access modes, no CDIConfig, or a size under 1MiB.
+func unrenderableSeen(p plan.Pool, st *state.State) bool {
+	snap := state.NewSnapshot(st)
+	c := cluster{st}
+	size := p.Spec.DiskSize
+	if size == "" {
+		size = plan.DefaultDiskSize
+	}
+	if q, err := resource.ParseQuantity(size); err == nil && q.Sign() > 0 && q.Value() < mebibyte {
+		return true
+	}
+	class := p.Spec.StorageClass
+	if class == "" {
+		cloned := snap.ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), goldenOf(p))
+		switch {
+		case len(cloned) == 1:
+			class = cloned[0]
+		case snap.Observed(state.StorageClass):
+			if sc := c.defaultClass(true); sc != nil {
+				class = sc.Name
+			}
+		}
+	}
+	if class == "" {
+		return false
+	}
+	if snap.Observed(state.StorageClass) && c.storageClass(class) == nil {
+		return true
+	}
+	if sp := c.profile(class); snap.Observed(state.StorageProfile) &&
+		(sp == nil || len(sp.Status.ClaimPropertySets) == 0 || len(sp.Status.ClaimPropertySets[0].AccessModes) == 0) {
+		return true
+	}
+	return snap.Observed(state.CDIConfig) && c.config() == nil
+}
+
+// TestUnseenDisksProveNoSize (invariant 6, a case the property found): a
+// pool at an empty class whose disks are frozen on a Filesystem class with
+// CDI's 6% overhead, cloning a Filesystem golden of the same inflated
+// size, is planned; with the pool's namespace unobserved (the golden read
+// by name, as an adapter does) its class rests on the default, on which no
+// overhead is added, and a size refusal there would rest on the unseen
+// disks being absent: the plan may warn, not refuse.
+func TestUnseenDisksProveNoSize(t *testing.T) {
+	const ns, pool = "tenant-a", "demo-md0"
+	fs := corev1.PersistentVolumeFilesystem
+	golden := fixtures.GoldenClaim(caseID, plan.DefaultVersion).Class("frozen").Size("6828998001").VolumeMode(fs).Obj()
+	golden.Annotations[contentTypeAnnotation] = "kubevirt"
+	config := fixtures.CDIConfig(fixtures.DefaultOverhead, "frozen")
+	config.Status.FilesystemOverhead.StorageClass["plain"] = "0"
+	objs := []client.Object{
+		fixtures.StorageClass("frozen").Provisioner(caseDriver).Expansion(true).Obj(),
+		fixtures.StorageClass("plain").Provisioner(caseDriver).Expansion(true).Default().Obj(),
+		fixtures.Driver(caseDriver), fixtures.CDI(ptr.To(cdiv1.CloneStrategyCsiClone)), config,
+		fixtures.StorageProfile("frozen").Provisioner(caseDriver).VolumeMode(fs).Obj(),
+		fixtures.StorageProfile("plain").Provisioner(caseDriver).VolumeMode(fs).Obj(),
+		caseDataVolume(cdiv1.Succeeded), golden,
+		fixtures.WorkerDataVolume(ns, pool+"-abcde-disk-system", pool, caseGolden, "frozen", cdiv1.Succeeded),
+	}
+	spec := plan.DefaultPoolSpec("demo")
+	spec.DiskSize, spec.StorageClass = "6Gi", ""
+	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: caseID}}
+	p := plan.Pool{Namespace: ns, Name: pool, Spec: spec}
+	v := catalog.Default()
+	v.Enabled, v.StorageClass, v.Images = true, "", []catalog.Image{{SchematicID: caseID, Version: plan.DefaultVersion}}
+	cat := catalog.Compile(v)
+
+	full := fixtures.State(state.AllKinds, objs...)
+	if res, err := plan.Plan(p, cat, state.NewSnapshot(full)); err != nil {
+		t.Fatalf("fully observed, the pool's disks freeze its class and it plans: %v", res.Refusals)
+	}
+	less := fixtures.State(state.AllKinds, objs...)
+	less.Namespaces = []string{naming.GoldenNamespace}
+	res, err := plan.Plan(p, cat, state.NewSnapshot(less))
+	if err != nil {
+		t.Errorf("with the pool's disks unseen, refused %v; want StateUnverified only", refusals(err))
+	}
+	if unverified(res.Warnings)&(state.DataVolume|state.PersistentVolumeClaim) == 0 {
+		t.Errorf("nothing says the pool's disks were not observed: %v", res.Warnings)
 	}
 }

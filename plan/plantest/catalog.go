@@ -26,7 +26,7 @@ func (v Vocabulary) ValidCatalogValues() *rapid.Generator[catalog.Values] {
 
 func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 	c := catalog.Default()
-	c.Enabled = !chance(t, "disabled", 6)
+	c.Enabled = !chance(t, "disabled", 16)
 	malformed := func(label string) bool { return !valid && chance(t, label, 8) }
 	switch {
 	case malformed("globalURLMalformed"):
@@ -34,7 +34,7 @@ func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 	case chance(t, "globalURLSet", 4):
 		c.ImageFactoryURL = FactoryURL().Draw(t, "globalURL")
 	}
-	switch pick(t, "globalClass", 5, 1, 1) {
+	switch pick(t, "globalClass", 8, 1, 1) {
 	case 1:
 		c.StorageClass = ""
 	case 2:
@@ -46,7 +46,7 @@ func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 	case chance(t, "globalStorageSet", 3):
 		c.Storage = Size().Draw(t, "globalStorage")
 	}
-	switch pick(t, "images", 6, 1, 1) {
+	switch pick(t, "images", 20, 1, 1) {
 	case 0:
 		c.Images = v.images(t, valid, malformed)
 	case 2:
@@ -58,7 +58,7 @@ func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 func (v Vocabulary) images(t *rapid.T, valid bool, malformed func(string) bool) []catalog.Image {
 	var flavors []catalog.Flavor
 	for _, f := range rapid.Permutation(v.Flavors).Draw(t, "order") {
-		if !chance(t, "flavorLeftOut", 5) {
+		if !chance(t, "flavorLeftOut", 12) {
 			flavors = append(flavors, f)
 		}
 		if !valid && chance(t, "flavorRepeated", 6) {
@@ -86,7 +86,7 @@ func (v Vocabulary) images(t *rapid.T, valid bool, malformed func(string) bool) 
 		case chance(t, "entryStorageSet", 3):
 			img.Storage = Size().Draw(t, "entryStorage")
 		}
-		if chance(t, "entryClassSet", 5) {
+		if chance(t, "entryClassSet", 8) {
 			img.StorageClass = rapid.SampledFrom(v.Classes).Draw(t, "entryClass")
 		}
 		out = append(out, img)

@@ -5,6 +5,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -51,6 +53,9 @@ func CopyState(s *state.State) *state.State {
 		StorageProfiles:        copyEach(s.StorageProfiles, (*cdiv1.StorageProfile).DeepCopy),
 		CDIs:                   copyEach(s.CDIs, (*cdiv1.CDI).DeepCopy),
 		CSIDrivers:             copyEach(s.CSIDrivers, (*storagev1.CSIDriver).DeepCopy),
+		VolumeSnapshotClasses:  copyEach(s.VolumeSnapshotClasses, (*snapshotv1.VolumeSnapshotClass).DeepCopy),
+		CDIConfigs:             copyEach(s.CDIConfigs, (*cdiv1.CDIConfig).DeepCopy),
+		PersistentVolumes:      copyEach(s.PersistentVolumes, (*corev1.PersistentVolume).DeepCopy),
 	}
 }
 

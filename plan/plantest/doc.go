@@ -24,8 +24,14 @@
 //   - States with zero, one or several default StorageClasses of each tier,
 //     goldens in every CDI phase (Phases) known by their DataVolume, their
 //     PVC or both, pools that have already cloned their golden,
-//     StorageProfiles and the CDI resource with each clone strategy,
-//     CSIDrivers, and kinds left unknown.
+//     StorageProfiles whose claim property sets CDI can render a disk from
+//     or not, the CDI resource and StorageProfiles with each clone
+//     strategy, CSIDrivers, VolumeSnapshotClasses, CDI's CDIConfig with its
+//     filesystem overheads (or none), the PersistentVolume each bound
+//     golden PVC is on (of its class's CSI driver, another driver, a host
+//     path, claimed by another PVC, or missing), and kinds left unknown.
+//     Half the clusters are healthy, as Cozystack runs CDI, so that clones
+//     CDI makes are drawn as often as the ways they fail (State).
 //
 // # Consistent by default
 //

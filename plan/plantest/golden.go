@@ -80,27 +80,83 @@ func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
 		return
 	}
 	p := corev1.PersistentVolumeClaim{ObjectMeta: *meta.DeepCopy()}
+	p.Annotations[contentTypeAnnotation] = string(cdiv1.DataVolumeKubeVirt)
 	if chance(t, "goldenPVCImportEndpoint", 2) {
 		p.Annotations[naming.ImportEndpointAnnotation] = url
 	}
+	if !hasDV && d.fault("goldenMadeByHand", 6) {
+		// A PVC made by hand on a volume of no class (storageClassName
+		// ""), as an admin restores a golden from a backup.
+		d.goldenClass[name] = ""
+		p.Spec.StorageClassName = ptr.To("")
+		p.Spec.VolumeMode = volumeMode(t, "goldenVolumeMode")
+		p.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: request}
+		bindPVC(t, &p, "goldenCapacity")
+		d.goldenVolume(&p, "")
+		d.st.PersistentVolumeClaims = append(d.st.PersistentVolumeClaims, p)
+		return
+	}
 	p.Spec.StorageClassName = ptr.To(bound)
 	p.Spec.VolumeMode = d.profileVolumeMode(bound)
-	if p.Spec.VolumeMode == nil || chance(t, "goldenVolumeModeDrawn", 8) {
+	if p.Spec.VolumeMode == nil || d.fault("goldenVolumeModeDrawn", 4) {
+		// No profile to render from, or the profile changed since.
 		p.Spec.VolumeMode = volumeMode(t, "goldenVolumeMode")
 	}
-	pvcRequest := request.DeepCopy()
-	if chance(t, "filesystemOverhead", 4) {
-		// CDI inflates a Filesystem PVC's request for the file system's
-		// overhead.
-		pvcRequest.Add(resource.MustParse("64Mi"))
-	}
-	p.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: pvcRequest}
+	p.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: d.renderedRequest(request, bound, p.Spec.VolumeMode)}
 	if phase == cdiv1.Succeeded || !hasDV || chance(t, "goldenPVCBoundEarly", 2) {
 		bindPVC(t, &p, "goldenCapacity")
+		d.goldenVolume(&p, bound)
 	} else {
 		p.Status.Phase = corev1.ClaimPending
 	}
 	d.st.PersistentVolumeClaims = append(d.st.PersistentVolumeClaims, p)
+}
+
+// contentTypeAnnotation is the content type CDI marks the PVC of an import
+// with; a golden's PVC carries "kubevirt".
+const contentTypeAnnotation = "cdi.kubevirt.io/storage.contentType"
+
+// goldenVolume binds a golden's bound PVC to its PersistentVolume (named
+// pv-<golden>): on a healthy cluster a CSI volume of its class's driver (a
+// host path for a class of NoProvisioner or of none); on an unhealthy one
+// also a CSI volume of another driver, a host path, one whose claimRef
+// points at another claim (CDI's clone then errors and retries), or none
+// at all (the volume is gone).
+func (d *stateDraw) goldenVolume(p *corev1.PersistentVolumeClaim, class string) {
+	t := d.t
+	p.Spec.VolumeName = "pv-" + p.Name
+	pv := corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: p.Spec.VolumeName}}
+	pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: p.Namespace, Name: p.Name}
+	pv.Spec.StorageClassName = class
+	pv.Spec.Capacity = p.Status.Capacity.DeepCopy()
+	pv.Spec.VolumeMode = p.Spec.VolumeMode
+	pv.Status.Phase = corev1.VolumeBound
+	driver := d.v.provisioner(class)
+	if driver == NoProvisioner {
+		driver = ""
+	}
+	form := 0
+	if d.unhealthy {
+		form = pick(t, "goldenVolume", 8, 1, 1, 1, 1)
+	} else if driver == "" && chance(t, "goldenVolumeForeign", 2) {
+		form = 1
+	}
+	switch {
+	case form == 4:
+		return
+	case form == 1:
+		driver = foreignDriver
+	case form == 2:
+		driver = ""
+	case form == 3:
+		pv.Spec.ClaimRef.Name = p.Name + "-before"
+	}
+	if driver != "" {
+		pv.Spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: pv.Name}
+	} else {
+		pv.Spec.HostPath = &corev1.HostPathVolumeSource{Path: "/var/lib/goldens/" + p.Name}
+	}
+	d.st.PersistentVolumes = append(d.st.PersistentVolumes, pv)
 }
 
 // goldenMeta is a golden's metadata as the catalog renders it; CDI copies
@@ -150,19 +206,20 @@ func bindPVC(t *rapid.T, p *corev1.PersistentVolumeClaim, label string) {
 }
 
 // profileVolumeMode is the volume mode CDI gives a PVC of the class: its
-// StorageProfile's first claim property set's (status, else spec),
-// Filesystem when it has none, nil when the class has no StorageProfile.
+// StorageProfile's status.claimPropertySets[0]'s, which must carry access
+// modes (a nil mode is Filesystem, as the API server defaults it), nil
+// when CDI cannot render a PVC of the class.
 func (d *stateDraw) profileVolumeMode(class string) *corev1.PersistentVolumeMode {
 	for _, sp := range d.st.StorageProfiles {
 		if sp.Name != class {
 			continue
 		}
 		sets := sp.Status.ClaimPropertySets
-		if len(sets) == 0 {
-			sets = sp.Spec.ClaimPropertySets
+		if len(sets) == 0 || len(sets[0].AccessModes) == 0 {
+			return nil
 		}
-		if len(sets) > 0 && sets[0].VolumeMode != nil {
-			return ptr.To(*sets[0].VolumeMode)
+		if m := sets[0].VolumeMode; m != nil && *m == corev1.PersistentVolumeBlock {
+			return ptr.To(corev1.PersistentVolumeBlock)
 		}
 		return ptr.To(corev1.PersistentVolumeFilesystem)
 	}

@@ -28,7 +28,7 @@ func (d *stateDraw) breakages() {
 		return &st.DataVolumes[rapid.IntRange(0, len(st.DataVolumes)-1).Draw(t, "brokenDataVolume")]
 	}
 	for range rapid.IntRange(1, 3).Draw(t, "breakages") {
-		switch rapid.IntRange(0, 9).Draw(t, "breakage") {
+		switch rapid.IntRange(0, 11).Draw(t, "breakage") {
 		case 0: // a bound PVC without a class
 			if p := pvc(); p != nil {
 				p.Spec.StorageClassName = nil
@@ -70,6 +70,16 @@ func (d *stateDraw) breakages() {
 		case 9: // a DataVolume without storage or pvc spec
 			if v := dv(); v != nil {
 				v.Spec.Storage, v.Spec.PVC = nil, nil
+			}
+		case 10: // a CDIConfig under another name than "config"
+			for i := range st.CDIConfigs {
+				st.CDIConfigs[i].Name = "config-old"
+			}
+		case 11: // a PVC bound to a volume that is bound to no claim
+			if p := pvc(); p != nil {
+				p.Spec.VolumeName = "pv-unclaimed"
+				st.PersistentVolumes = append(st.PersistentVolumes, corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-unclaimed"},
+					Spec: corev1.PersistentVolumeSpec{PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: foreignDriver}}}})
 			}
 		}
 	}

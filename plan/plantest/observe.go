@@ -9,9 +9,9 @@ import (
 )
 
 // observe draws what was observed: everything, some kinds, nothing, or the
-// namespaced kinds in some namespaces with the goldens read by name. In a
-// consistent state what was not observed is not in it, as an adapter that
-// could not read a kind has none of its objects.
+// namespaced kinds in some namespaces with the goldens (and their PVCs'
+// volumes) read by name. In a consistent state what was not observed is not
+// in it, as an adapter that could not read a kind has none of its objects.
 func (d *stateDraw) observe(pools []plan.Pool) {
 	t, st := d.t, d.st
 	st.Observed = state.AllKinds
@@ -46,6 +46,19 @@ func (d *stateDraw) observe(pools []plan.Pool) {
 	if !snap.Observed(state.CSIDriver) {
 		st.CSIDrivers = nil
 	}
+	if !snap.Observed(state.VolumeSnapshotClass) {
+		st.VolumeSnapshotClasses = nil
+	}
+	if !snap.Observed(state.CDIConfig) {
+		st.CDIConfigs = nil
+	}
+	pvs := st.PersistentVolumes[:0]
+	for _, v := range st.PersistentVolumes {
+		if snap.Covers(state.PersistentVolume, "", v.Name) {
+			pvs = append(pvs, v)
+		}
+	}
+	st.PersistentVolumes = pvs
 	pvcs := st.PersistentVolumeClaims[:0]
 	for _, p := range st.PersistentVolumeClaims {
 		if snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
@@ -63,7 +76,9 @@ func (d *stateDraw) observe(pools []plan.Pool) {
 }
 
 // scope observes the namespaced kinds in some namespaces only and, as the
-// client-go adapter does for a pool, reads its golden by name.
+// client-go adapter does for a pool, reads its golden by name, and the
+// volume its PVC is bound to (the adapter reads it once it has read the
+// claim).
 func (d *stateDraw) scope(pools []plan.Pool) {
 	t, st := d.t, d.st
 	all := append([]string{naming.GoldenNamespace}, d.v.Namespaces...)
@@ -71,6 +86,8 @@ func (d *stateDraw) scope(pools []plan.Pool) {
 	if st.Namespaces == nil {
 		st.Namespaces = []string{}
 	}
+	// The adapter reads volumes by name, each once its claim is read.
+	st.Observed &^= state.PersistentVolume
 	for _, p := range pools {
 		f, ok := Flavor(p)
 		if !ok || !chance(t, "goldenReadByName", 2) {
@@ -80,5 +97,10 @@ func (d *stateDraw) scope(pools []plan.Pool) {
 		st.Objects = append(st.Objects,
 			state.Ref{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: name},
 			state.Ref{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: name})
+		for _, c := range st.PersistentVolumeClaims {
+			if c.Namespace == naming.GoldenNamespace && c.Name == name && c.Spec.VolumeName != "" {
+				st.Objects = append(st.Objects, state.Ref{Kind: state.PersistentVolume, Name: c.Spec.VolumeName})
+			}
+		}
 	}
 }

@@ -98,8 +98,8 @@ func TestConsistentState(t *testing.T) {
 				t.Fatalf("two PVCs %s/%s", p.Namespace, p.Name)
 			}
 			pvcs[key] = true
-			if p.Status.Phase == corev1.ClaimBound && (p.Spec.StorageClassName == nil || *p.Spec.StorageClassName == "") {
-				t.Fatalf("bound PVC %s/%s has no class", p.Namespace, p.Name)
+			if p.Status.Phase == corev1.ClaimBound && (p.Spec.StorageClassName == nil || *p.Spec.StorageClassName == "") && !staticVolume(st, &p) {
+				t.Fatalf("bound PVC %s/%s has no class and is not bound to a volume of none", p.Namespace, p.Name)
 			}
 			if !snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
 				t.Fatalf("PVC %s/%s was not observed", p.Namespace, p.Name)
@@ -125,8 +125,20 @@ func TestConsistentState(t *testing.T) {
 		if len(st.CDIs) > 1 {
 			t.Fatalf("%d CDI resources", len(st.CDIs))
 		}
+		if len(st.CDIConfigs) > 1 || len(st.CDIConfigs) == 1 && st.CDIConfigs[0].Name != state.CDIConfigName {
+			t.Fatalf("CDIConfigs %v, want at most %q", st.CDIConfigs, state.CDIConfigName)
+		}
+		for _, v := range st.PersistentVolumes {
+			if !snap.Covers(state.PersistentVolume, "", v.Name) {
+				t.Fatalf("PersistentVolume %s was not observed", v.Name)
+			}
+			if ref := v.Spec.ClaimRef; ref == nil || ref.Namespace != naming.GoldenNamespace {
+				t.Fatalf("PersistentVolume %s is bound to %v, not to a golden's PVC", v.Name, ref)
+			}
+		}
 		for k, n := range map[state.Kind]int{state.StorageClass: len(st.StorageClasses), state.StorageProfile: len(st.StorageProfiles),
-			state.CDI: len(st.CDIs), state.CSIDriver: len(st.CSIDrivers)} {
+			state.CDI: len(st.CDIs), state.CSIDriver: len(st.CSIDrivers), state.VolumeSnapshotClass: len(st.VolumeSnapshotClasses),
+			state.CDIConfig: len(st.CDIConfigs)} {
 			if n > 0 && !snap.Observed(k) {
 				t.Fatalf("%d objects of %s, which was not observed", n, k)
 			}
@@ -134,11 +146,26 @@ func TestConsistentState(t *testing.T) {
 	})
 }
 
+// staticVolume reports whether a PVC names class "" and is bound to a
+// volume, which is then of no class, as a volume made by hand is.
+func staticVolume(st *state.State, p *corev1.PersistentVolumeClaim) bool {
+	if p.Spec.StorageClassName == nil || p.Spec.VolumeName == "" {
+		return false
+	}
+	for _, v := range st.PersistentVolumes {
+		if v.Name == p.Spec.VolumeName && v.Spec.StorageClassName != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // TestCoverage: the generators reach every case the guards tell apart.
 // Drawn by seed, so the count does not depend on -rapid.checks.
 func TestCoverage(t *testing.T) {
 	const draws = 1000
 	seen := map[string]int{}
+	clones, planned := 0, 0
 	scenarios := plantest.Scenarios(plantest.Options{})
 	inconsistent := plantest.Scenarios(plantest.Options{Inconsistent: true})
 	for seed := range draws {
@@ -205,15 +232,28 @@ func TestCoverage(t *testing.T) {
 		for _, c := range st.CDIs {
 			if c.Spec.CloneStrategyOverride != nil {
 				seen["override "+string(*c.Spec.CloneStrategyOverride)]++
+			} else {
+				seen["no override"]++
 			}
 		}
-		for _, r := range s.Plan() {
+		cdiCoverage(st, seen)
+		cat := catalog.Compile(s.Catalog)
+		for i, r := range s.Plan() {
 			seen[string(r.Outcome)]++
+			if f, ok := plantest.Flavor(s.Pools[i]); ok && !s.Vocabulary.Malformed && served(cat, f) {
+				clones++
+				if r.Outcome == plan.Planned {
+					planned++
+				}
+			}
 			for _, rr := range r.Refusals {
 				seen[string(rr.Reason)]++
 			}
 			for _, w := range r.Warnings {
 				seen[string(w.Reason)]++
+				if w.Reason == guard.StorageClassNotFound || w.Reason == guard.DiskUnrenderable {
+					seen["warning "+string(w.Reason)]++
+				}
 			}
 		}
 		if len(inconsistent.Example(seed).State.CDIs) > 1 {
@@ -225,8 +265,15 @@ func TestCoverage(t *testing.T) {
 		"fully observed", "offline", "namespace scope", "some kinds unknown",
 		"default " + storage.VirtDefaultAnnotation, "default " + storage.DefaultAnnotation, "default " + storage.BetaDefaultAnnotation,
 		"several defaults", "at most one default", "PVC-only golden", "already cloned",
-		"profile copy", "profile csi-clone", "profile snapshot", "override copy", "override csi-clone", "several CDI resources",
-		string(plan.Planned), string(plan.Refused)}
+		"profile copy", "profile csi-clone", "profile snapshot", "override copy", "override csi-clone", "override snapshot", "no override",
+		"several CDI resources", string(plan.Planned), string(plan.Refused),
+		"CDIConfig", "no CDIConfig", "CDIConfig unobserved", "no filesystem overhead", "per-class overhead", "global overhead only",
+		"profile set Block", "profile set Filesystem", "profile no sets", "profile set without access modes", "profile set nil volume mode",
+		"profile spec strategy", "profile strategy \"\"", "profile snapshotClass", "profile snapshotClass missing", "profile minimum", "profile minimum unparsable",
+		"snapshot class", "default snapshot class", "snapshot class of no class's driver",
+		"golden volume of its class's driver", "golden volume of another driver", "golden volume host path",
+		"golden volume claimed elsewhere", "golden volume missing", "golden volume unobserved", "golden of no class",
+		"warning " + string(guard.StorageClassNotFound), "warning " + string(guard.DiskUnrenderable)}
 	for _, p := range plantest.Phases {
 		want = append(want, "golden "+string(p))
 	}
@@ -234,12 +281,123 @@ func TestCoverage(t *testing.T) {
 		guard.InvalidQuantity, guard.GoldenNotInCatalog, guard.GoldenImportFailed, guard.StorageClassMismatch,
 		guard.DefaultStorageClassUnresolvable, guard.FrozenStorageClassConflict, guard.DiskSmallerThanGolden, guard.HostAssistedClone,
 		guard.InvalidPoolName, guard.GoldenPending, guard.GoldenImportStalled, guard.GoldenUnavailable,
-		guard.StateUnverified, guard.NodeLocalStorageClass} {
+		guard.StateUnverified, guard.NodeLocalStorageClass, guard.StorageClassNotFound, guard.DiskUnrenderable} {
 		want = append(want, string(r))
 	}
 	for _, w := range want {
 		assert.Positive(t, seen[w], "no draw of %d shows %q", draws, w)
 	}
+	// Clones CDI makes are drawn often, not only the ways they fail: of
+	// the well-formed builtin pools whose flavor the catalog serves, so
+	// that the cluster decides, a third or more are planned.
+	assert.GreaterOrEqual(t, 3*planned, clones, "%d of %d served builtin pools planned", planned, clones)
+	t.Logf("%d of %d served builtin pools planned", planned, clones)
+}
+
+// served reports whether the enabled catalog holds the flavor, valid.
+func served(cat *catalog.Catalog, f catalog.Flavor) bool {
+	e, ok := cat.Lookup(f)
+	return ok && cat.Enabled() && len(e.Refusals()) == 0
+}
+
+// cdiCoverage counts what a state shows of CDI's objects and of the goldens'
+// volumes.
+func cdiCoverage(st *state.State, seen map[string]int) {
+	snap := state.NewSnapshot(st)
+	switch {
+	case !snap.Observed(state.CDIConfig):
+		seen["CDIConfig unobserved"]++
+	case snap.CDIConfig() == nil:
+		seen["no CDIConfig"]++
+	default:
+		seen["CDIConfig"]++
+		fo := snap.CDIConfig().Status.FilesystemOverhead
+		switch {
+		case fo == nil:
+			seen["no filesystem overhead"]++
+		case len(fo.StorageClass) < len(st.StorageClasses):
+			seen["global overhead only"]++
+		default:
+			seen["per-class overhead"]++
+		}
+	}
+	for _, sp := range st.StorageProfiles {
+		sets := sp.Status.ClaimPropertySets
+		switch {
+		case len(sets) == 0:
+			seen["profile no sets"]++
+		case len(sets[0].AccessModes) == 0:
+			seen["profile set without access modes"]++
+		case sets[0].VolumeMode == nil:
+			seen["profile set nil volume mode"]++
+		default:
+			seen["profile set "+string(*sets[0].VolumeMode)]++
+		}
+		if sp.Spec.CloneStrategy != nil {
+			seen["profile spec strategy"]++
+		}
+		if s := sp.Status.CloneStrategy; s != nil && *s == "" {
+			seen["profile strategy \"\""]++
+		}
+		if sc := sp.Status.SnapshotClass; sc != nil {
+			seen["profile snapshotClass"]++
+			if snap.VolumeSnapshotClass(*sc) == nil {
+				seen["profile snapshotClass missing"]++
+			}
+		}
+		if m, ok := sp.Annotations[storage.MinimumSupportedPVCSizeAnnotation]; ok {
+			seen["profile minimum"]++
+			if _, err := resource.ParseQuantity(m); err != nil {
+				seen["profile minimum unparsable"]++
+			}
+		}
+	}
+	drivers := map[string]bool{}
+	for _, sc := range st.StorageClasses {
+		drivers[sc.Provisioner] = true
+	}
+	for _, v := range st.VolumeSnapshotClasses {
+		seen["snapshot class"]++
+		if v.Annotations[state.DefaultSnapshotClassAnnotation] == "true" {
+			seen["default snapshot class"]++
+		}
+		if !drivers[v.Driver] {
+			seen["snapshot class of no class's driver"]++
+		}
+	}
+	for _, p := range st.PersistentVolumeClaims {
+		if p.Namespace != naming.GoldenNamespace || p.Spec.VolumeName == "" {
+			continue
+		}
+		if p.Spec.StorageClassName != nil && *p.Spec.StorageClassName == "" {
+			seen["golden of no class"]++
+		}
+		class := ""
+		if sc := snap.StorageClass(deref(p.Spec.StorageClassName)); sc != nil {
+			class = sc.Provisioner
+		}
+		switch v := snap.PersistentVolume(p.Spec.VolumeName); {
+		case !snap.Covers(state.PersistentVolume, "", p.Spec.VolumeName):
+			seen["golden volume unobserved"]++
+		case v == nil:
+			seen["golden volume missing"]++
+		case v.Spec.ClaimRef.Name != p.Name:
+			seen["golden volume claimed elsewhere"]++
+		case v.Spec.CSI == nil:
+			seen["golden volume host path"]++
+		case v.Spec.CSI.Driver == class:
+			seen["golden volume of its class's driver"]++
+		default:
+			seen["golden volume of another driver"]++
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func source(p plan.Pool) string {

@@ -10,8 +10,8 @@ import (
 // Pool draws a KubernetesNodes pool in one of the vocabulary's namespaces:
 // every image source (osImage absent, {}, builtin, factory, both), every
 // optional field present or absent, diskSize in any unit or "" (the
-// chart's 20Gi), storageClass named, unknown to the cluster or "" (the
-// cluster default). For a Malformed vocabulary, identifiers and diskSize
+// chart's 20Gi), rarely under the 1MiB CDI admits, storageClass named,
+// unknown to the cluster or "" (the cluster default). For a Malformed vocabulary, identifiers and diskSize
 // are sometimes malformed and the name is sometimes not
 // "<cluster>-<pool>" or the cluster unset.
 //
@@ -32,7 +32,7 @@ func (v Vocabulary) Pool() *rapid.Generator[plan.Pool] {
 			p.Spec.Cluster = ""
 		}
 		p.Spec.DiskSize = v.diskSize(t)
-		switch pick(t, "storageClass", 5, 3, 1, 1) {
+		switch pick(t, "storageClass", 10, 6, 2, 1) {
 		case 1:
 			p.Spec.StorageClass = ""
 		case 2:
@@ -70,13 +70,16 @@ func malformedPoolName(t *rapid.T, name, cluster string) string {
 }
 
 func (v Vocabulary) diskSize(t *rapid.T) string {
-	switch pick(t, "diskSize", 8, 2, 1) {
+	switch pick(t, "diskSize", 32, 8, 4, 1) {
 	case 1:
 		return ""
 	case 2:
 		if v.Malformed {
 			return MalformedSize().Draw(t, "malformedDiskSize")
 		}
+	case 3:
+		// A positive quantity CDI's webhook still rejects: under 1MiB.
+		return rapid.SampledFrom([]string{"512Ki", "1000Ki", "1M", "1048575"}).Draw(t, "tinyDiskSize")
 	}
 	b := rapid.SampledFrom(diskSizes).Draw(t, "diskBytes")
 	return Spelling(b).Draw(t, "diskSizeSpelling")
@@ -91,7 +94,7 @@ var diskSizes = []int64{20 * gi, 20 * gi, 20 * gi, 20 * gi, 10 * gi, 8 * gi, 6*g
 // renders as given.
 func (v Vocabulary) talos(t *rapid.T) plan.Talos {
 	tl := plan.DefaultTalos()
-	switch pick(t, "talos", 8, 4, 1) {
+	switch pick(t, "talos", 16, 8, 1) {
 	case 1:
 		f := rapid.SampledFrom(v.Flavors).Draw(t, "talosFlavor")
 		tl.SchematicID, tl.Version = f.SchematicID, f.Version
@@ -129,10 +132,10 @@ func (v Vocabulary) builtin(t *rapid.T, tl plan.Talos) *plan.Builtin {
 			b.Version = f.Version
 		}
 	}
-	if chance(t, "builtinOtherSchematicID", 10) {
+	if chance(t, "builtinOtherSchematicID", 20) {
 		b.SchematicID = v.anyOf(t, "builtinSchematicID", SchematicID(), MalformedSchematicID())
 	}
-	if chance(t, "builtinOtherVersion", 10) {
+	if chance(t, "builtinOtherVersion", 20) {
 		b.Version = v.anyOf(t, "builtinVersion", Version(), MalformedVersion())
 	}
 	return b

@@ -14,7 +14,7 @@ var (
 		guard.FrozenStorageClassConflict: true, guard.DiskSmallerThanGolden: true, guard.HostAssistedClone: true,
 		guard.DuplicateCatalogEntry: true, guard.CatalogEntryImmutable: true, guard.InvalidPoolName: true,
 		guard.PoolNameTooLong: true, guard.MissingIngressPool: true, guard.IncompleteResources: true,
-		guard.InvalidValue: true,
+		guard.InvalidValue: true, guard.StorageClassNotFound: true, guard.DiskUnrenderable: true,
 	}
 	warningReasons = map[guard.Reason]bool{
 		guard.GoldenPending: true, guard.GoldenImportStalled: true, guard.GoldenUnavailable: true,
@@ -23,11 +23,13 @@ var (
 	}
 )
 
-// IsRefusalReason reports whether r is a reason of SPEC section 5, or
-// InvalidValue (a value of a type the chart cannot read).
+// IsRefusalReason reports whether r is a reason of SPEC section 5 or 10
+// (StorageClassNotFound, DiskUnrenderable), or InvalidValue (a value of a
+// type the chart cannot read).
 func IsRefusalReason(r guard.Reason) bool { return refusalReasons[r] }
 
 // IsWarningReason reports whether r is a reason of SPEC section 6, or
-// UnknownField. InvalidQuantity, which the HTTP path reports as a warning
-// (SPEC section 9), is a refusal's reason: a property that allows it says so.
+// UnknownField. InvalidQuantity, StorageClassNotFound and DiskUnrenderable,
+// which the HTTP path reports as warnings (SPEC sections 9 and 10), are
+// refusals' reasons: a property that allows them says so.
 func IsWarningReason(r guard.Reason) bool { return warningReasons[r] }

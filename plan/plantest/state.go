@@ -1,13 +1,13 @@
 package plantest
 
 import (
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -23,13 +23,15 @@ type Options struct {
 	// golden's DataVolume and PVC on different classes, a succeeded
 	// DataVolume whose PVC is pending, two objects of one name, several CDI
 	// resources, a capacity below the request, a disk annotated with a
-	// name that is no golden's, a StorageProfile of no class, objects of
-	// kinds that were not observed.
+	// name that is no golden's, a StorageProfile of no class, a CDIConfig
+	// not named "config", a volume bound to no claim, objects of kinds that
+	// were not observed.
 	Inconsistent bool
 	// FullyObserved observes every kind in every namespace. Otherwise some
 	// draws leave kinds unknown, observe nothing (an offline plan), or
-	// scope the namespaced kinds to some namespaces and read the goldens by
-	// name, as the client-go adapter does.
+	// scope the namespaced kinds to some namespaces and read the goldens
+	// (and the volumes their PVCs are bound to) by name, as the client-go
+	// adapter does.
 	FullyObserved bool
 }
 
@@ -44,25 +46,49 @@ var T0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 //     each tier (virt, GA, beta), creation times that tie or differ,
 //     expansion allowed or not, binding Immediate or WaitForFirstConsumer;
 //   - CSIDrivers for most provisioners (never for NoProvisioner);
-//   - StorageProfiles with each clone strategy in spec or status and each
-//     volume mode, and the CDI resource with each cloneStrategyOverride;
+//   - VolumeSnapshotClasses of the provisioners, some annotated the
+//     driver's default, and sometimes one of a driver no class has;
+//   - StorageProfiles whose status.claimPropertySets[0] CDI can render
+//     from (Block or Filesystem, access modes RWX or RWO) or not (no sets,
+//     a first set without access modes, a nil volume mode, which CDI takes
+//     for Filesystem), with each clone strategy in status and in spec (which
+//     CDI never reads), a status.snapshotClass, a minimumSupportedPvcSize
+//     annotation that parses or not;
+//   - the CDI resource with each cloneStrategyOverride or none, and CDI's
+//     CDIConfig "config" with a global and per-class filesystem overhead
+//     in its status, or none;
 //   - the goldens of the vocabulary's flavors in cozy-public, as the
 //     catalog renders them (sometimes edited since), in every CDI phase,
 //     known by their DataVolume and PVC, by one of them, or absent; a bound
-//     PVC has a class and a golden's PVC carries the golden's name;
+//     PVC has a class (or, made by hand, names class "" and is bound to a
+//     volume of none), requests what CDI renders for its DataVolume, and a
+//     golden's PVC carries the golden's name; a bound golden PVC's
+//     PersistentVolume is a CSI volume of its class's driver, or of another
+//     driver, a host path, one whose claimRef points at another claim, or
+//     missing;
 //   - for builtin pools, disks that already cloned their golden (annotated
 //     with naming.GoldenAnnotation and naming.PoolAnnotation =
 //     naming.PoolCAPIName(pool name)), sometimes of an earlier golden or of
 //     another pool, succeeded or not, bound or not;
 //   - kinds unknown through State.Observed, a namespace scope and objects
 //     read by name.
+//
+// Half the clusters are drawn healthy, as Cozystack runs CDI: every
+// provisioner but NoProvisioner has its CSIDriver, every class a
+// StorageProfile CDI renders from, CDI its config and a CDI resource that
+// overrides the strategy to csi-clone or leaves it to profiles that need
+// no copy, a golden's volume is of its class's driver. On those, most clones
+// are what CDI makes; on the others every knob above is drawn.
 func (v Vocabulary) State(pools []plan.Pool, values catalog.Values, opts Options) *rapid.Generator[*state.State] {
 	return rapid.Custom(func(t *rapid.T) *state.State {
 		d := &stateDraw{t: t, v: v, opts: opts, st: &state.State{}, goldenClass: map[string]string{}}
+		d.unhealthy = chance(t, "unhealthy", 2)
 		d.classes()
 		d.drivers()
+		d.snapshotClasses()
 		d.profiles()
 		d.cdi()
+		d.cdiConfig()
 		cat := catalog.Compile(values)
 		for _, f := range v.flavors(cat) {
 			d.golden(f, cat)
@@ -105,6 +131,15 @@ type stateDraw struct {
 	// goldenClass is the class each drawn golden is on, for the disks
 	// cloned from it.
 	goldenClass map[string]string
+	// unhealthy: the cluster's CDI objects are drawn freely; otherwise as
+	// Cozystack runs CDI (see State).
+	unhealthy bool
+}
+
+// fault draws whether a knob of an unhealthy cluster is broken, one time in
+// n; a healthy cluster has none.
+func (d *stateDraw) fault(label string, n int) bool {
+	return d.unhealthy && chance(d.t, label, n)
 }
 
 func (d *stateDraw) classes() {
@@ -114,9 +149,13 @@ func (d *stateDraw) classes() {
 	def := -1
 	if !chance(t, "noDefault", 6) {
 		def = rapid.IntRange(0, len(d.v.Classes)-1).Draw(t, "defaultClass")
+		if i := slices.Index(d.v.Classes, plan.DefaultStorageClass); i >= 0 && !chance(t, "defaultNotChartClass", 3) {
+			// Most often the charts' class, which goldens default to.
+			def = i
+		}
 	}
 	for i, name := range d.v.Classes {
-		if chance(t, "classMissing", 8) {
+		if d.fault("classMissing", 10) {
 			continue
 		}
 		sc := storagev1.StorageClass{
@@ -166,67 +205,10 @@ func (d *stateDraw) drivers() {
 			continue
 		}
 		seen[p] = true
-		if !chance(d.t, "driverMissing", 12) {
+		if !d.fault("driverMissing", 6) {
 			d.st.CSIDrivers = append(d.st.CSIDrivers, storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: p}})
 		}
 	}
-}
-
-var cloneStrategies = []cdiv1.CDICloneStrategy{cdiv1.CloneStrategyCsiClone, cdiv1.CloneStrategySnapshot, cdiv1.CloneStrategyHostAssisted}
-
-// strategy draws nil (weighted by none) or one of CDI's clone strategies,
-// copy the least often.
-func strategy(t *rapid.T, label string, none int) *cdiv1.CDICloneStrategy {
-	if pick(t, label+"Set", none, 3) == 0 {
-		return nil
-	}
-	return ptr.To(cloneStrategies[pick(t, label, 3, 2, 1)])
-}
-
-func volumeMode(t *rapid.T, label string) *corev1.PersistentVolumeMode {
-	switch pick(t, label, 3, 2, 1) {
-	case 0:
-		return ptr.To(corev1.PersistentVolumeBlock)
-	case 1:
-		return ptr.To(corev1.PersistentVolumeFilesystem)
-	}
-	return nil
-}
-
-func (d *stateDraw) profiles() {
-	t := d.t
-	for _, sc := range d.st.StorageClasses {
-		if chance(t, "profileMissing", 5) {
-			continue
-		}
-		sp := cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: sc.Name}}
-		sp.Status.StorageClass = ptr.To(sc.Name)
-		sp.Status.Provisioner = ptr.To(sc.Provisioner)
-		sp.Spec.CloneStrategy = strategy(t, "profileSpecCloneStrategy", 6)
-		sp.Status.CloneStrategy = strategy(t, "profileStatusCloneStrategy", 2)
-		switch pick(t, "claimPropertySets", 4, 1, 1) {
-		case 0:
-			sp.Status.ClaimPropertySets = []cdiv1.ClaimPropertySet{{
-				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-				VolumeMode:  volumeMode(t, "statusVolumeMode"),
-			}}
-		case 2:
-			sp.Spec.ClaimPropertySets = []cdiv1.ClaimPropertySet{{
-				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				VolumeMode:  volumeMode(t, "specVolumeMode"),
-			}}
-		}
-		d.st.StorageProfiles = append(d.st.StorageProfiles, sp)
-	}
-}
-
-func (d *stateDraw) cdi() {
-	if chance(d.t, "cdiMissing", 6) {
-		return
-	}
-	c := cdiv1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}
-	c.Spec.CloneStrategyOverride = strategy(d.t, "cloneStrategyOverride", 5)
-	d.st.CDIs = append(d.st.CDIs, c)
 }
 
 // defaultClass is the cluster's default class as drawn, else a class of the

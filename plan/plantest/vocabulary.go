@@ -1,6 +1,8 @@
 package plantest
 
 import (
+	"slices"
+
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -44,7 +46,7 @@ type Vocabulary struct {
 var DefaultFlavor = catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}
 
 // Vocabularies draws a Vocabulary: the default flavor and up to two others,
-// one to three classes (usually with the charts' default "replicated"),
+// one to three classes (most often with the charts' default "replicated"),
 // one or two tenant namespaces and clusters; Malformed one time in two.
 func Vocabularies() *rapid.Generator[Vocabulary] {
 	return rapid.Custom(func(t *rapid.T) Vocabulary {
@@ -57,8 +59,12 @@ func Vocabularies() *rapid.Generator[Vocabulary] {
 		}).Filter(func(f catalog.Flavor) bool { return f != DefaultFlavor }), 0, 2, rapid.ID[catalog.Flavor]).Draw(t, "otherFlavors")
 		v.Flavors = append([]catalog.Flavor{DefaultFlavor}, others...)
 		v.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{plan.DefaultStorageClass, plan.DefaultStorageClass, "local", "ceph"}), 1, 3, rapid.ID[string]).Draw(t, "classes")
+		if !slices.Contains(v.Classes, plan.DefaultStorageClass) && !chance(t, "noChartClass", 8) {
+			// Most clusters have the class the charts default to.
+			v.Classes = append([]string{plan.DefaultStorageClass}, v.Classes[:min(len(v.Classes), 2)]...)
+		}
 		for range v.Classes {
-			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{ReplicatedProvisioner, ReplicatedProvisioner, ReplicatedProvisioner, LocalProvisioner, LocalProvisioner, NoProvisioner}).Draw(t, "provisioner"))
+			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{ReplicatedProvisioner, ReplicatedProvisioner, ReplicatedProvisioner, ReplicatedProvisioner, LocalProvisioner, LocalProvisioner, LocalProvisioner, NoProvisioner}).Draw(t, "provisioner"))
 		}
 		v.Namespaces = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"tenant-a", "tenant-b", "tenant-c"}), 1, 2, rapid.ID[string]).Draw(t, "namespaces")
 		v.Clusters = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"demo", "prod"}), 1, 2, rapid.ID[string]).Draw(t, "clusters")

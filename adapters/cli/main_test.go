@@ -64,7 +64,20 @@ func exe(t *testing.T, stdin string, args ...string) run {
 
 func exePath(t *testing.T, path, stdin string, args ...string) run {
 	t.Helper()
+	return exeEnv(t, path, nil, stdin, args...)
+}
+
+// exeEnv runs path with env added to the test's environment, less
+// KUBECONFIG: a run reads the cluster a test names, never the developer's.
+func exeEnv(t *testing.T, path string, env []string, stdin string, args ...string) run {
+	t.Helper()
 	cmd := exec.Command(path, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "HELM_PLUGIN_NAME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

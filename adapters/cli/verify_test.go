@@ -96,10 +96,16 @@ func TestHelmVerify(t *testing.T) {
 }
 
 func TestHelmVerifyOffline(t *testing.T) {
-	// Offline, a clone cannot be checked against the cluster: it passes
-	// with StateUnverified warnings, untouched.
+	// Offline, a clone cannot be checked against the cluster. helm-verify
+	// is strict by default, since Helm drops a post-renderer's standard
+	// error on success: it refuses, writing nothing (SPEC section 11).
 	clone := render(t, chartDisk(t, "storageClass: replicated\nosImage: {builtin: {}}"))
 	r := exe(t, clone, "helm-verify")
+	if r.code != 3 || r.stdout != "" || !strings.Contains(r.stderr, "refused StateUnverified") || !strings.Contains(r.stderr, "cause: offline") {
+		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	// --strict=false lets it pass with StateUnverified warnings, untouched.
+	r = exe(t, clone, "helm-verify", "--strict=false")
 	if r.code != 0 || r.stdout != clone || !strings.Contains(r.stderr, "StateUnverified") {
 		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

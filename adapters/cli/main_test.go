@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if args := os.Getenv(helmParentEnv); args != "" {
+		os.Exit(helmParent(args))
+	}
 	if fuzzWorker() {
 		// A fuzzing worker runs only the in-process fuzz targets.
 		os.Exit(m.Run())
@@ -39,6 +43,34 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// helmParentEnv makes the test binary stand in for Helm 4 running a
+// post-renderer plugin: it runs the command its value names (JSON
+// arguments) with the plugin's environment, feeds it standard input,
+// buffers and drops its standard output and error, as Helm 4's subprocess
+// runtime does, and exits with its status.
+const helmParentEnv = "WORKER_IMAGE_TEST_HELM_PARENT"
+
+func helmParent(args string) int {
+	var argv []string
+	if err := json.Unmarshal([]byte(args), &argv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "HELM_PLUGIN_NAME=worker-image")
+	cmd.Stdin = os.Stdin
+	var dropped bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &dropped, &dropped
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 func fuzzWorker() bool {

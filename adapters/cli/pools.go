@@ -77,6 +77,9 @@ func (a *app) readPools(o *options) ([]plan.Pool, error) {
 	for _, in := range inputs {
 		docs, err := a.documents(in.name, in.data)
 		if err != nil {
+			if m, verr := values(in.name, in.data); verr == nil && len(inputs) == 1 && m["kind"] == nil && m["apiVersion"] == nil {
+				return nil, unusable("%v; if %s holds a pool's bare values (its spec), pass --name NAME", err, in.name)
+			}
 			return nil, err
 		}
 		for _, d := range docs {

@@ -45,6 +45,8 @@ type app struct {
 	conn *conn
 	// showProgress is --progress: progress lines even off a terminal.
 	showProgress bool
+	// closers are closed when the run ends.
+	closers []io.Closer
 }
 
 // command is a subcommand declared with the standard library's flag
@@ -91,6 +93,11 @@ func (a *app) main(args []string) (code int) {
 		if p := recover(); p != nil {
 			fmt.Fprintf(a.stderr, "%s: internal error, please report it: %v\n%s", a.prog, p, debug.Stack())
 			code = ExitFailed
+		}
+	}()
+	defer func() {
+		for _, c := range a.closers {
+			c.Close()
 		}
 	}()
 	root := a.root()

@@ -58,11 +58,9 @@ helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image
 			return nil
 		},
 		RunE: a.runE(o, func(o *options, _ []string) error {
-			closeReport, err := a.teeReport(reportTo)
-			if err != nil {
+			if err := a.teeReport(reportTo); err != nil {
 				return err
 			}
-			defer closeReport()
 			return a.runVerify(o)
 		}),
 	}
@@ -77,9 +75,11 @@ helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image
 // teeReport makes standard error also go to path, or, run as a Helm 4
 // plugin, to the standard error of the Helm process that runs it: Helm 4
 // buffers a post-renderer plugin's standard error and drops it, on
-// success and on failure alike. The plugin's parent is Helm; on Linux its
-// standard error is /proc/<parent>/fd/2, elsewhere the terminal stands in.
-func (a *app) teeReport(path string) (func(), error) {
+// success and on failure alike. The plugin's parent is Helm (its
+// subprocess runtime execs the command directly); on Linux its standard
+// error is /proc/<parent>/fd/2, elsewhere the terminal stands in. It lasts
+// to the end of the run, so that an error main prints goes there too.
+func (a *app) teeReport(path string) error {
 	var targets []string
 	switch {
 	case path != "":
@@ -87,21 +87,21 @@ func (a *app) teeReport(path string) (func(), error) {
 	case a.getenv(helmPluginEnv) != "":
 		targets = []string{fmt.Sprintf("/proc/%d/fd/2", os.Getppid()), "/dev/tty"}
 	default:
-		return func() {}, nil
+		return nil
 	}
 	for _, t := range targets {
 		f, err := os.OpenFile(t, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			if path != "" {
-				return nil, unusable("--report-to: %v", err)
+				return unusable("--report-to: %v", err)
 			}
 			continue
 		}
-		stderr := a.stderr
-		a.stderr = io.MultiWriter(stderr, f)
-		return func() { a.stderr = stderr; f.Close() }, nil
+		a.stderr = io.MultiWriter(a.stderr, f)
+		a.closers = append(a.closers, f)
+		return nil
 	}
-	return func() {}, nil
+	return nil
 }
 
 func (a *app) runVerify(o *options) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -180,14 +181,19 @@ with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),
 	return root
 }
 
-// examples names the program as it runs in each line of an example.
+// examples names the program as it runs where an example's line runs it
+// (at its start, or after a pipe): installed as a kubectl plugin, help
+// says "kubectl worker-image plan …".
 func (a *app) examples(text string) string {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	for i, l := range lines {
-		lines[i] = "  " + strings.ReplaceAll(l, "worker-image", a.prog)
+		lines[i] = "  " + programRun.ReplaceAllString(l, "${1}"+a.prog+" ")
 	}
 	return strings.Join(lines, "\n")
 }
+
+// programRun is where an example's line runs the program.
+var programRun = regexp.MustCompile(`(^|\| )worker-image `)
 
 // version is the module's version as the Go toolchain stamped it, or
 // "(devel)" for a build from a work tree.

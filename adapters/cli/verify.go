@@ -49,8 +49,10 @@ what it prints on standard error to Helm's own standard error too, or to
 --report-to. Flux's HelmReleases take Kustomize post-renderers only, so on
 Cozystack's Flux path the admission webhook is the guard, not this.`,
 		Example: a.examples(`helm template demo ./kubernetes-nodes -n tenant-demo -f values.yaml | worker-image helm-verify -n tenant-demo --state state.yaml
-helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image --post-renderer-args helm-verify --post-renderer-args --namespace=tenant-demo
-helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image --post-renderer-args --namespace=tenant-demo`),
+# Helm 4 runs post-renderers as plugins: install adapters/cli/helm-plugin, then
+helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image --post-renderer-args=--namespace=tenant-demo
+# Helm 3 runs the command; each argument after "=", so that Helm takes none of them
+helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image --post-renderer-args=helm-verify --post-renderer-args=--namespace=tenant-demo`),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return badUsage("unexpected argument %q; the manifests come on standard input", args[0])

@@ -98,7 +98,7 @@ func FuzzHumanOutput(f *testing.F) {
 			"\n---\n"+`{"apiVersion":"v1","kind":"Secret","metadata":{"name":`+q(annotation)+`}}`)
 		cat := put("catalog.yaml", `{"enabled":true,"images":[{"schematicID":`+q(name)+`,"version":"v1.0.0","storageClass":`+q(annotation)+`}],`+q(annotation)+`:1}`)
 		cp := put("cp.yaml", `{"nodeGroups":{`+q(name)+`:{"maxReplicas":1,"roles":["ingress-nginx"],`+q(annotation)+`:1}}}`)
-		rendered := `{"apiVersion":"infrastructure.cluster.x-k8s.io/v1alpha1","kind":"KubevirtMachineTemplate","metadata":{"name":"t","namespace":`+q(namespace)+`},` +
+		rendered := `{"apiVersion":"infrastructure.cluster.x-k8s.io/v1alpha1","kind":"KubevirtMachineTemplate","metadata":{"name":"t","namespace":` + q(namespace) + `},` +
 			`"spec":{"template":{"spec":{"virtualMachineTemplate":{"spec":{"dataVolumeTemplates":[{"metadata":{"name":"disk-system","annotations":{"kubernetes-worker-image.cozystack.io/pool":` + q(annotation) + `}},` +
 			`"spec":{"source":{"pvc":{"namespace":` + q(namespace) + `,"name":` + q(name) + `}},"storage":{"storageClassName":` + q(annotation) + `}}}]}}}}}}`
 		for _, run := range []struct {

@@ -18,7 +18,7 @@ const builtinPool = "storageClass: replicated\nosImage: {builtin: {}}"
 // for every command that reads it, never a set of unknown kinds.
 func TestNotAnAPIServer(t *testing.T) {
 	api := newFakeAPI(t, "")
-	api.answer = notFoundEverywhere
+	api.answerWith(notFoundEverywhere)
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
 	clone := render(t, chartDisk(t, builtinPool))
@@ -47,13 +47,13 @@ func TestNotAnAPIServer(t *testing.T) {
 // answer as its discovery says, and the read fails (status 1).
 func TestServedKindAnswers404(t *testing.T) {
 	api := newFakeAPI(t, readExample(t, exampleState))
-	api.answer = func(w http.ResponseWriter, r *http.Request) bool {
+	api.answerWith(func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.HasSuffix(r.URL.Path, "/persistentvolumeclaims") {
 			http.NotFound(w, r)
 			return true
 		}
 		return false
-	}
+	})
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
 	r := exe(t, "", "plan", "-f", pools, "--catalog", exampleCatalog, "--kubeconfig", kc, "-o", "json")
@@ -61,7 +61,7 @@ func TestServedKindAnswers404(t *testing.T) {
 		t.Errorf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	// The same cluster, answering: the plan reads it, and plans.
-	api.answer = nil
+	api.answerWith(nil)
 	r = exe(t, "", "plan", "-f", pools, "--catalog", exampleCatalog, "--kubeconfig", kc, "-o", "json")
 	if p := decodePlan(t, r.stdout); r.code != 0 || len(p) != 1 || p[0].Outcome != "planned" || len(planWarnings(t, r.stdout)) != 0 {
 		t.Errorf("exit %d, pools %+v\n%s", r.code, p, r.stderr)
@@ -75,7 +75,7 @@ func TestServedKindAnswers404(t *testing.T) {
 // the upgrade that would have put a pool on another class than its golden.
 func TestForbidden(t *testing.T) {
 	api := newFakeAPI(t, readExample(t, exampleState))
-	api.answer = forbiddenResources
+	api.answerWith(forbiddenResources)
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
 

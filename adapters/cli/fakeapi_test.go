@@ -74,6 +74,13 @@ func newFakeAPI(t *testing.T, state string) *fakeAPI {
 	return f
 }
 
+// answerWith sets answer, under the fake's lock.
+func (f *fakeAPI) answerWith(answer func(w http.ResponseWriter, r *http.Request) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answer = answer
+}
+
 func resourceOf(kind string) string {
 	for res, k := range kinds {
 		if k == kind {

@@ -170,7 +170,7 @@ func TestNamespaceFlag(t *testing.T) {
 
 func TestRequestTimeout(t *testing.T) {
 	api := clusterWithPools(t)
-	api.answer = slow(2 * time.Second)
+	api.answerWith(slow(2 * time.Second))
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	began := time.Now()
 	r := exe(t, "", "plan", "-f", examplePools, "--kubeconfig", kc, "--request-timeout", "200ms")
@@ -182,7 +182,7 @@ func TestRequestTimeout(t *testing.T) {
 			t.Errorf("--request-timeout %s: exit %d\n%s", bad, r.code, r.stderr)
 		}
 	}
-	api.answer = nil
+	api.answerWith(nil)
 	if r := exe(t, "", "plan", "-f", examplePools, "--kubeconfig", kc, "--request-timeout", "30", "--catalog", exampleCatalog); r.code != 0 {
 		t.Errorf("an integer is seconds: exit %d\n%s", r.code, r.stderr)
 	}

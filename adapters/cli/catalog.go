@@ -63,7 +63,7 @@ worker-image catalog render --catalog examples/cli/catalog.yaml --state examples
 	fs := cmd.Flags()
 	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
 	o.stateFlags(fs)
-	o.outputFlag(fs, yamlOut, jsonOut)
+	o.outputFlagSaying(fs, "the goldens as the catalog chart renders them, YAML documents on standard output, the rest on standard error", yamlOut, jsonOut)
 	o.strictFlag(fs, false)
 	o.progressFlag(fs)
 	o.exampleFlag(fs)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,10 +110,8 @@ func (c *conn) read(req state.Request) (*state.State, map[state.Kind]string, err
 	r.Discovery = c.disc
 	st, unread, err := r.ReadExplained(context.Background(), req)
 	if err != nil {
-		var nas *clientgo.NotAPIServerError
-		if errors.As(err, &nas) {
-			return nil, nil, failed("read %s: %v", c.name, err)
-		}
+		// A *ReadError (retry), a *NotAPIServerError, or discovery's own
+		// failure: none is a plan.
 		return nil, nil, failed("read %s: %v", c.name, err)
 	}
 	causes := map[state.Kind]string{}

@@ -246,3 +246,15 @@ func TestValuesFileLines(t *testing.T) {
 		})
 	}
 }
+
+// TestFactoryValuesRefused: on osImage.factory every value the URL is
+// built from is validated, those that fall back to talos.* too, at the
+// field they came from.
+func TestFactoryValuesRefused(t *testing.T) {
+	pools := write(t, "pools.yaml", poolDoc("demo-md1", `osImage: {factory: {imageFactoryURL: "https://mirror.example"}}
+talos: {schematicID: "../../../evil.example/x?y="}`))
+	r := exe(t, "", "plan", "-f", pools, "-o", "json")
+	if p := decodePlan(t, r.stdout); r.code != 3 || len(p) != 1 || !reflect.DeepEqual(p[0].Refusals, []finding{{"InvalidSchematicID", "talos.schematicID"}}) {
+		t.Errorf("exit %d, pools %+v", r.code, p)
+	}
+}

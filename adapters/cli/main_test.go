@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(helmParentEnv); args != "" {
 		os.Exit(helmParent(args))
 	}
+	// In-process runs read the cluster a test names, never the
+	// developer's.
+	os.Unsetenv("KUBECONFIG")
 	if fuzzWorker() {
 		// A fuzzing worker runs only the in-process fuzz targets.
 		os.Exit(m.Run())

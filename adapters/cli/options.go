@@ -79,8 +79,14 @@ func (o *options) clusterFlags(fs *pflag.FlagSet) {
 }
 
 func (o *options) outputFlag(fs *pflag.FlagSet, formats ...string) {
+	o.outputFlagSaying(fs, "text for people", formats...)
+}
+
+// outputFlagSaying is outputFlag for a command whose output without -o is
+// what def says.
+func (o *options) outputFlagSaying(fs *pflag.FlagSet, def string, formats ...string) {
 	o.formats = formats
-	fs.StringVarP(&o.output, "output", "o", "", "`FORMAT`: "+strings.Join(formats, ", ")+" (default: text for people)")
+	fs.StringVarP(&o.output, "output", "o", "", "`FORMAT`: "+strings.Join(formats, ", ")+" (default: "+def+")")
 }
 
 func (o *options) exampleFlag(fs *pflag.FlagSet) {

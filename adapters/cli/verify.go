@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
+	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -48,7 +50,8 @@ error" on a failure: run as one (HELM_PLUGIN_NAME set), helm-verify writes
 what it prints on standard error to Helm's own standard error too, or to
 --report-to. Flux's HelmReleases take Kustomize post-renderers only, so on
 Cozystack's Flux path the admission webhook is the guard, not this.`,
-		Example: a.examples(`helm template demo ./kubernetes-nodes -n tenant-demo -f values.yaml | worker-image helm-verify -n tenant-demo --state state.yaml
+		Example: a.examples(`worker-image helm-verify --example
+helm template demo ./kubernetes-nodes -n tenant-demo -f values.yaml | worker-image helm-verify -n tenant-demo --state state.yaml
 # Helm 4 runs post-renderers as plugins: install adapters/cli/helm-plugin, then
 helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image --post-renderer-args=--namespace=tenant-demo
 # Helm 3 runs the command; each argument after "=", so that Helm takes none of them
@@ -70,6 +73,7 @@ helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image
 	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values, merged with the goldens in the manifests (default: the goldens read back from the cluster)")
 	o.stateFlags(fs)
 	o.strictFlag(fs, true)
+	fs.BoolVar(&o.example, "example", false, "verify the walkthrough's pools (examples/cli) as the chart renders them, against its catalog and state, instead of standard input")
 	fs.StringVar(&reportTo, "report-to", "", "`PATH` that also gets what helm-verify prints on standard error (default, when Helm 4 runs it as a plugin: Helm's standard error)")
 	return cmd
 }
@@ -107,9 +111,15 @@ func (a *app) teeReport(path string) error {
 }
 
 func (a *app) runVerify(o *options) error {
-	data, err := io.ReadAll(a.stdin)
-	if err != nil {
+	var data []byte
+	var err error
+	if o.example {
+		data, err = exampleManifests()
+	} else if data, err = io.ReadAll(a.stdin); err != nil {
 		return unusable("read %s: %v", stdinName, err)
+	}
+	if err != nil {
+		return err
 	}
 	docs, err := a.documents(stdinName, data)
 	if err != nil {
@@ -223,4 +233,40 @@ func clonedGoldens(template map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// exampleManifests are the walkthrough's pools that plan, each a
+// KubevirtMachineTemplate holding its disk-system as the chart renders it:
+// what helm template of the kubernetes-nodes chart would give helm-verify.
+func exampleManifests() ([]byte, error) {
+	docs, err := manifests.Documents(example.PoolsFile, bytes.NewReader(example.Pools))
+	if err != nil {
+		return nil, failed("the embedded example: %v", err)
+	}
+	m, err := values(example.CatalogFile, example.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	if err != nil {
+		return nil, failed("the embedded example: %v", err)
+	}
+	st.Observed = state.AllKinds
+	cat, snap := catalog.Compile(catalog.DecodeValues(m)), state.NewSnapshot(st)
+	var b bytes.Buffer
+	for _, d := range docs {
+		pool, err := plan.PoolFromObject(d.Object.Object)
+		if err != nil {
+			continue
+		}
+		r, _ := plan.Plan(pool, cat, snap)
+		text, err := helm.DiskText(r, 12)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "---\n# Source: kubernetes-nodes/templates/machinetemplate.yaml\napiVersion: infrastructure.cluster.x-k8s.io/v1alpha1\nkind: %s\n"+
+			"metadata:\n  name: kubernetes-%s\n  namespace: %s\nspec:\n  template:\n    spec:\n      virtualMachineTemplate:\n        spec:\n          dataVolumeTemplates:\n%s",
+			helm.TemplateKind, r.Name, r.Namespace, text)
+	}
+	return b.Bytes(), nil
 }

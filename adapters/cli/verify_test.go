@@ -110,3 +110,17 @@ func TestHelmVerifyOffline(t *testing.T) {
 		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestExamples: --example runs helm-verify and computeplane on the
+// walkthrough's files, as it runs plan and the catalog's commands.
+func TestExamples(t *testing.T) {
+	if r := exe(t, "", "helm-verify", "--example"); r.code != 0 || strings.Count(r.stdout, "kind: KubevirtMachineTemplate") != 2 || r.stderr != "" {
+		t.Errorf("helm-verify --example: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := exe(t, "", "computeplane", "--example"); r.code != 0 || !strings.Contains(r.stdout, "pool md0: release kubernetes-nodes-computeplane-cluster-md0") {
+		t.Errorf("computeplane --example: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := exe(t, "", "helm-verify", "--example", "--state", exampleState); r.code != 2 {
+		t.Errorf("--example brings its own files: exit %d", r.code)
+	}
+}

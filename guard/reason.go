@@ -46,6 +46,13 @@ const (
 	// InvalidValue is a value of a type the chart cannot read where it
 	// expects another (a list where a map belongs).
 	InvalidValue Reason = "InvalidValue"
+	// NotAGolden is a rendered disk-system that clones a volume which is
+	// not a golden of the catalog: a PVC in another namespace than
+	// cozy-public, one whose name no (schematicID, version) derives
+	// ("talos-worker-CE4C-v1.13.6"), a DataSource or a snapshot. A
+	// post-renderer cannot tell what such a clone boots, so it passes
+	// none of them (SPEC section 11).
+	NotAGolden Reason = "NotAGolden"
 )
 
 // Reasons of warnings (SPEC section 6): the plan stands.

@@ -61,6 +61,8 @@ type findingJSON struct {
 	Message string `json:"message"`
 	// Kind is the kind a StateUnverified could not read.
 	Kind string `json:"kind,omitempty"`
+	// Cause is why that kind is unknown, when a reader said.
+	Cause string `json:"cause,omitempty"`
 }
 
 func pathString(fld *field.Path) string {

@@ -127,6 +127,8 @@ func TestJSON(t *testing.T) {
 		"one":         {guard.Refusals{a}, `[{"reason":"StorageClassMismatch","field":"storageClass","message":"pool t/p: storageClass: differs (StorageClassMismatch)"}]`},
 		"two":         {guard.Refusals{a, b}, `[{"reason":"StorageClassMismatch","field":"storageClass","message":"pool t/p: storageClass: differs (StorageClassMismatch)"},{"reason":"DiskSmallerThanGolden","field":"diskSize","message":"pool t/p: diskSize: small (DiskSmallerThanGolden)"}]`},
 		"warning":     {guard.Warnings{w}, `[{"reason":"StateUnverified","field":"storageClass","message":"pool t/p: storageClass: not read (StateUnverified)","kind":"CDI"}]`},
+		"with a cause": {guard.Warnings{withCause(w, "forbidden: cannot list cdis.cdi.kubevirt.io")},
+			`[{"reason":"StateUnverified","field":"storageClass","message":"pool t/p: storageClass: not read (StateUnverified)","kind":"CDI","cause":"forbidden: cannot list cdis.cdi.kubevirt.io"}]`},
 		"in a struct": {struct{ R guard.Refusals }{}, `{"R":[]}`},
 	}
 	for name, tc := range cases {
@@ -137,4 +139,9 @@ func TestJSON(t *testing.T) {
 			assert.False(t, strings.Contains(string(data), "null"))
 		})
 	}
+}
+
+func withCause(w guard.Warning, cause string) guard.Warning {
+	w.Cause = cause
+	return w
 }

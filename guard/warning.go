@@ -14,7 +14,13 @@ type Warning struct {
 	Field  string
 	// Kind is the kind of object a StateUnverified could not read
 	// ("DataVolume"); "" for every other warning.
-	Kind    string
+	Kind string
+	// Cause says why a StateUnverified's kind is unknown, as the code that
+	// read the cluster knows it: "forbidden: cannot list
+	// storageclasses.storage.k8s.io", "not served: the API server serves
+	// no cdi.kubevirt.io/v1beta1 datavolumes", "offline: no cluster state
+	// was read". "" when no reader said (the planner alone cannot know).
+	Cause   string
 	Subject string
 	Detail  string
 }
@@ -31,7 +37,7 @@ func (w Warning) Message() string { return render(w.Subject, w.Field, w.Detail, 
 func (w Warning) String() string { return w.Message() }
 
 // MarshalJSON writes {"reason","field","message"} (SPEC section 8), and
-// "kind" for a StateUnverified.
+// "kind" for a StateUnverified, and "cause" when a reader set one.
 func (w Warning) MarshalJSON() ([]byte, error) {
-	return json.Marshal(findingJSON{Reason: w.Reason, Field: w.Field, Message: w.Message(), Kind: w.Kind})
+	return json.Marshal(findingJSON{Reason: w.Reason, Field: w.Field, Message: w.Message(), Kind: w.Kind, Cause: w.Cause})
 }

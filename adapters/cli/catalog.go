@@ -1,52 +1,106 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
+	"strings"
 
+	"github.com/spf13/cobra"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
 )
 
-var renderCommand = &command{
-	name:     "catalog render",
-	summary:  "render the catalog's golden DataVolumes",
-	synopsis: "catalog render --catalog CATALOG.yaml [--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH] [-o yaml|json]",
-	about: `Renders one golden DataVolume per catalog entry (none when the catalog is
+func (a *app) catalogCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "render, inspect and prune the catalog of golden images",
+		Long: `The catalog of golden Talos images in cozy-public: render its goldens, list
+what clones a golden, and report the goldens no entry manages that nothing
+clones any more.`,
+		Example: a.examples("worker-image catalog render --example\nworker-image catalog prune --example"),
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return badUsage("no command \"catalog %s\"; the catalog's commands are render, consumers and prune", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(a.renderCommand(), a.consumersCommand(), a.pruneCommand())
+	return cmd
+}
+
+// runE is a command's RunE: the flags checked, then run.
+func (a *app) runE(o *options, run func(o *options, args []string) error) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		if err := o.check(); err != nil {
+			return err
+		}
+		a.showProgress = o.progress
+		return run(o, args)
+	}
+}
+
+func (a *app) renderCommand() *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "render --catalog CATALOG.yaml [--state STATE.yaml [--observed KIND,...]] [-o yaml|json]",
+		Short: "render the catalog's golden DataVolumes",
+		Long: `Renders one golden DataVolume per catalog entry (none when the catalog is
 disabled) as the catalog chart does, and guards the goldens that exist in the
 cluster against edits (CatalogEntryImmutable). It names the goldens in
 cozy-public that no entry manages any more. Without -o it prints the goldens
-as YAML documents on standard output and the rest on standard error.`,
-	example: `worker-image catalog render --example
-worker-image catalog render --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml -o json`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		o.catalogFlag(fs, "CATALOG.yaml: the kubernetes-worker-image package's values")
-		o.stateFlags(fs)
-		o.outputFlag(fs, yamlOut, jsonOut)
-		o.exampleFlag(fs)
-	},
-	run: runRender,
+as YAML documents on standard output, and the unmanaged goldens, warnings
+and refusals on standard error.`,
+		Example: a.examples(`worker-image catalog render --example
+worker-image catalog render --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml -o json`),
+		Args: noArgs,
+		RunE: a.runE(o, a.runRender),
+	}
+	fs := cmd.Flags()
+	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.stateFlags(fs)
+	o.outputFlagSaying(fs, "the goldens as the catalog chart renders them, YAML documents on standard output, the rest on standard error", yamlOut, jsonOut)
+	o.strictFlag(fs, false)
+	o.progressFlag(fs)
+	o.exampleFlag(fs)
+	return cmd
 }
 
-func runRender(a *app, o *options, args []string) error {
+// noArgs refuses positional arguments, as a usage error.
+func noArgs(_ *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		return badUsage("unexpected argument %q", args[0])
 	}
+	return nil
+}
+
+func (a *app) runRender(o *options, _ []string) error {
 	if o.catalog == "" && !o.example {
 		return badUsage("--catalog CATALOG.yaml is required")
 	}
-	snap, err := a.snapshot(o, catalog.RenderNeeds, false)
+	v, err := a.snapshot(o, catalog.RenderNeeds, false)
 	if err != nil {
 		return err
 	}
-	cat, err := a.loadCatalog(o, snap)
+	cat, _, err := a.loadCatalog(o, v)
 	if err != nil {
 		return err
 	}
-	res, rerr := catalog.Render(cat, snap)
+	res, rerr := catalog.Render(cat, v.snap)
+	v.explain(res.Warnings)
+	if o.strict {
+		var add guard.Refusals
+		res.Warnings, add = strictRefusals(res.Warnings)
+		res.Refusals = append(res.Refusals, add...)
+		if len(add) > 0 {
+			res.Goldens = []cdiv1.DataVolume{}
+			rerr = res.Refusals
+		}
+	}
 	if o.output != human {
 		if err := writeData(a.stdout, o.output, res); err != nil {
 			return err
@@ -58,16 +112,26 @@ func runRender(a *app, o *options, args []string) error {
 			}
 		}
 		if len(res.Unmanaged) > 0 {
-			fmt.Fprintf(a.stderr, "unmanaged goldens (no entry manages them; see catalog prune):\n")
+			printf(a.stderr, "unmanaged goldens (no entry manages them; see catalog prune):\n")
 			for _, n := range res.Unmanaged {
-				fmt.Fprintf(a.stderr, "  %s\n", n)
+				printf(a.stderr, "  %s\n", n)
 			}
 		}
-		printWarnings(a.stderr, res.Warnings)
+		summary := v.summary()
+		printWarnings(a.stderr, res.Warnings, summary)
 		printRefusals(a.stderr, res.Refusals)
+		summary.print(a.stderr)
 	}
 	if rerr != nil {
 		return errRefused
+	}
+	return nil
+}
+
+// summary gathers an offline run's StateUnverified, nil otherwise.
+func (v view) summary() *offlineSummary {
+	if v.offline {
+		return &offlineSummary{}
 	}
 	return nil
 }
@@ -76,96 +140,137 @@ func runRender(a *app, o *options, args []string) error {
 // live golden's spec reproduced whole, as YAML.
 func (a *app) writeGolden(dv *cdiv1.DataVolume) error {
 	if text, err := helm.GoldenText(dv); err == nil {
-		_, err = fmt.Fprintf(a.stdout, "---\n%s", text)
+		_, err = fmt.Fprintf(a.stdout, "---\n%s", escapeLines(text))
 		return err
 	}
 	data, err := yaml.Marshal(dv)
 	if err != nil {
 		return failed("encode the golden: %v", err)
 	}
-	_, err = fmt.Fprintf(a.stdout, "---\n%s", data)
+	_, err = fmt.Fprintf(a.stdout, "---\n%s", escapeLines(string(data)))
 	return err
 }
 
-var consumersCommand = &command{
-	name:     "catalog consumers",
-	summary:  "list the disks that clone a golden",
-	synopsis: "catalog consumers GOLDEN (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json]",
-	about: `Lists every DataVolume and PVC, in any namespace, that clones the golden
+func (a *app) consumersCommand() *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "consumers GOLDEN (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json|wide]",
+		Short: "list the disks that clone a golden",
+		Long: `Lists every DataVolume and PVC, in any namespace, that clones the golden
 GOLDEN (by the disk annotation or by its pvc source), with its pool: answer
 "does anything still clone this?" before deleting a golden by hand.`,
-	example: `worker-image catalog consumers talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.12.4 --example
-worker-image catalog consumers GOLDEN --kubeconfig ~/.kube/config -o json`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		o.stateFlags(fs)
-		o.outputFlag(fs, yamlOut, jsonOut)
-		o.exampleFlag(fs)
-	},
-	run: runConsumers,
+		Example: a.examples(`worker-image catalog consumers talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.12.4 --example
+worker-image catalog consumers GOLDEN --kubeconfig ~/.kube/config -o json`),
+		RunE: a.runE(o, a.runConsumers),
+	}
+	fs := cmd.Flags()
+	o.stateFlags(fs)
+	o.outputFlag(fs, yamlOut, jsonOut, wideOut)
+	o.strictFlag(fs, false)
+	o.progressFlag(fs)
+	o.exampleFlag(fs)
+	return cmd
 }
 
-func runConsumers(a *app, o *options, args []string) error {
+func (a *app) runConsumers(o *options, args []string) error {
 	if len(args) != 1 {
 		return badUsage("name one golden, as in catalog consumers talos-worker-<schematicID>-<version>")
 	}
-	if !o.hasState() {
-		return badUsage("consumers reads the cluster: pass --state or --kubeconfig")
+	if !a.hasState(o) {
+		return badUsage("consumers reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
-	snap, err := a.snapshot(o, catalog.ConsumersNeeds, false)
+	v, err := a.snapshot(o, catalog.ConsumersNeeds, false)
 	if err != nil {
 		return err
 	}
-	res := catalog.Consumers(args[0], snap)
-	if o.output != human {
-		if err := writeData(a.stdout, o.output, res); err != nil {
+	res := catalog.Consumers(args[0], v.snap)
+	v.explain(res.Warnings)
+	var refusals guard.Refusals
+	if o.strict {
+		res.Warnings, refusals = strictRefusals(res.Warnings)
+	}
+	switch o.output {
+	case jsonOut, yamlOut:
+		if err := writeData(a.stdout, o.output, withRefusals(res, refusals)); err != nil {
 			return err
 		}
-	} else {
-		fmt.Fprintf(a.stdout, "golden %s: %d %s\n", res.Golden, len(res.Consumers), plural(len(res.Consumers), "consumer"))
+	case wideOut:
+		a.writeConsumersWide(res.Consumers)
+	default:
+		printf(a.stdout, "golden %s: %d %s\n", res.Golden, len(res.Consumers), plural(len(res.Consumers), "consumer"))
 		for _, c := range res.Consumers {
-			fmt.Fprintf(a.stdout, "  %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
+			printf(a.stdout, "  %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
 		}
 	}
-	printWarnings(a.stderr, res.Warnings)
+	printWarnings(a.stderr, res.Warnings, nil)
+	printRefusals(a.stderr, refusals)
+	if len(refusals) > 0 {
+		return errRefused
+	}
 	return nil
 }
 
-var pruneCommand = &command{
-	name:     "catalog prune",
-	summary:  "report the unmanaged goldens that are safe to delete",
-	synopsis: "catalog prune --catalog CATALOG.yaml (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json]",
-	about: `Reports, of the goldens in cozy-public that no catalog entry manages any more,
+func (a *app) writeConsumersWide(cs []catalog.Consumer) {
+	var b strings.Builder
+	b.WriteString("KIND\tNAMESPACE\tNAME\tPOOL\n")
+	for _, c := range cs {
+		b.WriteString(sprintf("%s\t%s\t%s\t%s\n", c.Kind, c.Namespace, c.Name, orDash(c.Pool)))
+	}
+	writeTable(a.stdout, b.String())
+}
+
+// withRefusals is v, and a "refusals" key when --strict made any: the
+// JSON shapes of SPEC section 8 gain keys, never lose them.
+func withRefusals(v any, refusals guard.Refusals) any {
+	if len(refusals) == 0 {
+		return v
+	}
+	data, err := jsonObject(v)
+	if err != nil {
+		return v
+	}
+	data["refusals"] = refusals
+	return data
+}
+
+func (a *app) pruneCommand() *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "prune --catalog CATALOG.yaml (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json]",
+		Short: "report the unmanaged goldens that are safe to delete",
+		Long: `Reports, of the goldens in cozy-public that no catalog entry manages any more,
 those that nothing clones (safe to delete) and those still cloned, with their
 consumers. A report only: nothing is deleted. When DataVolumes or PVCs could
 not be read everywhere, nothing is reported safe to delete: a --state file's
 count for every namespace only when --observed names them (or all), since a
 dump of some namespaces holds objects too.`,
-	example: `worker-image catalog prune --example
-worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --observed all -o json`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		o.catalogFlag(fs, "CATALOG.yaml: the kubernetes-worker-image package's values")
-		o.stateFlags(fs)
-		o.outputFlag(fs, yamlOut, jsonOut)
-		o.exampleFlag(fs)
-	},
-	run: runPrune,
+		Example: a.examples(`worker-image catalog prune --example
+worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --observed all -o json`),
+		Args: noArgs,
+		RunE: a.runE(o, a.runPrune),
+	}
+	fs := cmd.Flags()
+	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.stateFlags(fs)
+	o.outputFlag(fs, yamlOut, jsonOut)
+	o.strictFlag(fs, false)
+	o.progressFlag(fs)
+	o.exampleFlag(fs)
+	return cmd
 }
 
-func runPrune(a *app, o *options, args []string) error {
-	if len(args) > 0 {
-		return badUsage("unexpected argument %q", args[0])
-	}
+func (a *app) runPrune(o *options, _ []string) error {
 	if o.catalog == "" && !o.example {
 		return badUsage("--catalog CATALOG.yaml is required: the goldens it no longer manages are the ones to report")
 	}
-	if !o.hasState() {
-		return badUsage("prune reads the cluster: pass --state or --kubeconfig")
+	if !a.hasState(o) {
+		return badUsage("prune reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
-	snap, err := a.snapshot(o, catalog.PruneNeeds, true)
+	v, err := a.snapshot(o, catalog.PruneNeeds, true)
 	if err != nil {
 		return err
 	}
-	cat, err := a.loadCatalog(o, snap)
+	cat, _, err := a.loadCatalog(o, v)
 	if err != nil {
 		return err
 	}
@@ -174,25 +279,39 @@ func runPrune(a *app, o *options, args []string) error {
 		printRefusals(a.stderr, rs)
 		return errRefused
 	}
-	rep := catalog.Prune(cat, snap)
+	rep := catalog.Prune(cat, v.snap)
+	v.explain(rep.Warnings)
+	catWarnings := cat.Warnings()
+	var refusals guard.Refusals
+	if o.strict {
+		var more guard.Refusals
+		rep.Warnings, refusals = strictRefusals(rep.Warnings)
+		catWarnings, more = strictRefusals(catWarnings)
+		refusals = append(refusals, more...)
+	}
 	if o.output != human {
-		if err := writeData(a.stdout, o.output, rep); err != nil {
+		if err := writeData(a.stdout, o.output, withRefusals(rep, refusals)); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
+		printf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
 		for _, n := range rep.SafeToDelete {
-			fmt.Fprintf(a.stdout, "  %s\n", n)
+			printf(a.stdout, "  %s\n", n)
 		}
-		fmt.Fprintf(a.stdout, "kept (unmanaged, still cloned): %d\n", len(rep.Kept))
+		printf(a.stdout, "kept (unmanaged, still cloned): %d\n", len(rep.Kept))
 		for _, k := range rep.Kept {
-			fmt.Fprintf(a.stdout, "  %s\n", k.Name)
+			printf(a.stdout, "  %s\n", k.Name)
 			for _, c := range k.Consumers {
-				fmt.Fprintf(a.stdout, "    %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
+				printf(a.stdout, "    %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
 			}
 		}
 	}
-	printWarnings(a.stderr, rep.Warnings)
+	printWarnings(a.stderr, catWarnings, nil)
+	printWarnings(a.stderr, rep.Warnings, nil)
+	printRefusals(a.stderr, refusals)
+	if len(refusals) > 0 {
+		return errRefused
+	}
 	return nil
 }
 

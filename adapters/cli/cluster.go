@@ -1,153 +1,158 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"strings"
-	"time"
+	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
-	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
-	"github.com/cozystack/kubernetes-worker-image/catalog"
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
-	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// clusterTimeout bounds the reads of a cluster.
-const clusterTimeout = 30 * time.Second
-
-// hasState reports whether the command was given the cluster's state.
-func (o *options) hasState() bool { return o.example || o.state != "" || o.kubeconfig != "" }
-
-// snapshot is what the command knows of the cluster: the --state file (the
-// kinds it holds an object of and those --observed names; the embedded
-// example's every kind), what need asks for read from the --kubeconfig
-// cluster, or nothing (every kind unknown: the guards that need one warn
-// StateUnverified). A destructive report (prune) takes a file's PVCs and
-// DataVolumes for every namespace only when --observed names them.
-func (a *app) snapshot(o *options, need func() state.Request, destructive bool) (*state.Snapshot, error) {
-	var st *state.State
-	var notes []manifests.Note
-	var err error
-	name, named := example.StateFile, o.observed.kinds
-	switch {
-	case o.example:
-		// The walkthrough's state is a dump of every kind in every
-		// namespace.
-		named = state.AllKinds
-		st, notes, err = manifests.Read(name, bytes.NewReader(example.State))
-	case o.state != "":
-		var data []byte
-		if data, name, err = a.readFile(o.state); err != nil {
-			return nil, err
-		}
-		st, notes, err = manifests.Read(name, bytes.NewReader(data))
-	case o.kubeconfig != "":
-		st, err = readCluster(o.kubeconfig, need())
-		if err != nil {
-			return nil, err
-		}
-		return state.NewSnapshot(st), nil
-	default:
-		return nil, nil
+// readsCluster reports whether the command reads a cluster: --kubeconfig
+// or --context names one, or KUBECONFIG does (client-go's loading rules,
+// as kubectl follows them), unless a --state file or the example gives the
+// state. A command that plans what is in the cluster reads it in any case
+// (clientcmd then falls back to ~/.kube/config and the in-cluster config).
+func (a *app) readsCluster(o *options) bool {
+	if o.example || o.state != "" || !o.cluster {
+		return false
 	}
-	if err != nil {
-		return nil, inputError(err)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(a.stderr, "note: %s\n", n)
-	}
-	if heldKinds(st) == 0 {
-		return nil, unusable("%s holds no object of a kind the planner reads (%s); give what kubectl get -o yaml prints of them",
-			name, strings.Join(kindNames(), ", "))
-	}
-	if observeFile(st, named, destructive) {
-		fmt.Fprintf(a.stderr, "note: %s: its PersistentVolumeClaims and DataVolumes count only for the namespaces it holds them in; "+
-			"if it holds every namespace's, pass --observed all (or --observed PersistentVolumeClaim,DataVolume)\n", name)
-	}
-	return state.NewSnapshot(st), nil
+	return o.kubeconfig != "" || o.context != "" || a.getenv(clientcmd.RecommendedConfigPathEnvVar) != ""
 }
 
-// readCluster reads what req asks for from the cluster of a kubeconfig. A
-// kubeconfig that cannot be read is unusable input; a cluster that cannot be
-// read is a failure (status 1). What the credentials may not read is left
-// unknown by the reader, never taken as absent.
-func readCluster(kubeconfig string, req state.Request) (*state.State, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, unusable("kubeconfig %s: %v", kubeconfig, err)
+// clientConfig is the kubeconfig as kubectl loads it: --kubeconfig, else
+// KUBECONFIG, else ~/.kube/config, with --context, --namespace and
+// --request-timeout as overrides.
+func (a *app) clientConfig(o *options) clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.context, Timeout: o.requestTimeout}
+	overrides.Context.Namespace = o.namespace
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+}
+
+// clusterName names the cluster read in messages.
+func (o *options) clusterName() string {
+	name := "the cluster"
+	switch {
+	case o.kubeconfig != "":
+		name += " of " + o.kubeconfig
+	default:
+		name += " of the kubeconfig"
 	}
-	cfg.Timeout = clusterTimeout
+	if o.context != "" {
+		name += " (context " + o.context + ")"
+	}
+	return name
+}
+
+// conn is a connection to a cluster, made once per run.
+type conn struct {
+	name      string
+	namespace string // the context's namespace, or -n
+	core      kubernetes.Interface
+	dyn       dynamic.Interface
+	disc      discovery.DiscoveryInterface
+	served    *clusterread.Discovered
+}
+
+// connect connects to the cluster the flags and KUBECONFIG name and asks
+// its discovery what it is. A kubeconfig that cannot be loaded is unusable
+// input; an endpoint whose discovery fails, or that serves no core group,
+// is not a Kubernetes API server: status 1, never a set of unknown kinds
+// (SPEC section 11).
+func (a *app) connect(o *options) (*conn, error) {
+	cc := a.clientConfig(o)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		if o.kubeconfig != "" {
+			return nil, unusable("kubeconfig %s: %v", o.kubeconfig, err)
+		}
+		return nil, unusable("kubeconfig: %v", err)
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil {
+		return nil, unusable("kubeconfig: %v", err)
+	}
+	return a.connectConfig(o.clusterName(), ns, cfg)
+}
+
+func (a *app) connectConfig(name, namespace string, cfg *rest.Config) (*conn, error) {
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, failed("connect to the cluster of %s: %v", kubeconfig, err)
+		return nil, failed("connect to %s: %v", name, err)
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return nil, failed("connect to the cluster of %s: %v", kubeconfig, err)
+		return nil, failed("connect to %s: %v", name, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
-	defer cancel()
-	st, err := clientgo.New(core, dyn).Read(ctx, req)
+	disc := &onceDiscovery{DiscoveryInterface: core.Discovery()}
+	served, err := clusterread.Discover(disc)
 	if err != nil {
-		return nil, failed("read the cluster of %s: %v", kubeconfig, err)
+		return nil, failed("read %s: %v", name, err)
 	}
-	return st, nil
+	return &conn{name: name, namespace: namespace, core: core, dyn: dyn, disc: disc, served: served}, nil
 }
 
-// loadCatalog is the catalog: the --catalog values, or, without them, the
-// catalog read back from the goldens in the cluster's state.
-func (a *app) loadCatalog(o *options, snap *state.Snapshot) (*catalog.Catalog, error) {
-	var data []byte
-	var name string
-	switch {
-	case o.example:
-		data, name = example.Catalog, example.CatalogFile
-	case o.catalog != "":
-		var err error
-		if data, name, err = a.readFile(o.catalog); err != nil {
-			return nil, err
-		}
-	default:
-		cat, warnings := catalog.FromCluster(snap)
-		printWarnings(a.stderr, warnings)
-		return cat, nil
-	}
-	m, err := values(name, data)
+// read reads what req asks for, and says why each kind it left unknown
+// is. A read that failed is status 1: retry rather than plan on a partial
+// view; what the credentials may not read is unknown, never absent.
+func (c *conn) read(req state.Request) (*state.State, map[state.Kind]string, error) {
+	r := clientgo.New(c.core, c.dyn)
+	r.Discovery = c.disc
+	st, unread, err := r.ReadExplained(context.Background(), req)
 	if err != nil {
-		return nil, err
+		// A *ReadError (retry), a *NotAPIServerError, or discovery's own
+		// failure: none is a plan.
+		return nil, nil, failed("read %s: %v", c.name, err)
 	}
-	// Values the chart cannot read are refusals the catalog carries: they
-	// refuse the pools that clone, and render prints them in its shape.
-	return catalog.Compile(catalog.DecodeValues(m)), nil
+	causes := map[state.Kind]string{}
+	for _, u := range unread {
+		causes[u.Kind] = u.String()
+	}
+	return st, causes, nil
 }
 
-// printRefusals writes each refusal on a line: what was refused, its
-// reason, its field and its detail, which says the way out.
-func printRefusals(w io.Writer, rs guard.Refusals) {
-	for _, r := range rs {
-		fmt.Fprintf(w, "%s: refused %s\n", r.Subject, finding(r.Reason, r.Field, r.Detail))
-	}
+// onceDiscovery answers each discovery request once per run: the
+// connection's check and the reader's ask the same.
+type onceDiscovery struct {
+	discovery.DiscoveryInterface
+	mu     sync.Mutex
+	groups *metav1.APIGroupList
+	gErr   error
+	gDone  bool
+	lists  map[string]*metav1.APIResourceList
+	errs   map[string]error
 }
 
-// printWarnings writes each warning on a line, as printRefusals does.
-func printWarnings(w io.Writer, warnings guard.Warnings) {
-	for _, x := range warnings {
-		fmt.Fprintf(w, "%s: warning %s\n", x.Subject, finding(x.Reason, x.Field, x.Detail))
+func (d *onceDiscovery) ServerGroups() (*metav1.APIGroupList, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.gDone {
+		d.groups, d.gErr = d.DiscoveryInterface.ServerGroups()
+		d.gDone = true
 	}
+	return d.groups, d.gErr
 }
 
-// finding reads "StorageClassMismatch at storageClass: <detail>".
-func finding(reason guard.Reason, field, detail string) string {
-	if field == "" {
-		return string(reason) + ": " + detail
+func (d *onceDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lists == nil {
+		d.lists, d.errs = map[string]*metav1.APIResourceList{}, map[string]error{}
 	}
-	return string(reason) + " at " + field + ": " + detail
+	if l, ok := d.lists[gv]; ok {
+		return l, d.errs[gv]
+	}
+	l, err := d.DiscoveryInterface.ServerResourcesForGroupVersion(gv)
+	d.lists[gv], d.errs[gv] = l, err
+	return l, err
 }

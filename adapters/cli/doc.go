@@ -1,41 +1,46 @@
-// Package cli is the worker-image command (SPEC section 8) as a library, so
-// that it runs in-process in tests: Run takes the arguments, standard input
-// and outputs, and returns the exit status. The main package in
-// cmd/worker-image only calls it.
+// Package cli is the worker-image command (SPEC sections 8 and 11) as a
+// library, so that it runs in-process in tests: Run takes the arguments,
+// standard input and outputs, and returns the exit status. The main
+// package in cmd/worker-image only calls it. The command tree is cobra's
+// (help at every level, completion, --version), with kubectl's flags.
 //
 // # Commands
 //
-//	worker-image plan -f POOL.yaml [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,…] | --kubeconfig PATH] [-o yaml|json|chart]
-//	worker-image catalog render --catalog CATALOG.yaml [--state … | --kubeconfig …] [-o yaml|json]
-//	worker-image catalog consumers GOLDEN --state … [-o yaml|json]
-//	worker-image catalog prune --catalog CATALOG.yaml --state … [-o yaml|json]
-//	worker-image computeplane -f VALUES.yaml [-o yaml|json]
-//	worker-image helm-verify [--catalog …] [--state … | --kubeconfig …] < rendered.yaml
+//	worker-image plan [kubernetesnodes/NAME ...] [-f POOL.yaml ...] [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...]] [-n NAMESPACE | -A] [--strict] [-o yaml|json|chart|wide]
+//	worker-image catalog render --catalog CATALOG.yaml [--state …] [--strict] [-o yaml|json]
+//	worker-image catalog consumers GOLDEN [--state …] [--strict] [-o yaml|json|wide]
+//	worker-image catalog prune --catalog CATALOG.yaml [--state …] [--strict] [-o yaml|json]
+//	worker-image computeplane -f VALUES.yaml [--strict] [-o yaml|json]
+//	worker-image helm-verify [--catalog …] [--state …] [-n NAMESPACE] [--strict=false] [--report-to PATH] < rendered.yaml
+//	worker-image completion bash|zsh|fish|powershell
+//	worker-image version
 //
-// Every command that reads files also takes --example, which runs it on the
-// walkthrough's files embedded from examples/cli, so that the first command
-// of the README works from any checkout.
+// Every command that reads a cluster takes kubectl's --kubeconfig,
+// --context, -n/--namespace and --request-timeout, and loads the kubeconfig
+// by client-go's rules (KUBECONFIG, then ~/.kube/config). A cluster is read
+// when one of them names it, or when plan plans the cluster's own pools.
+// Commands declared with package flag register in commands and join the
+// tree through command.cobraCommand.
 //
-// # What a --state file observes
+// # Failing closed (SPEC section 11)
 //
-// A --state file observes the kinds it holds at least one object of, plus
-// those --observed names (or all of them: --observed all); any other kind
-// is unknown, never empty (SPEC section 11). A file with no object of the
-// planner's kinds is unusable input. catalog prune reports a golden safe to
-// delete only when --observed names PersistentVolumeClaim and DataVolume:
-// held alone, they count for the namespaces the file holds them in. The
-// embedded example's state is observed whole.
+// An endpoint whose discovery fails is not a Kubernetes API server: status
+// 1. A --state file observes the kinds it holds an object of, plus those
+// --observed names. Each StateUnverified says its cause (Warning.Cause);
+// --strict refuses every StateUnverified and UnknownField, and helm-verify
+// is strict by default. Every human-readable writer prints through printf,
+// which escapes every string it is given (escape).
 //
 // # Exit status
 //
 // 0 planned (warnings may be printed), 3 refused, 2 unusable input (an
 // unreadable file, YAML that does not parse, named by file and line, a
 // document that is not a Kubernetes object, a bad flag), 1 anything else
-// (a cluster that cannot be read).
+// (a cluster that cannot be read, an endpoint that is not an API server).
 //
 // # kubectl plugin
 //
 // Installed on PATH as kubectl-worker_image, the binary runs as
-// `kubectl worker-image …`; its help then names itself so. kubectl passes no
-// flags of its own to a plugin: give --kubeconfig to read a cluster.
+// `kubectl worker-image …`; its help then names itself so, and it reads the
+// cluster KUBECONFIG names, as kubectl does.
 package cli

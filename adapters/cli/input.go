@@ -1,14 +1,19 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
@@ -34,10 +39,60 @@ func (a *app) readFile(path string) ([]byte, string, error) {
 	return data, path, nil
 }
 
+// input is one file an -f named, read.
+type input struct {
+	name string
+	data []byte
+}
+
+// manifestExtensions are the files of a directory -f reads, as kubectl
+// reads them.
+var manifestExtensions = []string{".yaml", ".yml", ".json"}
+
+// readInputs reads every -f: a file, "-", or a directory, whose files with
+// a manifest extension are read in name order (not its subdirectories, as
+// kubectl without -R).
+func (a *app) readInputs(paths []string) ([]input, error) {
+	var out []input
+	for _, p := range paths {
+		if p != "-" {
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				entries, err := os.ReadDir(p)
+				if err != nil {
+					return nil, unusable("%v", err)
+				}
+				n := len(out)
+				for _, e := range entries {
+					if e.IsDir() || !slices.Contains(manifestExtensions, filepath.Ext(e.Name())) {
+						continue
+					}
+					data, name, err := a.readFile(filepath.Join(p, e.Name()))
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, input{name, data})
+				}
+				if len(out) == n {
+					return nil, unusable("%s is a directory without a %s file", p, strings.Join(manifestExtensions, ", "))
+				}
+				continue
+			}
+		}
+		data, name, err := a.readFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, input{name, data})
+	}
+	return out, nil
+}
+
 // documents decodes the Kubernetes objects of a file; a document that does
 // not parse, or is not an object, is unusable input named by file and line.
-func documents(name string, data []byte) ([]manifests.Document, error) {
-	docs, err := manifests.Documents(name, bytes.NewReader(data))
+func (a *app) documents(name string, data []byte) ([]manifests.Document, error) {
+	r, p := a.readProgress(name, data)
+	docs, err := manifests.Documents(name, r)
+	p.finish()
 	if err != nil {
 		return nil, inputError(err)
 	}
@@ -58,13 +113,19 @@ func inputError(err error) error {
 var yamlLine = regexp.MustCompile(`\bline (\d+):`)
 
 // values decodes a values file (one YAML document holding a map), as Helm
-// reads values. A syntax error is unusable input named by file and line.
+// reads values. A syntax error is unusable input named by file and line,
+// the line of the offending byte or value itself when the parser names
+// none (a control character, invalid UTF-8, a .inf that JSON cannot hold).
 func values(name string, data []byte) (map[string]any, error) {
 	var v any
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		line := 1
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
+		} else if l, ok := badByteLine(data); ok {
+			line = l
+		} else if l, what, ok := nonNumberLine(data); ok {
+			return nil, unusable("%s:%d: %s is no number JSON can hold, so Helm cannot read it (quote it to mean the string)", name, l, what)
 		}
 		return nil, unusable("%s:%d: %v (fix the YAML there)", name, line, err)
 	}
@@ -75,6 +136,51 @@ func values(name string, data []byte) (map[string]any, error) {
 		return m, nil
 	}
 	return nil, unusable("%s:1: the document is %s, not a map of values", name, describeValue(v))
+}
+
+// badByteLine is the line of the first byte YAML does not allow: invalid
+// UTF-8, or a control character other than tab, newline and carriage
+// return (YAML 1.2's printable set).
+func badByteLine(data []byte) (int, bool) {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return line, true
+		case r == '\n':
+			line++
+		case r == '\t', r == '\r':
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f && r != 0x85, r == 0xfffe, r == 0xffff:
+			return line, true
+		}
+		i += size
+	}
+	return 0, false
+}
+
+// nonNumberLine finds a float YAML reads as infinite or not a number.
+func nonNumberLine(data []byte) (int, string, bool) {
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(data, &doc); err != nil {
+		return 0, "", false
+	}
+	var walk func(n *yamlv3.Node) (int, string, bool)
+	walk = func(n *yamlv3.Node) (int, string, bool) {
+		if n.Kind == yamlv3.ScalarNode && n.ShortTag() == "!!float" {
+			var f float64
+			if n.Decode(&f) == nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				return n.Line, n.Value, true
+			}
+		}
+		for _, c := range n.Content {
+			if l, v, ok := walk(c); ok {
+				return l, v, ok
+			}
+		}
+		return 0, "", false
+	}
+	return walk(&doc)
 }
 
 func describeValue(v any) string {

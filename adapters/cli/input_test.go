@@ -55,7 +55,7 @@ func TestUnusableInput(t *testing.T) {
 		"unknown flag": {
 			reason: "a flag the command does not have",
 			args:   []string{"plan", "--frobnicate", "-f", examplePools},
-			stderr: []string{"flag provided but not defined: -frobnicate", "plan -h"},
+			stderr: []string{"unknown flag: --frobnicate", "plan -h"},
 		},
 		"bad output": {
 			reason: "an output format the command does not write",
@@ -75,7 +75,7 @@ func TestUnusableInput(t *testing.T) {
 		"no -f": {
 			reason: "plan needs pools",
 			args:   []string{"plan"},
-			stderr: []string{"-f POOL.yaml is required"},
+			stderr: []string{"name the pools: -f POOL.yaml"},
 		},
 		"unknown command": {
 			reason: "a command that does not exist",
@@ -95,7 +95,7 @@ func TestUnusableInput(t *testing.T) {
 		"consumers without state": {
 			reason: "consumers reads the cluster",
 			args:   []string{"catalog", "consumers", "x"},
-			stderr: []string{"--state or --kubeconfig"},
+			stderr: []string{"pass --state, or --kubeconfig"},
 		},
 		"consumers without golden": {
 			reason: "consumers names one golden",
@@ -192,16 +192,28 @@ func TestSkippedKinds(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	r := exe(t, "", "help")
-	if r.code != 0 || !strings.Contains(r.stdout, "catalog consumers") || !strings.Contains(r.stdout, "plan --example") {
-		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
+	for _, want := range []string{"catalog ", "plan ", "computeplane ", "helm-verify ", "completion ", "plan --example"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("help lists %q: exit %d, stdout:\n%s", want, r.code, r.stdout)
+		}
+	}
+	// Help at every level: catalog -h lists its subcommands (issue 18).
+	c := exe(t, "", "catalog", "-h")
+	for _, want := range []string{"render ", "consumers ", "prune "} {
+		if c.code != 0 || !strings.Contains(c.stdout, "\n  "+want) {
+			t.Errorf("catalog -h lists %q: exit %d, stdout:\n%s", want, c.code, c.stdout)
+		}
 	}
 	for _, cmd := range [][]string{{"plan"}, {"catalog", "render"}, {"catalog", "consumers"}, {"catalog", "prune"}, {"computeplane"}, {"helm-verify"}} {
 		r := exe(t, "", append(cmd, "-h")...)
-		if r.code != 0 || !strings.Contains(r.stdout, "Example:\n  worker-image "+strings.Join(cmd, " ")) && !strings.Contains(r.stdout, "| worker-image "+strings.Join(cmd, " ")) {
+		if r.code != 0 || !strings.Contains(r.stdout, "Examples:\n  worker-image "+strings.Join(cmd, " ")) && !strings.Contains(r.stdout, "| worker-image "+strings.Join(cmd, " ")) {
 			t.Errorf("%v -h: exit %d, stdout:\n%s", cmd, r.code, r.stdout)
 		}
 		if h := exe(t, "", append([]string{"help"}, cmd...)...); h.stdout != r.stdout {
 			t.Errorf("help %v differs from %v -h", cmd, cmd)
+		}
+		if long := exe(t, "", append(cmd, "--help")...); long.stdout != r.stdout {
+			t.Errorf("%v --help differs from -h", cmd)
 		}
 	}
 }

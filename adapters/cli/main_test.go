@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,12 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if args := os.Getenv(helmParentEnv); args != "" {
+		os.Exit(helmParent(args))
+	}
+	// In-process runs read the cluster a test names, never the
+	// developer's.
+	os.Unsetenv("KUBECONFIG")
 	if fuzzWorker() {
 		// A fuzzing worker runs only the in-process fuzz targets.
 		os.Exit(m.Run())
@@ -41,6 +48,34 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// helmParentEnv makes the test binary stand in for Helm 4 running a
+// post-renderer plugin: it runs the command its value names (JSON
+// arguments) with the plugin's environment, feeds it standard input,
+// buffers and drops its standard output and error, as Helm 4's subprocess
+// runtime does, and exits with its status.
+const helmParentEnv = "WORKER_IMAGE_TEST_HELM_PARENT"
+
+func helmParent(args string) int {
+	var argv []string
+	if err := json.Unmarshal([]byte(args), &argv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "HELM_PLUGIN_NAME=worker-image")
+	cmd.Stdin = os.Stdin
+	var dropped bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &dropped, &dropped
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
 func fuzzWorker() bool {
 	for _, a := range os.Args {
 		if strings.HasPrefix(a, "-test.fuzzworker") {
@@ -64,7 +99,20 @@ func exe(t *testing.T, stdin string, args ...string) run {
 
 func exePath(t *testing.T, path, stdin string, args ...string) run {
 	t.Helper()
+	return exeEnv(t, path, nil, stdin, args...)
+}
+
+// exeEnv runs path with env added to the test's environment, less
+// KUBECONFIG: a run reads the cluster a test names, never the developer's.
+func exeEnv(t *testing.T, path string, env []string, stdin string, args ...string) run {
+	t.Helper()
 	cmd := exec.Command(path, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "HELM_PLUGIN_NAME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -109,3 +109,6 @@ func observeFile(st *state.State, named state.Kind, destructive bool) bool {
 	st.Namespaces = slices.Compact(st.Namespaces)
 	return true
 }
+
+// Type names the flag's value in help.
+func (k *observedKinds) Type() string { return "kinds" }

@@ -5,18 +5,30 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-// planJSON is the shape of `plan -o json` (SPEC section 8), which tools
-// build on: each pool as plan.Result marshals it.
-type planJSON struct {
-	Pools []plan.Result `json:"pools"`
+// planReport is the shape of `plan -o json` (SPEC section 8), which tools
+// build on: each pool as plan.Result marshals it, and the run's own
+// findings (the catalog's: an UnknownField of its values, a StateUnverified
+// of a catalog read back; --strict's refusals of them).
+type planReport struct {
+	Pools    []plan.Result  `json:"pools"`
+	Warnings guard.Warnings `json:"warnings"`
+	Refusals guard.Refusals `json:"refusals"`
+
+	// withheld: a planned pool's chart text was not printed (writeChart).
+	withheld bool
+	// notices are the pools' re-image notices, by index (reimageNotice).
+	notices map[int]string
 }
 
 // writeData writes v as JSON or YAML.
@@ -36,37 +48,117 @@ func writeData(w io.Writer, format string, v any) error {
 	return err
 }
 
-func (a *app) writePlan(o *options, results []plan.Result) error {
+func (a *app) writePlan(o *options, rep *planReport, v view) error {
+	if rep.Pools == nil {
+		rep.Pools = []plan.Result{}
+	}
 	switch o.output {
 	case jsonOut, yamlOut:
-		return writeData(a.stdout, o.output, planJSON{Pools: results})
-	case chartOut:
-		return a.writeChart(results)
+		return writeData(a.stdout, o.output, rep)
 	}
-	return a.writeHuman(results)
+	var summary *offlineSummary
+	if v.offline {
+		summary = &offlineSummary{}
+	}
+	var err error
+	switch o.output {
+	case chartOut:
+		a.writeChart(rep, summary)
+	case wideOut:
+		a.writeWide(rep.Pools, summary)
+	default:
+		err = a.writeHuman(rep.Pools, rep.notices, summary)
+	}
+	printWarnings(a.stderr, rep.Warnings, summary)
+	printRefusals(a.stderr, rep.Refusals)
+	summary.print(a.stderr)
+	return err
 }
 
 // writeChart prints each planned pool's disk-system entry as the chart's
 // text, after "# <namespace>/<name>" when there are several pools. A
 // refused pool prints nothing on standard output; its refusals, and every
-// pool's warnings, go to standard error.
-func (a *app) writeChart(results []plan.Result) error {
+// pool's warnings, go to standard error. An entry whose text would not
+// parse back to exactly its plan (a value that holds YAML syntax or a
+// control character, which the HTTP path renders as given) is not printed
+// either: no input can add, remove or reorder an entry of the output.
+func (a *app) writeChart(rep *planReport, summary *offlineSummary) {
+	results := rep.Pools
 	for _, r := range results {
-		printWarnings(a.stderr, r.Warnings)
+		printWarnings(a.stderr, r.Warnings, summary)
 		if r.Outcome != plan.Planned {
 			printRefusals(a.stderr, r.Refusals)
 			continue
 		}
-		text, err := helm.DiskText(r, helm.ChartIndent)
-		if err != nil {
-			return failed("%s/%s: %v", r.Namespace, r.Name, err)
+		text, ok := chartEntry(r, helm.ChartIndent)
+		if !ok || !validNames(r) {
+			rep.withheld = true
+			printf(a.stderr, "pool %s/%s: not printed: its chart text would not parse back to its plan (a value holds YAML syntax or a control character; see its warnings); plan -o json shows its disk\n", r.Namespace, r.Name)
+			continue
 		}
 		if len(results) > 1 {
 			fmt.Fprintf(a.stdout, "# %s/%s\n", r.Namespace, r.Name)
 		}
 		fmt.Fprint(a.stdout, text)
 	}
-	return nil
+}
+
+// validNames reports whether a pool's namespace and name are the
+// Kubernetes names plan requires of a planned pool (InvalidPoolName
+// refuses the others): only they go on a "# <namespace>/<name>" line.
+func validNames(r plan.Result) bool {
+	return len(validation.IsDNS1123Label(r.Namespace)) == 0 && len(validation.IsDNS1123Subdomain(r.Name)) == 0
+}
+
+// chartEntry is r's disk-system entry as the chart's text at indent, and
+// whether that text parses back to exactly r's disk: one list item named
+// disk-system, with r's annotations, source, request and class.
+func chartEntry(r plan.Result, indent int) (string, bool) {
+	text, err := helm.DiskText(r, indent)
+	if err != nil {
+		return "", false
+	}
+	var items []map[string]any
+	if err := yaml.Unmarshal([]byte(text), &items); err != nil || len(items) != 1 {
+		return "", false
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return "", false
+	}
+	var planned struct {
+		Disk map[string]any `json:"disk"`
+	}
+	if err := json.Unmarshal(data, &planned); err != nil {
+		return "", false
+	}
+	got, err1 := json.Marshal(entryValues(items[0]))
+	want, err2 := json.Marshal(entryValues(planned.Disk))
+	return text, err1 == nil && err2 == nil && string(got) == string(want)
+}
+
+// entryValues is what an entry decides: its name, annotations, source,
+// requested size and class.
+func entryValues(m map[string]any) []any {
+	return []any{
+		dig(m, "metadata", "name"),
+		dig(m, "metadata", "annotations"),
+		dig(m, "spec", "source"),
+		dig(m, "spec", "storage", "resources", "requests", "storage"),
+		dig(m, "spec", "storage", "storageClassName"),
+	}
+}
+
+// dig follows keys through nested maps, nil where one is missing.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }
 
 // humanIndent is where a pool's details start under its first line.
@@ -75,33 +167,93 @@ const humanIndent = "  "
 // writeHuman prints, per pool, whether it is planned or refused, then its
 // warnings, then its disk or its refusals with their fields and ways out;
 // then a count.
-func (a *app) writeHuman(results []plan.Result) error {
+func (a *app) writeHuman(results []plan.Result, notices map[int]string, summary *offlineSummary) error {
 	w := a.stdout
 	planned := 0
 	for i, r := range results {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s/%s: %s\n", r.Namespace, r.Name, headline(r))
+		printf(w, "%s/%s: %s\n", r.Namespace, r.Name, headline(r))
 		for _, x := range r.Warnings {
-			fmt.Fprintf(w, "%swarning %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail))
+			if summary.takes(x) {
+				continue
+			}
+			printf(w, "%swarning %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail, x.Cause))
+		}
+		if n, ok := notices[i]; ok {
+			printf(w, "%snotice: %s\n", humanIndent, n)
 		}
 		if r.Outcome != plan.Planned {
 			for _, x := range r.Refusals {
-				fmt.Fprintf(w, "%srefused %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail))
+				printf(w, "%srefused %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail, ""))
 			}
 			continue
 		}
 		planned++
-		fmt.Fprintf(w, "%sinstaller image: %s\n", humanIndent, r.InstallerImage)
-		text, err := helm.DiskText(r, 2*len(humanIndent))
-		if err != nil {
-			return failed("%s/%s: %v", r.Namespace, r.Name, err)
+		printf(w, "%sinstaller image: %s\n", humanIndent, r.InstallerImage)
+		text, ok := chartEntry(r, 2*len(humanIndent))
+		if !ok {
+			printf(w, "%sdataVolumeTemplates: not shown: its chart text would not parse back to its plan (see its warnings, and -o json)\n", humanIndent)
+			continue
 		}
-		fmt.Fprintf(w, "%sdataVolumeTemplates:\n%s", humanIndent, text)
+		fmt.Fprintf(w, "%sdataVolumeTemplates:\n%s", humanIndent, escapeLines(text))
 	}
-	fmt.Fprintf(w, "\n%d %s: %d planned, %d refused\n", len(results), plural(len(results), "pool"), planned, len(results)-planned)
+	printf(w, "\n%d %s: %d planned, %d refused\n", len(results), plural(len(results), "pool"), planned, len(results)-planned)
 	return nil
+}
+
+// writeWide prints one line per pool, as kubectl's -o wide: its
+// namespace, name, outcome, source, class and where it came from, the
+// golden or the URL, and its warnings' and refusals' reasons.
+func (a *app) writeWide(results []plan.Result, summary *offlineSummary) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tOUTCOME\tSOURCE\tSTORAGECLASS\tIMAGE\tWARNINGS\tREFUSALS")
+	for _, r := range results {
+		class, image := "", ""
+		if r.Outcome == plan.Planned {
+			class = r.StorageClass.Name + " (" + string(r.StorageClass.From) + ")"
+			if r.StorageClass.From == storage.Cluster {
+				class = "(cluster default)"
+			}
+			image = r.Golden
+			if src := r.Disk.Spec.Source; r.Source == plan.HTTP && src != nil && src.HTTP != nil {
+				image = src.HTTP.URL
+			}
+		}
+		var ws, rs []string
+		for _, x := range r.Warnings {
+			if !summary.takes(x) {
+				ws = append(ws, string(x.Reason))
+			}
+		}
+		for _, x := range r.Refusals {
+			rs = append(rs, string(x.Reason))
+		}
+		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, string(r.Outcome), orDash(string(r.Source)), orDash(class), orDash(image),
+			orDash(strings.Join(ws, ",")), orDash(strings.Join(rs, ",")))
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// escapeLines escapes each line of text the output prints as lines.
+func escapeLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = escape(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // headline says in a few words what was decided for a pool.
@@ -137,4 +289,23 @@ func plural(n int, word string) string {
 func indentLines(text, pad string) string {
 	text = strings.TrimSuffix(text, "\n")
 	return pad + strings.ReplaceAll(text, "\n", "\n"+pad)
+}
+
+// jsonObject is v as a JSON object's keys and values.
+func jsonObject(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	err = json.Unmarshal(data, &m)
+	return m, err
+}
+
+// writeTable aligns tab-separated rows, as kubectl's tables; the cells are
+// escaped already.
+func writeTable(w io.Writer, rows string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	fmt.Fprint(tw, rows)
+	tw.Flush()
 }

@@ -1,67 +1,97 @@
 package cli
 
 import (
-	"flag"
-	"fmt"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
+	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// defaultNamespace is the namespace of a pool that names none, as kubectl
-// takes it.
-const defaultNamespace = "default"
+func (a *app) planCommand() *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "plan [kubernetesnodes/NAME ...] [-f POOL.yaml ...] [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...]] [-n NAMESPACE | -A] [-o yaml|json|chart|wide]",
+		Short: "plan each pool's disk-system DataVolume",
+		Long: `Plans the disk-system DataVolume of each KubernetesNodes pool: a clone of the
+catalog's golden for osImage.builtin, the pre-feature HTTP import otherwise.
 
-// progressAbove is how many pools make planning print its progress.
-const progressAbove = 500
+The pools come from -f files (KubernetesNodes documents; -f repeats, takes a
+directory, or - for standard input; bare values with --name), or from the
+cluster: kubernetesnodes/NAME (in -n NAMESPACE, else the context's), every
+pool of -n NAMESPACE, or of every namespace with -A. The same pools plan the
+same, from the cluster or from kubectl get -o yaml of them.
 
-// progressEvery is how many pools each progress line stands for.
-const progressEvery = 1000
-
-var planCommand = &command{
-	name:     "plan",
-	summary:  "plan each pool's disk-system DataVolume",
-	synopsis: "plan -f POOL.yaml [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH] [-o yaml|json|chart]",
-	about: `Plans the disk-system DataVolume of each KubernetesNodes pool in POOL.yaml
-(one or more documents, or bare values with --name): a clone of the catalog's
-golden for osImage.builtin, the pre-feature HTTP import otherwise. Without
---catalog the catalog is read back from the goldens in the cluster's state.
-A --state file observes the kinds it holds an object of, and those
---observed names; any other kind is unknown, as every kind is without
---state or --kubeconfig, and the guards that need one warn StateUnverified.
+The cluster's state comes from the cluster the kubeconfig names (--kubeconfig,
+--context, KUBECONFIG: kubectl's loading rules), reading only what the plan
+needs, or from a --state file, which observes the kinds it holds an object
+of and those --observed names. Any other kind is unknown, as every kind is
+offline, and the guards that need one warn StateUnverified, with its cause;
+--strict refuses them. Without --catalog the catalog is read back from the
+goldens in the cluster's state.
 
 -o chart prints each planned pool's dataVolumeTemplates entry as the chart's
 text (after a "# <namespace>/<name>" line when there are several pools); a
-refused pool prints nothing there, and its refusals go to standard error.`,
-	example: `worker-image plan --example
+refused pool prints nothing there, and its refusals go to standard error.
+-o wide prints one line per pool.`,
+		Example: a.examples(`worker-image plan --example
 worker-image plan -f examples/cli/pools.yaml --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml
-worker-image plan -f values.yaml --name demo-md0 --namespace tenant-demo -o chart`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		o.fileFlag(fs, "POOL.yaml: KubernetesNodes documents (or bare values with --name)")
-		o.catalogFlag(fs, "CATALOG.yaml: the kubernetes-worker-image package's values (default: read back from the goldens in the cluster's state)")
-		o.stateFlags(fs)
-		o.outputFlag(fs, yamlOut, jsonOut, chartOut)
-		fs.StringVar(&o.name, "name", "", "read POOL.yaml as the bare values (spec) of the KubernetesNodes of this name")
-		fs.StringVar(&o.namespace, "namespace", "", `namespace of bare values, and of documents that name none (default "default")`)
-		o.exampleFlag(fs)
-	},
-	run: runPlan,
+worker-image plan kubernetesnodes/demo-md0 -n tenant-demo --catalog catalog.yaml -o chart
+worker-image plan -A --strict -o wide
+worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
+			a.showProgress = o.progress
+			return a.runPlan(o, args)
+		},
+	}
+	fs := cmd.Flags()
+	o.fileFlag(fs, "`POOL.yaml`: KubernetesNodes documents (or bare values with --name)")
+	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values (default: read back from the goldens in the cluster's state)")
+	o.stateFlags(fs)
+	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "plan the KubernetesNodes of every namespace of the cluster")
+	o.outputFlag(fs, yamlOut, jsonOut, chartOut, wideOut)
+	fs.StringVar(&o.name, "name", "", "`NAME`: read POOL.yaml as the bare values (spec) of the KubernetesNodes of this name")
+	o.strictFlag(fs, false)
+	o.progressFlag(fs)
+	o.exampleFlag(fs)
+	return cmd
 }
 
-func runPlan(a *app, o *options, args []string) error {
-	if len(args) > 0 {
-		return badUsage("unexpected argument %q", args[0])
-	}
-	if o.file == "" && !o.example {
-		return badUsage("-f POOL.yaml is required")
-	}
-	pools, err := a.readPools(o)
+func (a *app) runPlan(o *options, args []string) error {
+	names, err := poolNames(args)
 	if err != nil {
 		return err
 	}
-	snap, err := a.snapshot(o, func() state.Request {
+	files := len(o.files) > 0 || o.example
+	fromCluster := len(names) > 0 || o.allNamespaces || (!files && o.namespace != "")
+	switch {
+	case fromCluster && files:
+		return badUsage("plan reads pools from -f files or from the cluster (kubernetesnodes/NAME, -n, -A), not both")
+	case len(names) > 0 && o.allNamespaces:
+		return badUsage("a pool's name goes with -n NAMESPACE, not with -A")
+	case fromCluster && o.state != "":
+		return badUsage("the cluster's pools plan against the cluster's state; --state goes with -f")
+	case fromCluster && o.name != "":
+		return badUsage("--name reads bare values from -f")
+	case !fromCluster && !files:
+		return badUsage("name the pools: -f POOL.yaml, or the cluster's kubernetesnodes/NAME, -n NAMESPACE or -A")
+	}
+	var pools []plan.Pool
+	if fromCluster {
+		pools, err = a.clusterPools(o, names, o.allNamespaces)
+	} else {
+		pools, err = a.readPools(o)
+	}
+	if err != nil {
+		return err
+	}
+	v, err := a.snapshot(o, func() state.Request {
 		need := plan.NeedsAll(pools)
 		if o.catalog == "" {
 			// The catalog is read back from every golden.
@@ -72,13 +102,30 @@ func runPlan(a *app, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := a.loadCatalog(o, snap)
+	cat, runWarnings, err := a.loadCatalog(o, v)
 	if err != nil {
 		return err
 	}
-	results := a.planAll(pools, cat, snap)
-	if err := a.writePlan(o, results); err != nil {
+	results := a.planAll(pools, cat, v.snap)
+	if !clonesAnyPool(pools) {
+		runWarnings = nil // no pool reads the catalog
+	}
+	var runRefusals guard.Refusals
+	for i := range results {
+		v.explain(results[i].Warnings)
+		if o.strict {
+			results[i] = strictPlan(results[i])
+		}
+	}
+	if o.strict {
+		runWarnings, runRefusals = strictRefusals(runWarnings)
+	}
+	rep := planReport{Pools: results, Warnings: runWarnings, Refusals: runRefusals, notices: notices(results, v.snap)}
+	if err := a.writePlan(o, &rep, v); err != nil {
 		return err
+	}
+	if len(runRefusals) > 0 || rep.withheld {
+		return errRefused
 	}
 	for _, r := range results {
 		if r.Outcome == plan.Refused {
@@ -88,63 +135,27 @@ func runPlan(a *app, o *options, args []string) error {
 	return nil
 }
 
-// planAll plans the pools in order. It prints its progress on standard
-// error when there are many pools.
+// planAll plans the pools in order; a fleet over progressPools reports its
+// progress.
 func (a *app) planAll(pools []plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) []plan.Result {
 	out := make([]plan.Result, len(pools))
+	var done atomic.Int64
+	p := a.planProgress(&done, len(pools))
 	for i := range pools {
 		out[i], _ = plan.Plan(pools[i], cat, snap)
-		if n := i + 1; len(pools) > progressAbove && (n%progressEvery == 0 || n == len(pools)) {
-			fmt.Fprintf(a.stderr, "planned %d/%d pools\n", n, len(pools))
-		}
+		done.Add(1)
 	}
+	p.finish()
 	return out
 }
 
-// readPools reads the POOL file: KubernetesNodes documents, or, with --name,
-// bare values. What a pool's values get wrong is carried on the pool and
-// reported by the plan; a file without any pool is unusable input.
-func (a *app) readPools(o *options) ([]plan.Pool, error) {
-	data, name := example.Pools, example.PoolsFile
-	if !o.example {
-		var err error
-		if data, name, err = a.readFile(o.file); err != nil {
-			return nil, err
+// clonesAnyPool reports whether a pool clones (osImage.builtin): only its
+// plan reads the catalog.
+func clonesAnyPool(pools []plan.Pool) bool {
+	for _, p := range pools {
+		if img := p.Spec.OSImage; img != nil && img.Builtin != nil {
+			return true
 		}
 	}
-	ns := o.namespace
-	if ns == "" {
-		ns = defaultNamespace
-	}
-	if o.name != "" {
-		m, err := values(name, data)
-		if err != nil {
-			return nil, err
-		}
-		if kind, _ := m["kind"].(string); kind != "" {
-			return nil, badUsage("--name reads %s as bare values, but it holds a %s; drop --name to read its documents", name, kind)
-		}
-		return []plan.Pool{plan.DecodePool(ns, o.name, m)}, nil
-	}
-	docs, err := documents(name, data)
-	if err != nil {
-		return nil, err
-	}
-	var pools []plan.Pool
-	for _, d := range docs {
-		pool, err := plan.PoolFromObject(d.Object.Object)
-		if err != nil {
-			obj := d.Object
-			fmt.Fprintf(a.stderr, "note: %s:%d: skipped %s %s %s: not a %s\n", name, d.Line, obj.GetAPIVersion(), obj.GetKind(), obj.GetName(), plan.PoolKind)
-			continue
-		}
-		if pool.Namespace == "" {
-			pool.Namespace = ns
-		}
-		pools = append(pools, pool)
-	}
-	if len(pools) == 0 {
-		return nil, unusable("%s holds no %s; give KubernetesNodes documents, or bare values with --name", name, plan.PoolKind)
-	}
-	return pools, nil
+	return false
 }

@@ -438,7 +438,8 @@ func TestPlanOffline(t *testing.T) {
 		for _, w := range p.Warnings {
 			want := []string{"field", "message", "reason"}
 			if w["reason"] == "StateUnverified" {
-				want = []string{"field", "kind", "message", "reason"}
+				// The kind it could not read, and why (offline).
+				want = []string{"cause", "field", "kind", "message", "reason"}
 			}
 			if got := keys(w); !reflect.DeepEqual(got, want) {
 				t.Errorf("warning %v: keys %v, want %v", w["reason"], got, want)
@@ -471,7 +472,7 @@ func TestPlanCatalogReadBack(t *testing.T) {
 
 func TestPlanThousandPools(t *testing.T) {
 	var b strings.Builder
-	for i := range 1000 {
+	for i := range 1001 {
 		b.WriteString("---\n")
 		spec := "storageClass: replicated\nosImage: {builtin: {}}"
 		if i%2 == 1 {
@@ -479,21 +480,25 @@ func TestPlanThousandPools(t *testing.T) {
 		}
 		b.WriteString(poolDoc(fmt.Sprintf("demo-md%d", i), spec))
 	}
-	r := exe(t, "", "plan", "-f", write(t, "pools.yaml", b.String()), "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
+	fleet := write(t, "pools.yaml", b.String())
+	r := exe(t, "", "plan", "-f", fleet, "--catalog", exampleCatalog, "--state", exampleState, "-o", "json", "--progress")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	pools := decodePlan(t, r.stdout)
-	if len(pools) != 1000 {
-		t.Fatalf("%d pools, want 1000", len(pools))
+	if len(pools) != 1001 {
+		t.Fatalf("%d pools, want 1001", len(pools))
 	}
 	for i, p := range pools {
 		if want := fmt.Sprintf("demo-md%d", i); p.Name != want || p.Outcome != "planned" {
 			t.Fatalf("pool %d: %s %s, want %s planned", i, p.Name, p.Outcome, want)
 		}
 	}
-	if !strings.Contains(r.stderr, "planned 1000/1000 pools") {
-		t.Errorf("a progress line on stderr for many pools:\n%s", r.stderr)
+	if !strings.Contains(r.stderr, "planned 1001 of 1001 pools") {
+		t.Errorf("--progress: a progress line on stderr for a fleet over 1,000 pools:\n%s", r.stderr)
+	}
+	if quiet := exe(t, "", "plan", "-f", fleet, "--catalog", exampleCatalog, "--state", exampleState, "-o", "json"); quiet.stderr != "" {
+		t.Errorf("no progress when standard error is not a terminal, without --progress:\n%s", quiet.stderr)
 	}
 	few := exe(t, "", "plan", "--example")
 	if strings.Contains(few.stderr, "pools\n") {

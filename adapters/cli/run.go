@@ -7,15 +7,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // Run runs the worker-image command with args (without the program's name)
 // and returns its exit status. It reads standard input only where a command
 // says so (-f -, helm-verify).
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{prog: programName(os.Args), stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{prog: programName(os.Args), stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	return a.main(args)
 }
 
@@ -36,9 +40,20 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	getenv func(string) string
+
+	// conn is the cluster connection, made at most once per run.
+	conn *conn
+	// showProgress is --progress: progress lines even off a terminal.
+	showProgress bool
+	// closers are closed when the run ends.
+	closers []io.Closer
 }
 
-// command is a subcommand: its flags, its help and what it does.
+// command is a subcommand declared with the standard library's flag
+// package, for commands that predate the cobra tree (commands lists them;
+// each becomes a cobra command through cobraCommand). A Go flag of one
+// letter is its shorthand (-f), a longer one is --name.
 type command struct {
 	name     string
 	summary  string
@@ -49,15 +64,29 @@ type command struct {
 	run      func(a *app, o *options, args []string) error
 }
 
-var commands = []*command{planCommand, renderCommand, consumersCommand, pruneCommand, computePlaneCommand, verifyCommand, webhookCommand}
+// commands are the subcommands declared with package flag; the cobra tree
+// (root) adds each after its own.
+var commands = []*command{webhookCommand}
 
-func lookup(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
-		}
+// cobraCommand turns a flag-package command into a cobra command.
+func (c *command) cobraCommand(a *app) *cobra.Command {
+	o := &options{}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs, o)
+	cmd := &cobra.Command{
+		Use:     c.synopsis,
+		Short:   c.summary,
+		Long:    c.about,
+		Example: a.examples(c.example),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
+			return c.run(a, o, args)
+		},
 	}
-	return nil
+	cmd.Flags().AddGoFlagSet(fs)
+	return cmd
 }
 
 func (a *app) main(args []string) (code int) {
@@ -67,135 +96,116 @@ func (a *app) main(args []string) (code int) {
 			code = ExitFailed
 		}
 	}()
-	if len(args) == 0 {
-		a.usage(a.stderr)
-		return ExitUnusable
-	}
-	switch args[0] {
-	case "-h", "-help", "--help":
-		a.usage(a.stdout)
-		return ExitPlanned
-	case "help":
-		if len(args) == 1 {
-			a.usage(a.stdout)
-			return ExitPlanned
+	defer func() {
+		for _, c := range a.closers {
+			c.Close()
 		}
-		cmd, _ := find(args[1:])
-		if cmd == nil {
-			fmt.Fprintf(a.stderr, "%s help: no command %q\n", a.prog, strings.Join(args[1:], " "))
-			return ExitUnusable
-		}
-		a.commandUsage(a.stdout, cmd, newFlags(cmd, &options{}))
-		return ExitPlanned
-	}
-	cmd, rest := find(args)
-	if cmd == nil {
-		fmt.Fprintf(a.stderr, "%s: no command %q; run %s help\n", a.prog, strings.Join(args[:min(len(args), 2)], " "), a.prog)
-		return ExitUnusable
-	}
-	return a.exec(cmd, rest)
-}
-
-// find finds the command args name, "plan" or "catalog render", and the
-// arguments after its name.
-func find(args []string) (*command, []string) {
-	if len(args) >= 2 && args[0] == "catalog" {
-		if c := lookup("catalog " + args[1]); c != nil {
-			return c, args[2:]
-		}
-		return nil, nil
-	}
-	if c := lookup(args[0]); c != nil && !strings.HasPrefix(c.name, "catalog ") {
-		return c, args[1:]
-	}
-	return nil, nil
-}
-
-func (a *app) exec(cmd *command, args []string) int {
-	var o options
-	fs := newFlags(cmd, &o)
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		a.commandUsage(a.stdout, cmd, fs)
-		return ExitPlanned
-	}
-	if err != nil {
-		err = &exitError{code: ExitUnusable, err: err, usage: true}
-	}
-	if err == nil {
-		err = o.check()
-	}
-	if err == nil {
-		err = cmd.run(a, &o, pos)
-	}
+	}()
+	root := a.root()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	name := root.DisplayName() + commandPath(cmd)
 	switch {
 	case err == nil || err == errRefused:
 	case isUsage(err):
-		fmt.Fprintf(a.stderr, "%s %s: %v\nrun %s %s -h for its flags\n", a.prog, cmd.name, err, a.prog, cmd.name)
+		printf(a.stderr, "%s: %s\nrun %s -h for its flags\n", name, err, name)
 	default:
-		fmt.Fprintf(a.stderr, "%s %s: %v\n", a.prog, cmd.name, err)
+		printf(a.stderr, "%s: %s\n", name, err)
 	}
 	return codeOf(err)
 }
 
-func newFlags(cmd *command, o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	cmd.flags(fs, o)
-	return fs
-}
-
-// parseInterspersed parses flags wherever they stand among the positional
-// arguments (`catalog consumers GOLDEN --state s.yaml`), which the flag
-// package alone stops at.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+// commandPath is the command's path under the root: " catalog render".
+func commandPath(cmd *cobra.Command) string {
+	var parts []string
+	for c := cmd; c.HasParent(); c = c.Parent() {
+		parts = append([]string{c.Name()}, parts...)
 	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
 }
 
-func (a *app) usage(w io.Writer) {
-	fmt.Fprintf(w, `%[1]s plans the system disks of Cozystack tenant worker pools: each pool's
+// root is the command tree.
+func (a *app) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "worker-image",
+		Short: "plan the system disks of Cozystack tenant worker pools",
+		Long: `Plans the system disks of Cozystack tenant worker pools: each pool's
 disk-system DataVolume either clones the catalog's golden Talos image at the
 storage layer or imports it over HTTP as before, and every plan that would
 silently degrade is refused with a typed reason.
 
-Usage:
-  %[1]s <command> [flags]
+Exit status: 0 planned, 3 refused, 2 unusable input, 1 anything else (a
+cluster that cannot be read, an endpoint that is not a Kubernetes API server).
 
-Commands:
-`, a.prog)
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-19s %s\n", c.name, c.summary)
+Installed on PATH as kubectl-worker_image, it runs as "kubectl worker-image",
+with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),
+--request-timeout, -o.`,
+		Example:       a.examples("worker-image plan --example\nworker-image plan -n tenant-demo\nworker-image plan kubernetesnodes/demo-md0 -n tenant-demo -o chart"),
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return badUsage("no command %q; run %s help", strings.Join(args, " "), a.prog)
+			}
+			cmd.SetOut(a.stderr)
+			_ = cmd.Help()
+			return &exitError{code: ExitUnusable, err: errors.New("name a command")}
+		},
 	}
-	fmt.Fprintf(w, `
-Exit status: 0 planned, 3 refused, 2 unusable input, 1 anything else.
-
-Start with the embedded example:
-  %[1]s plan --example
-
-Installed on PATH as kubectl-worker_image, it runs as "kubectl worker-image".
-Run "%[1]s <command> -h" for a command's flags and an example.
-`, a.prog)
+	if a.prog != "worker-image" {
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: a.prog}
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
+	root.SetVersionTemplate("{{.DisplayName}} version {{.Version}}\n")
+	root.AddCommand(a.planCommand(), a.catalogCommand(), a.computePlaneCommand(), a.verifyCommand())
+	for _, c := range commands {
+		root.AddCommand(c.cobraCommand(a))
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			printf(a.stdout, "%s version %s\n", cmd.Root().DisplayName(), version())
+			return nil
+		},
+	})
+	return root
 }
 
-func (a *app) commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage:\n  %s %s\n\n%s\n\nExample:\n", a.prog, cmd.synopsis, cmd.about)
-	for _, line := range strings.Split(cmd.example, "\n") {
-		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(line, "worker-image", a.prog))
+// examples names the program as it runs where an example's line runs it
+// (at its start, or after a pipe): installed as a kubectl plugin, help
+// says "kubectl worker-image plan …".
+func (a *app) examples(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + programRun.ReplaceAllString(l, "${1}"+a.prog+" ")
 	}
-	fmt.Fprintf(w, "\nFlags:\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	return strings.Join(lines, "\n")
+}
+
+// programRun is where an example's line runs the program.
+var programRun = regexp.MustCompile(`(^|\| )worker-image `)
+
+// version is the module's version as the Go toolchain stamped it, or
+// "(devel)" for a build from a work tree.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

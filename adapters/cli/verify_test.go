@@ -96,11 +96,31 @@ func TestHelmVerify(t *testing.T) {
 }
 
 func TestHelmVerifyOffline(t *testing.T) {
-	// Offline, a clone cannot be checked against the cluster: it passes
-	// with StateUnverified warnings, untouched.
+	// Offline, a clone cannot be checked against the cluster. helm-verify
+	// is strict by default, since Helm drops a post-renderer's standard
+	// error on success: it refuses, writing nothing (SPEC section 11).
 	clone := render(t, chartDisk(t, "storageClass: replicated\nosImage: {builtin: {}}"))
 	r := exe(t, clone, "helm-verify")
+	if r.code != 3 || r.stdout != "" || !strings.Contains(r.stderr, "refused StateUnverified") || !strings.Contains(r.stderr, "cause: offline") {
+		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	// --strict=false lets it pass with StateUnverified warnings, untouched.
+	r = exe(t, clone, "helm-verify", "--strict=false")
 	if r.code != 0 || r.stdout != clone || !strings.Contains(r.stderr, "StateUnverified") {
 		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestExamples: --example runs helm-verify and computeplane on the
+// walkthrough's files, as it runs plan and the catalog's commands.
+func TestExamples(t *testing.T) {
+	if r := exe(t, "", "helm-verify", "--example"); r.code != 0 || strings.Count(r.stdout, "kind: KubevirtMachineTemplate") != 2 || r.stderr != "" {
+		t.Errorf("helm-verify --example: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := exe(t, "", "computeplane", "--example"); r.code != 0 || !strings.Contains(r.stdout, "pool md0: release kubernetes-nodes-computeplane-cluster-md0") {
+		t.Errorf("computeplane --example: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := exe(t, "", "helm-verify", "--example", "--state", exampleState); r.code != 2 {
+		t.Errorf("--example brings its own files: exit %d", r.code)
 	}
 }

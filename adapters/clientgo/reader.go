@@ -4,6 +4,7 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -31,7 +32,23 @@ type Reader struct {
 	// Limit is the most requests one kind gets before a single
 	// cluster-wide list replaces them; 0 means clusterread.DefaultLimit (8).
 	Limit int
+	// Discovery, when set, is asked first which kinds the server serves:
+	// an endpoint that does not answer discovery as a Kubernetes API
+	// server does is a *NotAPIServerError, a kind is "not served" only when
+	// discovery says so, and a 404 on a kind it serves is a failed read
+	// (SPEC section 11). Nil takes a 404 on a list for the kind not being
+	// served, as readers without discovery must.
+	Discovery discovery.DiscoveryInterface
 }
+
+// NotAPIServerError is an endpoint that is not a Kubernetes API server:
+// its discovery fails, or serves no core group v1.
+type NotAPIServerError = clusterread.NotAPIServerError
+
+// Unread is a kind a read left unknown and why (forbidden, with the verb
+// and resource; not served; no client): what a StateUnverified's cause
+// says.
+type Unread = clusterread.Unread
 
 // New returns a Reader over the two clients.
 func New(core kubernetes.Interface, dyn dynamic.Interface) *Reader {
@@ -42,7 +59,27 @@ func New(core kubernetes.Interface, dyn dynamic.Interface) *Reader {
 // kind it could not read (no permission, not served) is unknown. An error
 // is a *ReadError: the read should be retried.
 func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
-	return clusterread.Read(ctx, source{r}, req, r.Limit)
+	st, _, err := r.ReadExplained(ctx, req)
+	return st, err
+}
+
+// ReadExplained is Read, and says why each kind it left unknown is. With
+// Discovery set it asks discovery first: its error is then a
+// *NotAPIServerError, a *ReadError, or discovery's own failure.
+func (r *Reader) ReadExplained(ctx context.Context, req state.Request) (*state.State, []Unread, error) {
+	opts := clusterread.Options{Limit: r.Limit}
+	if r.Discovery != nil {
+		d, err := clusterread.Discover(r.Discovery)
+		if err != nil {
+			return nil, nil, err
+		}
+		served, err := d.Kinds(requested(req))
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Served = &served
+	}
+	return clusterread.ReadWith(ctx, source{r}, req, opts)
 }
 
 var _ state.Reader = (*Reader)(nil)
@@ -148,4 +185,13 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 		return err
 	}
 	return kinds.AppendUnstructured(into, k, o.Object)
+}
+
+// requested is the kinds req reads.
+func requested(req state.Request) state.Kind {
+	var k state.Kind
+	for _, r := range append(req.Lists, req.Gets...) {
+		k |= r.Kind
+	}
+	return k
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -60,15 +61,19 @@ func (r *VerifyResult) Warnings() guard.Warnings {
 // as sigs.k8s.io/yaml decodes a document), so that a chart gets the guards
 // without changing its templates:
 //   - every golden DataVolume among them (in cozy-public, labelled and
-//     annotated as SPEC section 4 says) makes up the catalog that will
-//     exist once they are applied, and that catalog is guarded against the
-//     goldens of the cluster (catalog.Render); without any, cat is the
-//     catalog (nil: none);
-//   - every KubevirtMachineTemplate's disk-system entry that clones a golden
-//     is planned as the builtin pool it was rendered for: its namespace, the
-//     pool its pool annotation names, the golden's flavor, its size and its
-//     class as rendered. An entry that imports over HTTP is the pre-feature
-//     render and gains no guard.
+//     annotated as SPEC section 4 says) is an entry of the catalog that will
+//     exist once they are applied, merged with cat (nil: none): a rendered
+//     golden replaces cat's entry of its flavor, and cat's other entries
+//     stay. That catalog is guarded against the goldens of the cluster
+//     (catalog.Render);
+//   - every KubevirtMachineTemplate's disk-system entry that clones
+//     anything (source.pvc, source.snapshot, sourceRef) is guarded: one that
+//     clones a golden of cozy-public is planned as the builtin pool it was
+//     rendered for (its namespace, the pool its pool annotation names, the
+//     golden's flavor, its size and its class as rendered); any other clone
+//     source is refused guard.NotAGolden, since nothing says what it boots.
+//     An entry that imports over HTTP is the pre-feature render and gains no
+//     guard.
 //
 // A value of the wrong type in an entry is refused guard.InvalidValue at its
 // path. Verify does no I/O and does not modify its inputs.
@@ -81,7 +86,7 @@ func Verify(objects []map[string]any, cat *catalog.Catalog, snap *state.Snapshot
 			Observed:    state.DataVolume | state.PersistentVolumeClaim,
 			DataVolumes: goldens,
 		}))
-		cat = catalog.Compile(values)
+		cat = catalog.Compile(merge(values, cat))
 		r, _ := catalog.Render(cat, snap)
 		res.Catalog = &r
 		res.Refusals = append(res.Refusals, r.Refusals...)
@@ -101,9 +106,41 @@ func Verify(objects []map[string]any, cat *catalog.Catalog, snap *state.Snapshot
 	return res, res.Refusals.Err()
 }
 
+// merge is the catalog rendered goldens make up together with base: the
+// rendered entries (read back, each with its own class, size and factory),
+// then base's entries of other flavors, each with base's values folded in,
+// so that no entry depends on whose global values it is read under. A
+// disabled base rendered no golden: it adds none.
+func merge(rendered catalog.Values, base *catalog.Catalog) catalog.Values {
+	out := rendered
+	out.Images = append([]catalog.Image(nil), rendered.Images...)
+	if base == nil || !base.Enabled() {
+		return out
+	}
+	have := map[string]bool{}
+	for _, img := range rendered.Images {
+		have[naming.GoldenPrefix+img.SchematicID+"-"+img.Version] = true
+	}
+	for e := range base.Entries() {
+		if e.Golden == "" || have[e.Golden] {
+			continue
+		}
+		have[e.Golden] = true
+		out.Images = append(out.Images, catalog.Image{
+			SchematicID: e.SchematicID, Version: e.Version,
+			ImageFactoryURL: e.ImageFactoryURL, Storage: e.Storage, StorageClass: e.StorageClass,
+		})
+	}
+	return out
+}
+
 // checkDisk plans a rendered disk. r carries the pool's identity, its
-// source and its disk as rendered.
+// source and its disk as rendered; a clone of something that is not a
+// golden comes refused already.
 func checkDisk(r plan.Result, cat *catalog.Catalog, snap *state.Snapshot) plan.Result {
+	if r.Outcome == plan.Refused {
+		return r
+	}
 	src := r.Disk.Spec.Source
 	if r.Source != plan.Clone {
 		return plan.Result{Namespace: r.Namespace, Name: r.Name, Outcome: plan.Planned, Source: plan.HTTP}
@@ -159,15 +196,16 @@ func templateDisks(obj map[string]any) ([]CheckedDisk, guard.Refusals) {
 			c.Refuse(guard.InvalidValue, pathTemplates.Index(i), nil, "the disk-system entry does not decode as a DataVolume template: %v", err)
 			continue
 		}
-		out = append(out, CheckedDisk{Template: ns + "/" + name, Plan: renderedPlan(ns, name, d)})
+		out = append(out, CheckedDisk{Template: ns + "/" + name, Plan: renderedPlan(ns, name, d, pathTemplates.Index(i))})
 	}
 	return out, c.Refusals()
 }
 
 // renderedPlan is what a rendered disk says of its pool: the pool
 // annotation names it ("kubernetes-<cluster>-<pool>"); without one, the
-// template's name stands in.
-func renderedPlan(ns, template string, d plan.Disk) plan.Result {
+// template's name stands in. A disk that clones anything but a golden of
+// cozy-public comes back refused NotAGolden, at the source's path under at.
+func renderedPlan(ns, template string, d plan.Disk, at *field.Path) plan.Result {
 	r := plan.Result{Namespace: ns, Name: template, Source: plan.HTTP, Disk: d}
 	if pool, ok := strings.CutPrefix(d.Annotations[naming.PoolAnnotation], naming.PoolCAPIName("")); ok && pool != "" {
 		r.Name = pool
@@ -177,12 +215,49 @@ func renderedPlan(ns, template string, d plan.Disk) plan.Result {
 			r.DiskSize = q.String()
 		}
 	}
-	if src := d.Spec.Source; src != nil && src.PVC != nil && src.PVC.Namespace == naming.GoldenNamespace {
-		if _, _, ok := naming.ParseGoldenName(src.PVC.Name); ok {
+	spec := at.Child("spec")
+	var bad *guard.Refusal
+	src := d.Spec.Source
+	switch {
+	case d.Spec.SourceRef != nil:
+		ref := d.Spec.SourceRef
+		bad = guard.NewRefusal(guard.NotAGolden, spec.Child("sourceRef"), ref.Name,
+			"disk-system clones the %s %s, not a golden of the catalog: only a pvc source in %s naming a golden (talos-worker-<schematicID>-<version>) is guarded; clone the golden directly",
+			ref.Kind, qualified(ptr.Deref(ref.Namespace, ""), ref.Name), naming.GoldenNamespace)
+	case src != nil && src.Snapshot != nil:
+		bad = guard.NewRefusal(guard.NotAGolden, spec.Child("source", "snapshot"), src.Snapshot.Name,
+			"disk-system clones the VolumeSnapshot %s, not a golden of the catalog: only a pvc source in %s naming a golden is guarded; clone the golden",
+			qualified(src.Snapshot.Namespace, src.Snapshot.Name), naming.GoldenNamespace)
+	case src != nil && src.PVC != nil:
+		pvc := src.PVC
+		_, _, golden := naming.ParseGoldenName(pvc.Name)
+		switch {
+		case pvc.Namespace == naming.GoldenNamespace && golden:
 			r.Source = plan.Clone
+		case !golden:
+			bad = guard.NewRefusal(guard.NotAGolden, spec.Child("source", "pvc", "name"), pvc.Name,
+				"disk-system clones the PVC %s, whose name is no golden's (talos-worker-<schematicID>-<version>, lowercase schematic ID, release version): nothing says what it boots; clone a golden of the catalog",
+				qualified(pvc.Namespace, pvc.Name))
+		default:
+			bad = guard.NewRefusal(guard.NotAGolden, spec.Child("source", "pvc", "namespace"), pvc.Namespace,
+				"disk-system clones the PVC %s: a golden's name, but goldens live in %s, so it is none of the catalog's; clone %s/%s",
+				qualified(pvc.Namespace, pvc.Name), naming.GoldenNamespace, naming.GoldenNamespace, pvc.Name)
 		}
 	}
+	if bad != nil {
+		bad.Subject = "pool " + r.Namespace + "/" + r.Name
+		return plan.Result{Namespace: r.Namespace, Name: r.Name, Outcome: plan.Refused, Refusals: guard.Refusals{bad}}
+	}
 	return r
+}
+
+// qualified reads "<namespace>/<name>", or the name alone when the source
+// names no namespace (the disk's own).
+func qualified(namespace, name string) string {
+	if namespace == "" {
+		return name + " (in the disk's namespace)"
+	}
+	return namespace + "/" + name
 }
 
 // renderedGoldens decodes the golden DataVolumes among the objects (in

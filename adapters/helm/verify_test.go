@@ -1,7 +1,9 @@
 package helm_test
 
 import (
+	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
@@ -159,5 +162,98 @@ func TestVerifyNamesThePool(t *testing.T) {
 	}
 	if res.Catalog == nil || len(res.Catalog.Goldens) != 1 {
 		t.Errorf("the rendered golden makes up the catalog: %+v", res.Catalog)
+	}
+}
+
+// TestVerifyNotAGolden: every disk-system that clones anything is guarded;
+// a clone source that is not a golden of cozy-public is refused NotAGolden
+// at the source's path (SPEC section 11), whatever the catalog holds.
+func TestVerifyNotAGolden(t *testing.T) {
+	entry := "spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates[1].spec."
+	source := func(from string) string {
+		return strings.Replace(cloneText, "            pvc:\n              namespace: cozy-public\n              name: "+golden+"\n", from, 1)
+	}
+	cases := map[string]struct {
+		reason string
+		disk   string
+		field  string
+	}{
+		"another PVC of cozy-public": {
+			reason: "a PVC of cozy-public whose name is no golden's",
+			disk:   source("            pvc:\n              namespace: cozy-public\n              name: tenant-secret-disk\n"),
+			field:  entry + "source.pvc.name",
+		},
+		"an upper-case schematic": {
+			reason: "talos-worker-CE4C-v1.13.6 is not a name GoldenName derives",
+			disk:   source("            pvc:\n              namespace: cozy-public\n              name: talos-worker-CE4C-v1.13.6\n"),
+			field:  entry + "source.pvc.name",
+		},
+		"the golden's name elsewhere": {
+			reason: "the golden's name in a tenant's namespace is a tenant's PVC",
+			disk:   source("            pvc:\n              namespace: other-tenant\n              name: " + golden + "\n"),
+			field:  entry + "source.pvc.namespace",
+		},
+		"a snapshot": {
+			reason: "a clone of a VolumeSnapshot",
+			disk:   source("            snapshot:\n              namespace: cozy-public\n              name: " + golden + "\n"),
+			field:  entry + "source.snapshot",
+		},
+		"a DataSource": {
+			reason: "a sourceRef to a DataSource, whatever it points at",
+			disk:   strings.Replace(source("            blank: {}\n"), "          source:\n            blank: {}\n", "          sourceRef:\n            kind: DataSource\n            namespace: cozy-public\n            name: talos\n", 1),
+			field:  entry + "sourceRef",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if tc.disk == cloneText {
+				t.Fatal("the test's edit did not apply")
+			}
+			for catName, cat := range map[string]*catalog.Catalog{"no catalog": nil, "the catalog": enabledCatalog()} {
+				res, err := helm.Verify(objects(t, goldenDoc, template(tc.disk)), cat, cluster())
+				want := []fixtures.Finding{{Reason: guard.NotAGolden, Field: tc.field}}
+				if got := fixtures.Refused(err); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s (%s): refusals\n-want %v\n+got  %v (%v)", tc.reason, catName, want, got, err)
+				}
+				if len(res.Disks) != 1 || res.Disks[0].Plan.Outcome != plan.Refused || res.Disks[0].Plan.Name != "demo-md0" {
+					t.Errorf("%s (%s): the disk is refused, and names its pool: %+v", tc.reason, catName, res.Disks)
+				}
+			}
+		})
+	}
+}
+
+// TestVerifyMergesTheCatalog: goldens in the manifests are merged with
+// --catalog rather than replacing it: a pool cloning another entry of the
+// catalog is not refused GoldenNotInCatalog because the stream also
+// renders a golden, and a rendered golden wins over the entry of its flavor.
+func TestVerifyMergesTheCatalog(t *testing.T) {
+	v := catalog.Default()
+	v.Enabled = true
+	v.Images = append(v.Images, catalog.Image{SchematicID: plan.DefaultSchematicID, Version: "v1.14.0"})
+	cat := catalog.Compile(v)
+	next := naming.GoldenPrefix + plan.DefaultSchematicID + "-v1.14.0"
+	onNext := strings.ReplaceAll(cloneText, golden, next)
+
+	res, err := helm.Verify(objects(t, goldenDoc, template(onNext)), cat, cluster())
+	if err != nil || len(res.Disks) != 1 || res.Disks[0].Plan.Outcome != plan.Planned {
+		t.Fatalf("the catalog's other entry still serves: %v %+v", err, res.Disks)
+	}
+	if !slices.ContainsFunc(res.Disks[0].Plan.Warnings, func(w guard.Warning) bool { return w.Reason == guard.GoldenPending }) {
+		t.Errorf("its golden is not imported yet: %v", res.Disks[0].Plan.Warnings)
+	}
+	if _, err := helm.Verify(objects(t, template(onNext)), nil, cluster()); !errors.Is(err, guard.GoldenNotInCatalog) {
+		t.Errorf("without the catalog, the flavor is in no catalog: %v", err)
+	}
+
+	// The catalog's entry of the rendered flavor asks 8Gi; the render keeps
+	// the live golden's 6Gi: the render is what will be applied.
+	v.Images[0].Storage = "8Gi"
+	res, err = helm.Verify(objects(t, goldenDoc, template(cloneText)), catalog.Compile(v), cluster())
+	if err != nil {
+		t.Errorf("the rendered golden wins over the catalog's entry of its flavor: %v", err)
+	}
+	if res.Catalog == nil || len(res.Catalog.Goldens) != 2 {
+		t.Errorf("the merged catalog renders the rendered golden and the catalog's other entry: %+v", res.Catalog)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -148,13 +147,6 @@ func TestWebhookCommand(t *testing.T) {
 			t.Fatalf("still running 30s after SIGTERM: %s", stderr.String())
 		}
 	})
-}
-
-func writeFile(t *testing.T, name, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
-	return path
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -14,7 +14,7 @@ var (
 		guard.FrozenStorageClassConflict: true, guard.DiskSmallerThanGolden: true, guard.HostAssistedClone: true,
 		guard.DuplicateCatalogEntry: true, guard.CatalogEntryImmutable: true, guard.InvalidPoolName: true,
 		guard.PoolNameTooLong: true, guard.MissingIngressPool: true, guard.IncompleteResources: true,
-		guard.InvalidValue: true, guard.StorageClassNotFound: true, guard.DiskUnrenderable: true,
+		guard.InvalidValue: true, guard.StorageClassNotFound: true, guard.DiskUnrenderable: true, guard.NotAGolden: true,
 	}
 	warningReasons = map[guard.Reason]bool{
 		guard.GoldenPending: true, guard.GoldenImportStalled: true, guard.GoldenUnavailable: true,

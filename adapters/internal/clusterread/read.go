@@ -20,8 +20,29 @@ type Source interface {
 // Read makes the calls that answer req through src and returns what they
 // observed. It returns a *ReadError when a call fails for a reason that is
 // not a refusal (a timeout, a server error, a cancelled context): the caller
-// should retry, not plan on a partial view.
+// should retry, not plan on a partial view. It is ReadWith without
+// discovery.
 func Read(ctx context.Context, src Source, req state.Request, limit int) (*state.State, error) {
+	st, _, err := ReadWith(ctx, src, req, Options{Limit: limit})
+	return st, err
+}
+
+// Options are how ReadWith reads.
+type Options struct {
+	// Limit is Calls' limit; 0 means DefaultLimit.
+	Limit int
+	// Served, when set, is what discovery says the server serves (Discover,
+	// Discovered.Kinds): a kind it does not serve is unknown without a call,
+	// and a 404 on a kind it serves is a failed read, never "not served"
+	// (SPEC section 11: a kind is not served only when discovery says so).
+	// Nil is a reader without discovery: a 404 on a list, and a RESTMapper's
+	// no-match, are the kind not being served.
+	Served *Served
+}
+
+// ReadWith is Read with options, and says why each kind it left unknown is
+// (Unread), in the order the calls were made, one per kind.
+func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) (*state.State, []Unread, error) {
 	st := &state.State{}
 	var (
 		unserved state.Kind                         // kinds the server does not serve
@@ -30,15 +51,26 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 		nsTried  = map[string]bool{}                // namespaces a namespaced kind was listed in
 		gotRefs  = map[state.Ref]bool{}
 		volumes  []state.Ref // volumes read by name for a claim
+		unread   unreadSet
 	)
-	for _, c := range Calls(req, limit) {
+	discovered := opts.Served != nil
+	calls := Calls(req, opts.Limit)
+	if discovered {
+		for _, c := range calls {
+			if !opts.Served.Kinds.Has(c.Kind) && !unserved.Has(c.Kind) {
+				unserved |= c.Kind
+				unread.add(Unread{Kind: c.Kind, Cause: NotServed, Detail: opts.Served.why[c.Kind]})
+			}
+		}
+	}
+	for _, c := range calls {
 		if unserved.Has(c.Kind) {
 			continue
 		}
 		if c.Verb == Get && c.Kind == state.PersistentVolume && c.Namespace != "" {
 			// The volume a claim is bound to: read once the claim is.
 			ref, ok, err := readClaimVolume(ctx, src, c, st, gotRefs, wideOK, nsOK)
-			switch classify(c, err) {
+			switch classify(c, err, discovered) {
 			case read, absent:
 				if ok {
 					gotRefs[state.Ref{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name}] = true
@@ -48,9 +80,11 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 				}
 			case notServed:
 				unserved |= c.Kind
+				unread.add(Unread{Kind: c.Kind, Cause: NotServed})
 			case refused:
+				unread.add(refusedRead(Call{Verb: Get, Kind: c.Kind, Name: ref.Name}, err))
 			default:
-				return nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+				return nil, nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
 			}
 			continue
 		}
@@ -63,7 +97,7 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 		if c.Verb == List && c.Namespace != "" {
 			nsTried[c.Namespace] = true
 		}
-		switch classify(c, err) {
+		switch classify(c, err, discovered) {
 		case read, absent:
 			switch {
 			case c.Verb == Get:
@@ -78,9 +112,11 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 			}
 		case notServed:
 			unserved |= c.Kind
+			unread.add(Unread{Kind: c.Kind, Cause: NotServed})
 		case refused:
+			unread.add(refusedRead(c, err))
 		default:
-			return nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+			return nil, nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
 		}
 	}
 
@@ -115,7 +151,7 @@ func Read(ctx context.Context, src Source, req state.Request, limit int) (*state
 	}
 	st.Objects = append(st.Objects, volumes...)
 	kinds.Normalize(st)
-	return st, nil
+	return st, unread.list, nil
 }
 
 // readClaimVolume reads the PersistentVolume the claim c names is bound to.

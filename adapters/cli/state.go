@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// offlineCause is the cause of every StateUnverified of a run that read
+// no cluster state.
+const offlineCause = "offline: no cluster state was read (no --state, --kubeconfig or --context, and no KUBECONFIG)"
+
+// view is what the command knows of the cluster, and why each kind it does
+// not know is unknown.
+type view struct {
+	snap *state.Snapshot
+	// causes is, per kind, why it is unknown (Warning.Cause).
+	causes map[state.Kind]string
+	// offline: no state at all; every StateUnverified is offlineCause.
+	offline bool
+}
+
+// hasState reports whether the command was given the cluster's state.
+func (a *app) hasState(o *options) bool {
+	return o.example || o.state != "" || a.readsCluster(o) || a.conn != nil
+}
+
+// snapshot is what the command knows of the cluster: the --state file (the
+// kinds it holds an object of and those --observed names; the embedded
+// example's every kind), what need asks for read from the cluster, or
+// nothing (every kind unknown: the guards that need one warn
+// StateUnverified). A destructive report (prune) takes a file's PVCs and
+// DataVolumes for every namespace only when --observed names them.
+func (a *app) snapshot(o *options, need func() state.Request, destructive bool) (view, error) {
+	var st *state.State
+	var notes []manifests.Note
+	var err error
+	name, named := example.StateFile, o.observed.kinds
+	switch {
+	case o.example:
+		// The walkthrough's state is a dump of every kind in every
+		// namespace.
+		named = state.AllKinds
+		st, notes, err = manifests.Read(name, bytes.NewReader(example.State))
+	case o.state != "":
+		var data []byte
+		if data, name, err = a.readFile(o.state); err != nil {
+			return view{}, err
+		}
+		r, p := a.readProgress(name, data)
+		st, notes, err = manifests.Read(name, r)
+		p.finish()
+	case a.conn != nil || a.readsCluster(o):
+		if a.conn == nil {
+			if a.conn, err = a.connect(o); err != nil {
+				return view{}, err
+			}
+		}
+		st, causes, err := a.conn.read(need())
+		if err != nil {
+			return view{}, err
+		}
+		return view{snap: state.NewSnapshot(st), causes: causes}, nil
+	default:
+		return view{offline: true}, nil
+	}
+	if err != nil {
+		return view{}, inputError(err)
+	}
+	for _, n := range notes {
+		printf(a.stderr, "note: %s\n", n)
+	}
+	if heldKinds(st) == 0 {
+		return view{}, unusable("%s holds no object of a kind the planner reads (%s); give what kubectl get -o yaml prints of them",
+			name, strings.Join(kindNames(), ", "))
+	}
+	v := view{causes: map[state.Kind]string{}}
+	scoped := observeFile(st, named, destructive)
+	for _, k := range (state.AllKinds &^ st.Observed).Each() {
+		v.causes[k] = fmt.Sprintf("not in %s: it holds no %s, and --observed does not name it (--observed %s says the dump covered it)", name, k, k)
+	}
+	if scoped {
+		printf(a.stderr, "note: %s: its PersistentVolumeClaims and DataVolumes count only for the namespaces it holds them in; "+
+			"if it holds every namespace's, pass --observed all (or --observed PersistentVolumeClaim,DataVolume)\n", name)
+		for _, k := range []state.Kind{state.PersistentVolumeClaim, state.DataVolume} {
+			if _, ok := v.causes[k]; !ok && !o.observed.kinds.Has(k) {
+				v.causes[k] = fmt.Sprintf("not every namespace's: %s counts only for the namespaces it holds them in (--observed %s says it holds every namespace's)", name, k)
+			}
+		}
+	}
+	v.snap = state.NewSnapshot(st)
+	return v, nil
+}
+
+// explain sets on each StateUnverified the cause the view knows of its
+// kind.
+func (v view) explain(ws guard.Warnings) {
+	for i := range ws {
+		w := &ws[i]
+		if w.Reason != guard.StateUnverified || w.Cause != "" {
+			continue
+		}
+		switch k, ok := kindNamed(w.Kind); {
+		case v.offline:
+			w.Cause = offlineCause
+		case ok && v.causes[k] != "":
+			w.Cause = v.causes[k]
+		}
+	}
+}
+
+// loadCatalog is the catalog: the --catalog values, or, without them, the
+// catalog read back from the goldens in the cluster's state. The
+// catalog's own warnings (UnknownField of its values, StateUnverified of a
+// read-back) come back to be reported once for the run.
+func (a *app) loadCatalog(o *options, v view) (*catalog.Catalog, guard.Warnings, error) {
+	var data []byte
+	var name string
+	switch {
+	case o.example:
+		data, name = example.Catalog, example.CatalogFile
+	case o.catalog != "":
+		var err error
+		if data, name, err = a.readFile(o.catalog); err != nil {
+			return nil, nil, err
+		}
+	default:
+		cat, warnings := catalog.FromCluster(v.snap)
+		v.explain(warnings)
+		return cat, warnings, nil
+	}
+	m, err := values(name, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Values the chart cannot read are refusals the catalog carries: they
+	// refuse the pools that clone, and render prints them in its shape.
+	cat := catalog.Compile(catalog.DecodeValues(m))
+	return cat, cat.Warnings(), nil
+}

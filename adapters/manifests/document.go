@@ -39,8 +39,13 @@ func Documents(name string, r io.Reader) ([]Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	return documents(name, data, 1)
+}
+
+// documents decodes data, whose first line is line first of the file.
+func documents(name string, data []byte, first int) ([]Document, error) {
 	var out []Document
-	lines := lineCursor{data: data, line: 1}
+	lines := lineCursor{data: data, line: first}
 	docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		doc, err := docs.Read()
@@ -57,6 +62,13 @@ func Documents(name string, r io.Reader) ([]Document, error) {
 		}
 		out = append(out, objs...)
 	}
+}
+
+// separatorError is the error YAMLReader gives for a separator line with
+// more than a comment after it.
+func separatorError(line []byte) error {
+	_, err := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(line))).Read()
+	return err
 }
 
 // decode turns one YAML document starting at line start into its objects.

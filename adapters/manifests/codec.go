@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"time"
 	"unsafe"
 
 	jsoniter "github.com/json-iterator/go"
@@ -23,16 +24,22 @@ import (
 // converter), which is exact and slower: adding a kind to the fast path is
 // one entry here and its trim.
 type codec struct {
-	decode  func(w *worker, data []byte) (any, error)
-	append  func(st *state.State, obj any)
-	reserve func(st *state.State, n int)
+	// decode reads the JSON of one object into a new object of the type,
+	// trimmed, and returns a pointer to it.
+	decode func(w *worker, data []byte) (any, error)
+	// store appends the object decode made to its slice of st, and
+	// returns where it is.
+	store func(st *state.State, obj any) int
+	// compact drops from the slice the objects not alive (superseded, or
+	// of a document the general path read again).
+	compact func(st *state.State, alive []bool)
 	// trimAll trims the objects the general path appended too.
 	trimAll func(st *state.State)
 }
 
 var codecs = map[state.Kind]codec{
 	state.StorageClass:          typed(trimMeta[storagev1.StorageClass], func(st *state.State) *[]storagev1.StorageClass { return &st.StorageClasses }),
-	state.PersistentVolumeClaim: typed(trimPVC, func(st *state.State) *[]corev1.PersistentVolumeClaim { return &st.PersistentVolumeClaims }),
+	state.PersistentVolumeClaim: typed(trimMeta[corev1.PersistentVolumeClaim], func(st *state.State) *[]corev1.PersistentVolumeClaim { return &st.PersistentVolumeClaims }),
 	state.DataVolume:            typed(trimMeta[cdiv1.DataVolume], func(st *state.State) *[]cdiv1.DataVolume { return &st.DataVolumes }),
 	state.StorageProfile:        typed(trimMeta[cdiv1.StorageProfile], func(st *state.State) *[]cdiv1.StorageProfile { return &st.StorageProfiles }),
 	state.CDI:                   typed(trimMeta[cdiv1.CDI], func(st *state.State) *[]cdiv1.CDI { return &st.CDIs }),
@@ -49,15 +56,28 @@ func typed[T any](trim func(*T), slice func(*state.State) *[]T) codec {
 				return nil, err
 			}
 			trim(o)
+			if m, ok := any(o).(metav1.Object); ok {
+				// The object's strings, rather than copies, name it.
+				w.name, w.namespace = m.GetName(), m.GetNamespace()
+			}
 			return o, nil
 		},
-		append: func(st *state.State, obj any) {
+		store: func(st *state.State, obj any) int {
 			s := slice(st)
 			*s = append(*s, *obj.(*T))
+			return len(*s) - 1
 		},
-		reserve: func(st *state.State, n int) {
+		compact: func(st *state.State, alive []bool) {
 			s := slice(st)
-			*s = make([]T, 0, len(*s)+n)
+			n := 0
+			for i := range *s {
+				if i < len(alive) && alive[i] {
+					(*s)[n] = (*s)[i]
+					n++
+				}
+			}
+			clear((*s)[n:])
+			*s = (*s)[:n]
 		},
 		trimAll: func(st *state.State) {
 			s := *slice(st)
@@ -81,13 +101,6 @@ func trimMeta[T any](o *T) {
 	om.SetFinalizers(nil)
 	om.SetUID("")
 	om.SetResourceVersion("")
-}
-
-// trimPVC keeps a PVC's whole spec and, of its status, the phase and
-// capacity the planner reads (a golden's bound class and size).
-func trimPVC(p *corev1.PersistentVolumeClaim) {
-	trimMeta(p)
-	_ = p
 }
 
 // jsonAPI decodes as encoding/json does, but matching keys to fields by
@@ -120,6 +133,7 @@ type sharing struct{ jsoniter.DummyExtension }
 var (
 	stringMapType    = reflect2.TypeOf(map[string]string{})
 	resourceListType = reflect2.TypeOf(corev1.ResourceList{})
+	timeType         = reflect2.TypeOf(metav1.Time{})
 )
 
 func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
@@ -128,8 +142,32 @@ func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
 		return stringMapDecoder{}
 	case resourceListType:
 		return resourceListDecoder{}
+	case timeType:
+		return timeDecoder{}
 	}
 	return nil
+}
+
+// timeDecoder reads a metav1.Time as its UnmarshalJSON does (null, or an
+// RFC 3339 string, in the local zone), without encoding/json in between.
+type timeDecoder struct{}
+
+func (timeDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	t := (*metav1.Time)(ptr)
+	if it.ReadNil() {
+		t.Time = time.Time{}
+		return
+	}
+	if it.WhatIsNext() != jsoniter.StringValue {
+		it.ReportError("Time", "not a string")
+		return
+	}
+	pt, err := time.Parse(time.RFC3339, it.ReadString())
+	if err != nil {
+		it.ReportError("Time", err.Error())
+		return
+	}
+	t.Time = pt.Local()
 }
 
 type stringMapDecoder struct{}
@@ -143,7 +181,8 @@ func (stringMapDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 	}
 	pairs := w.pairs[:0]
 	it.ReadMapCB(func(it *jsoniter.Iterator, k string) bool {
-		pairs = append(pairs, w.intern(k), w.intern(it.ReadString()))
+		k = w.intern(k)
+		pairs = append(pairs, k, w.internValue(k, it.ReadString()))
 		return true
 	})
 	w.pairs = pairs
@@ -205,22 +244,38 @@ const maxShared = 1 << 16
 // interned strings and shared maps, and scratch buffers.
 type worker struct {
 	strings map[string]string
-	maps    map[string]map[string]string
-	lists   map[string]corev1.ResourceList
-	pairs   []string
-	raw     []byte
-	rawAt   []int
-	key     []byte
-	json    []byte // a YAML item transcoded
+	// values says, for each key of a string map, how often its values
+	// were met before: the values of a key that are all distinct (a uid)
+	// are not interned.
+	values map[string]*tally
+	maps   map[string]map[string]string
+	mapUse tally
+	lists  map[string]corev1.ResourceList
+	pairs  []string
+	raw    []byte
+	rawAt  []int
+	key    []byte
+	json   []byte // a YAML item transcoded
+	tc     transcoder
+	js     jsonScanner
+	// name and namespace of the object decode made last.
+	name, namespace string
 }
 
+// tally counts the lookups in a table that found what they looked for.
+type tally struct{ hits, misses int }
+
+// useful reports whether adding to the table still pays.
+func (t *tally) useful() bool { return t.misses < 64 || t.hits*4 >= t.misses }
+
 func newWorker() *worker {
-	return &worker{strings: map[string]string{}, maps: map[string]map[string]string{}, lists: map[string]corev1.ResourceList{}}
+	return &worker{strings: map[string]string{}, values: map[string]*tally{},
+		maps: map[string]map[string]string{}, lists: map[string]corev1.ResourceList{}}
 }
 
 // intern returns the worker's copy of a short string.
 func (w *worker) intern(s string) string {
-	if len(s) > 64 {
+	if len(s) > 128 {
 		return s
 	}
 	if v, ok := w.strings[s]; ok {
@@ -230,6 +285,30 @@ func (w *worker) intern(s string) string {
 		w.strings[s] = s
 	}
 	return s
+}
+
+// internValue interns the value of key in a string map, while the values
+// of key repeat.
+func (w *worker) internValue(key, v string) string {
+	if s, ok := w.strings[v]; ok {
+		if t := w.values[key]; t != nil {
+			t.hits++
+		}
+		return s
+	}
+	t := w.values[key]
+	if t == nil {
+		if len(w.values) >= maxShared {
+			return v
+		}
+		t = &tally{}
+		w.values[key] = t
+	}
+	t.misses++
+	if t.useful() && len(v) <= 128 && len(w.strings) < maxShared {
+		w.strings[v] = v
+	}
+	return v
 }
 
 // shareStrings makes the map of key, value pairs, or returns the one it
@@ -244,14 +323,16 @@ func (w *worker) shareStrings(pairs []string) map[string]string {
 			w.key = append(w.key, 0)
 		}
 		if m, ok := w.maps[string(w.key)]; ok {
+			w.mapUse.hits++
 			return m
 		}
+		w.mapUse.misses++
 	}
 	m := make(map[string]string, len(pairs)/2)
 	for i := 0; i < len(pairs); i += 2 {
 		m[pairs[i]] = pairs[i+1]
 	}
-	if small && len(w.maps) < maxShared && len(w.key) <= 256 {
+	if small && w.mapUse.useful() && len(w.maps) < maxShared && len(w.key) <= 256 {
 		w.maps[string(w.key)] = m
 	}
 	return m

@@ -49,7 +49,13 @@ func scanJSONDocument(src []byte, start, line int) (*jsonScanner, bool) {
 
 // scanJSONItem checks one object that is an item of a List.
 func scanJSONItem(src []byte) (identity, bool) {
-	s := jsonScanner{src: src}
+	var s jsonScanner
+	return s.scanItem(src)
+}
+
+// scanItem is scanJSONItem with s's scratch space.
+func (s *jsonScanner) scanItem(src []byte) (identity, bool) {
+	*s = jsonScanner{src: src, keys: s.keys[:0]}
 	s.object(1, inObject, &s.id)
 	s.space()
 	return s.id, !s.fail && s.pos == len(src)

@@ -46,10 +46,9 @@ func ReadFiles(paths ...string) (*state.State, []Note, error) {
 
 // Result is what Read makes of its input, and what the input held.
 //
-// Of every object the State keeps what the planner reads: the object's
-// metadata but its managed fields, owner references, finalizers, uid and
-// resource version; a PVC's spec, and of its status the phase and the
-// capacity; the whole of every other kind.
+// Of every object the State keeps the whole object but what only the API
+// server reads of it: its managed fields, owner references, finalizers,
+// uid and resource version.
 type Result struct {
 	State *state.State
 	Notes []Note
@@ -100,63 +99,83 @@ type collector struct {
 	index map[state.Ref]int
 	notes []Note
 	held  state.Kind
+	// st holds the objects the workers decoded, as they come; result
+	// drops those not kept and adds the general path's.
+	st *state.State
 }
 
+// located is an object kept, and where it came from.
 type located struct {
 	file string
-	object
-	kind kinds.Info
+	line int
+	kind state.Kind
+	name string
+	slot int      // in the State, or -1 for the general path to convert
+	gen  *general // what the general path converts
 }
 
-// object is one object of a file, decoded by a codec (typed), by the
-// general path (u), or left as JSON (json) for the general path to convert.
-type object struct {
-	line                              int
-	apiVersion, kind, namespace, name string
-	typed                             any
-	u                                 map[string]any
-	json                              []byte
+// general is an object the general path converts into its type.
+type general struct {
+	u          map[string]any // read by the general path
+	json       []byte         // or left as JSON
+	apiVersion string
 	// untyped is an item of a typed List, which a worker could not know
 	// the kind of: it is decoded when the State is made.
 	untyped bool
 }
 
+// object is one object of a file as the splitter and the workers, or the
+// general path, read it.
+type object struct {
+	line                              int
+	apiVersion, kind, namespace, name string
+	slot                              int
+	u                                 map[string]any
+	json                              []byte
+	untyped                           bool
+}
+
 func (c *collector) add(name string, r io.Reader) error {
-	objs, err := readObjects(name, r)
-	if err != nil {
-		return err
+	if c.st == nil {
+		c.st = &state.State{Observed: state.AllKinds}
 	}
 	if c.index == nil {
 		c.index = map[state.Ref]int{}
 	}
-	for _, o := range objs {
-		info, ok := kinds.ByGVK(gvkOf(o.apiVersion, o.kind))
-		if !ok {
-			c.notes = append(c.notes, Note{File: name, Line: o.line, Reason: KindNotRead,
-				APIVersion: o.apiVersion, Kind: o.kind, Namespace: o.namespace, Name: o.name})
-			continue
-		}
-		if err := identified(info, o.name, o.namespace); err != nil {
-			return &Error{File: name, Line: o.line, Problem: InvalidObject, Err: err}
-		}
-		c.held |= info.Kind
-		ns := o.namespace
-		if !info.Namespaced {
-			ns = ""
-		}
-		ref := state.Ref{Kind: info.Kind, Namespace: ns, Name: o.name}
-		l := located{file: name, object: o, kind: info}
-		if i, seen := c.index[ref]; seen {
-			prev := c.objs[i]
-			c.notes = append(c.notes, Note{File: prev.file, Line: prev.line, Reason: Superseded,
-				APIVersion: o.apiVersion, Kind: o.kind, Namespace: ns, Name: o.name,
-				By: Position{File: name, Line: o.line}})
-			c.objs[i] = l
-			continue
-		}
-		c.index[ref] = len(c.objs)
-		c.objs = append(c.objs, l)
+	return readObjects(name, r, c.st, func(o object) error { return c.take(name, o) })
+}
+
+// take keeps one object of the file name, or notes why not.
+func (c *collector) take(name string, o object) error {
+	info, ok := kinds.ByGVK(gvkOf(o.apiVersion, o.kind))
+	if !ok {
+		c.notes = append(c.notes, Note{File: name, Line: o.line, Reason: KindNotRead,
+			APIVersion: o.apiVersion, Kind: o.kind, Namespace: o.namespace, Name: o.name})
+		return nil
 	}
+	if err := identified(info, o.name, o.namespace); err != nil {
+		return &Error{File: name, Line: o.line, Problem: InvalidObject, Err: err}
+	}
+	c.held |= info.Kind
+	ns := o.namespace
+	if !info.Namespaced {
+		ns = ""
+	}
+	ref := state.Ref{Kind: info.Kind, Namespace: ns, Name: o.name}
+	l := located{file: name, line: o.line, kind: info.Kind, name: o.name, slot: o.slot}
+	if o.slot < 0 {
+		l.gen = &general{u: o.u, json: o.json, apiVersion: o.apiVersion, untyped: o.untyped}
+	}
+	if i, seen := c.index[ref]; seen {
+		prev := c.objs[i]
+		c.notes = append(c.notes, Note{File: prev.file, Line: prev.line, Reason: Superseded,
+			APIVersion: o.apiVersion, Kind: o.kind, Namespace: ns, Name: o.name,
+			By: Position{File: name, Line: o.line}})
+		c.objs[i] = l
+		return nil
+	}
+	c.index[ref] = len(c.objs)
+	c.objs = append(c.objs, l)
 	return nil
 }
 
@@ -183,45 +202,53 @@ func identified(info kinds.Info, name, namespace string) error {
 }
 
 func (c *collector) result() (Result, error) {
-	st := &state.State{Observed: state.AllKinds}
-	counts := map[state.Kind]int{}
-	for _, l := range c.objs {
-		counts[l.kind.Kind]++
+	st := c.st
+	if st == nil {
+		st = &state.State{Observed: state.AllKinds}
 	}
-	for k, n := range counts {
-		if cd, ok := codecs[k]; ok {
-			cd.reserve(st, n)
+	alive := map[state.Kind][]bool{}
+	for _, l := range c.objs {
+		if l.slot >= 0 {
+			a := alive[l.kind]
+			if len(a) <= l.slot {
+				a = append(a, make([]bool, l.slot+1-len(a))...)
+			}
+			a[l.slot] = true
+			alive[l.kind] = a
 		}
+	}
+	for k, cd := range codecs {
+		cd.compact(st, alive[k])
 	}
 	var w *worker
 	for _, l := range c.objs {
-		cd, typed := codecs[l.kind.Kind]
-		if l.typed == nil && l.untyped && typed {
+		if l.slot >= 0 {
+			continue
+		}
+		info, g := kinds.Of(l.kind), l.gen
+		if cd, typed := codecs[l.kind]; typed && g.untyped {
 			if w == nil {
 				w = newWorker()
 			}
-			if obj, err := cd.decode(w, l.json); err == nil {
-				l.typed = obj
+			if obj, err := cd.decode(w, g.json); err == nil {
+				cd.store(st, obj)
+				continue
 			}
 		}
-		if l.typed != nil {
-			cd.append(st, l.typed)
-			continue
-		}
-		m := l.u
+		m := g.u
 		if m == nil {
-			if err := utiljson.Unmarshal(l.json, &m); err != nil {
+			if err := utiljson.Unmarshal(g.json, &m); err != nil {
 				return Result{}, &Error{File: l.file, Line: l.line, Problem: InvalidObject, Err: err}
 			}
-			if l.untyped {
+			if g.untyped {
 				u := unstructured.Unstructured{Object: m}
-				u.SetAPIVersion(l.apiVersion)
-				u.SetKind(l.kind.GVK.Kind)
+				u.SetAPIVersion(g.apiVersion)
+				u.SetKind(info.GVK.Kind)
 			}
 		}
-		if err := kinds.AppendUnstructured(st, l.kind.Kind, m); err != nil {
+		if err := kinds.AppendUnstructured(st, l.kind, m); err != nil {
 			return Result{}, &Error{File: l.file, Line: l.line, Problem: InvalidObject,
-				Err: fmt.Errorf("%s %s: %w", l.kind.GVK.Kind, l.name, err)}
+				Err: fmt.Errorf("%s %s: %w", info.GVK.Kind, l.name, err)}
 		}
 	}
 	for _, cd := range codecs {
@@ -231,89 +258,115 @@ func (c *collector) result() (Result, error) {
 	return Result{State: st, Notes: c.notes, Held: c.held, Objects: len(c.objs)}, nil
 }
 
-// readObjects reads the objects of one file, in order: each document the
-// splitter cut is decoded by the workers, and each it could not, or whose
-// units did not decode, by the general path (Documents), which says what
-// is wrong with it.
-func readObjects(name string, r io.Reader) ([]object, error) {
+// readObjects reads the objects of one file and hands them to take, in
+// order: each document the splitter cut is decoded by the workers, and
+// each it could not, or whose units did not decode, by the general path
+// (Documents), which says what is wrong with it. Every document is read
+// before take sees an object, as Documents did before an object was kept.
+func readObjects(name string, r io.Reader, st *state.State, take func(object) error) error {
 	ra, size, err := readerAt(r)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
-	p := newPool()
-	sp := splitter{src: newSource(ra, size), send: p.send}
+	p := newPool(st)
+	sp := splitter{src: newSource(ra, size), send: p.send, newBatch: p.newBatch}
 	err = sp.run()
 	p.wait()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
-	var out []object
+	general := map[*document][]Document{}
 	for _, d := range sp.docs {
-		if objs, ok := fastObjects(d); ok {
-			out = append(out, objs...)
+		if fastDocument(d) {
 			continue
 		}
 		raw, err := sp.src.readRange(d.start, d.end)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 		docs, err := documents(name, raw, d.line)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for _, doc := range docs {
-			o := doc.Object
-			out = append(out, object{line: doc.Line, apiVersion: o.GetAPIVersion(), kind: o.GetKind(),
-				namespace: o.GetNamespace(), name: o.GetName(), u: o.Object})
-		}
+		general[d] = docs
 	}
 	if sp.badSep > 0 {
-		return nil, &Error{File: name, Line: sp.badSep, Problem: Syntax, Err: separatorError(sp.badSepText)}
+		return &Error{File: name, Line: sp.badSep, Problem: Syntax, Err: separatorError(sp.badSepText)}
 	}
-	return out, nil
+	for _, d := range sp.docs {
+		if docs, slow := general[d]; slow {
+			for _, doc := range docs {
+				o := doc.Object
+				if err := take(object{line: doc.Line, apiVersion: o.GetAPIVersion(), kind: o.GetKind(),
+					namespace: o.GetNamespace(), name: o.GetName(), slot: -1, u: o.Object}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if !d.hasHead {
+			continue
+		}
+		if !d.list {
+			if err := take(objectOf(d.head.get())); err != nil {
+				return err
+			}
+			continue
+		}
+		h := d.head.get()
+		for _, ref := range d.items {
+			if err := take(itemOf(ref.get(), h)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
-// fastObjects is a document's objects as the workers decoded them, or
-// false when the general path must read it.
-func fastObjects(d *document) ([]object, bool) {
+// fastDocument reports whether the workers read the whole document, as
+// the general path would have.
+func fastDocument(d *document) bool {
 	if d.slow {
-		return nil, false
+		return false
 	}
 	if !d.hasHead {
-		return nil, true // blank lines and comments
+		return true // blank lines and comments
 	}
 	h := d.head.get()
 	if !h.ok || (h.id.has&hasItems != 0) != (d.list && h.kind == jsonDocUnit) {
-		return nil, false
+		return false
 	}
 	if !d.list {
-		o := objectOf(h)
-		return []object{o}, o.apiVersion != "" && o.kind != ""
+		return h.id.apiVersion != "" && h.id.kind != ""
 	}
 	if h.id.kind == "" || (h.kind == jsonDocUnit && h.items != len(d.items)) {
-		return nil, false // a List without a kind is no object; the general path says so
+		return false // a List without a kind is no object; the general path says so
 	}
-	out := make([]object, len(d.items))
-	for i, ref := range d.items {
+	for _, ref := range d.items {
 		u := ref.get()
 		if !u.ok {
-			return nil, false
+			return false
 		}
-		o := objectOf(u)
-		if o.kind == "" && o.apiVersion == "" {
-			o.apiVersion, o.kind, o.untyped = h.id.apiVersion, itemKind(h.id.kind), true
+		if o := itemOf(u, h); o.apiVersion == "" || o.kind == "" {
+			return false
 		}
-		if o.apiVersion == "" || o.kind == "" {
-			return nil, false
-		}
-		out[i] = o
 	}
-	return out, true
+	return true
+}
+
+// itemOf is an item of the List whose own keys are h: an item without
+// apiVersion and kind is of the List's.
+func itemOf(u, h *unit) object {
+	o := objectOf(u)
+	if o.kind == "" && o.apiVersion == "" {
+		o.apiVersion, o.kind, o.untyped = h.id.apiVersion, itemKind(h.id.kind), true
+	}
+	return o
 }
 
 func objectOf(u *unit) object {
 	return object{line: u.line, apiVersion: u.id.apiVersion, kind: u.id.kind,
-		namespace: u.id.namespace, name: u.id.name, typed: u.obj, json: u.json}
+		namespace: u.id.namespace, name: u.id.name, slot: u.slot, json: u.json}
 }
 
 // readerAt gives the reader's bytes from where it stands as an

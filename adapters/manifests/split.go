@@ -85,7 +85,8 @@ type unit struct {
 	ok    bool
 	id    identity
 	items int    // of a JSON document: the items it holds
-	obj   any    // the object in its API type, trimmed
+	obj   any    // the object in its API type, trimmed, until it is stored
+	slot  int    // where it is stored in its kind's slice of the State, or -1
 	json  []byte // the object as JSON, when the general path converts it
 }
 
@@ -125,6 +126,7 @@ const (
 type splitter struct {
 	src        *source
 	send       func(*batch)
+	newBatch   func() *batch
 	docs       []*document
 	badSep     int    // the line of a separator with more than a comment after it
 	badSepText []byte // and the line
@@ -153,7 +155,7 @@ const (
 
 func (sp *splitter) run() error {
 	sp.item = -1
-	sp.b = &batch{}
+	sp.b = sp.newBatch()
 	for {
 		l, off, n, ok := sp.src.next()
 		if !ok {
@@ -302,7 +304,7 @@ func (sp *splitter) appendLine(l []byte) {
 }
 
 func (sp *splitter) startItem(k unitKind, n int) {
-	sp.b.units = append(sp.b.units, unit{kind: k, start: len(sp.b.data), line: n})
+	sp.b.units = append(sp.b.units, unit{kind: k, start: len(sp.b.data), line: n, slot: -1})
 	sp.item = len(sp.b.units) - 1
 }
 
@@ -327,7 +329,7 @@ func (sp *splitter) endItem() {
 func (sp *splitter) flush() {
 	if len(sp.b.units) > 0 {
 		sp.send(sp.b)
-		sp.b = &batch{}
+		sp.b = sp.newBatch()
 	}
 }
 
@@ -377,7 +379,7 @@ func (sp *splitter) endDocument(end int64) {
 		d.slow = true // a List without its own keys has no kind
 		return
 	}
-	sp.b.units = append(sp.b.units, unit{kind: k, start: len(sp.b.data), line: d.objectLine, listHead: d.list})
+	sp.b.units = append(sp.b.units, unit{kind: k, start: len(sp.b.data), line: d.objectLine, listHead: d.list, slot: -1})
 	sp.b.data = append(sp.b.data, sp.head...)
 	if k == yamlDocUnit && sp.b.data[len(sp.b.data)-1] != '\n' {
 		sp.b.data = append(sp.b.data, '\n')

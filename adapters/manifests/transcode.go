@@ -65,7 +65,13 @@ const (
 // item of a List as kubectl prints it, "- " and the lines below it) into
 // JSON appended to dst.
 func transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
-	t := transcoder{src: src, out: dst}
+	var t transcoder
+	return t.transcodeEntry(dst, src)
+}
+
+// transcodeEntry is transcodeEntry with t's scratch space.
+func (t *transcoder) transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
+	t.reset(src, dst)
 	if !printable(src) {
 		return dst, identity{}, false
 	}
@@ -85,7 +91,13 @@ func transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 // transcodeDocument transcodes a YAML document holding a mapping at column
 // 0 (a separator line may open it) into JSON appended to dst.
 func transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
-	t := transcoder{src: src, out: dst}
+	var t transcoder
+	return t.transcodeDocument(dst, src)
+}
+
+// transcodeDocument is transcodeDocument with t's scratch space.
+func (t *transcoder) transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
+	t.reset(src, dst)
 	if !printable(src) {
 		return dst, identity{}, false
 	}
@@ -103,6 +115,11 @@ func transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
 		return dst, identity{}, false
 	}
 	return t.out, t.id, true
+}
+
+// reset readies t for src, keeping its scratch space.
+func (t *transcoder) reset(src, dst []byte) {
+	*t = transcoder{src: src, out: dst, keys: t.keys[:0], buf: t.buf[:0]}
 }
 
 // printable reports whether every character of src is one the YAML reader

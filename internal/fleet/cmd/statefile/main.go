@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -26,10 +27,23 @@ func main() {
 	times := flag.Int("times", 1, "fleet.Workers times this many")
 	format := flag.String("format", "YAMLList", "YAMLList, YAMLDocuments, JSONList or JSONDocuments")
 	read := flag.String("read", "", "read this state file instead and report")
+	cpuProfile := flag.String("cpuprofile", "", "with -read, write a CPU profile of the read here")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *read != "" {
 		if err := measure(*read); err != nil {
 			fmt.Fprintln(os.Stderr, err)
+			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
 		return

@@ -336,11 +336,16 @@ func fastDocument(d *document) bool {
 	if !h.ok || (h.id.has&hasItems != 0) != (d.list && h.kind == jsonDocUnit) {
 		return false
 	}
-	if !d.list {
-		return h.id.apiVersion != "" && h.id.kind != ""
+	// The decoder takes an object or List whose apiVersion does not parse
+	// for one without a kind; the general path says so.
+	if gvkOf(h.id.apiVersion, h.id.kind).Kind == "" {
+		return false
 	}
-	if h.id.kind == "" || (h.kind == jsonDocUnit && h.items != len(d.items)) {
-		return false // a List without a kind is no object; the general path says so
+	if !d.list {
+		return h.id.apiVersion != ""
+	}
+	if h.kind == jsonDocUnit && h.items != len(d.items) {
+		return false
 	}
 	for _, ref := range d.items {
 		u := ref.get()

@@ -163,7 +163,9 @@ func (sp *splitter) run() error {
 		}
 		if bytes.HasPrefix(l, []byte("---")) {
 			if t := strings.TrimSpace(string(l[3:])); t != "" && t[0] != '#' {
-				sp.endDocument(off)
+				// YAMLReader fails here, before it hands out the
+				// document the separator would end.
+				sp.doc = nil
 				sp.badSep, sp.badSepText = n, append([]byte(nil), l...)
 				break
 			}
@@ -172,6 +174,11 @@ func (sp *splitter) run() error {
 				continue // the separator ends the document, and belongs to none
 			}
 			sp.startDocument(off, n)
+			if !printable(l) || (len(l) > 3 && l[3] != ' ' && l[3] != '\n') {
+				// The YAML reader reads the separator that opens a
+				// document; "---#" is no separator to YAML but a scalar.
+				sp.slow()
+			}
 			continue // the separator opens the document
 		}
 		if sp.doc == nil {
@@ -210,6 +217,10 @@ func (sp *splitter) line(l []byte, n int) {
 	if sp.state == atStart {
 		t := bytes.TrimLeft(l, " ")
 		if len(t) == 0 || t[0] == '\n' || t[0] == '#' {
+			if !printable(l) {
+				sp.slow() // the YAML reader reads comments too
+				return
+			}
 			sp.head = append(sp.head, l...)
 			return
 		}
@@ -463,6 +474,10 @@ func (sp *splitter) jsonLine(l []byte, n int) {
 				js.started = true
 			}
 			if js.inItems && js.depth == 3 {
+				if sp.item >= 0 {
+					sp.slow() // brackets that do not match
+					return
+				}
 				emit(i)
 				sp.head = append(sp.head, "{}"...)
 				sp.startItem(jsonItemUnit, n)
@@ -478,6 +493,10 @@ func (sp *splitter) jsonLine(l []byte, n int) {
 			}
 		case ']':
 			js.depth--
+			if sp.item >= 0 && js.depth < 3 {
+				sp.slow() // an item closed by a bracket
+				return
+			}
 			if js.inItems && js.depth == 1 {
 				js.inItems = false
 			}

@@ -4,6 +4,7 @@
 // nothing else).
 //
 //	statefile -times 10 -format JSONList > state.json
+//	statefile -disks 100000 -format JSONList > state.json
 //	statefile -read state.json
 //
 // -read prints the objects read, the time it took and the process's peak
@@ -25,6 +26,7 @@ import (
 
 func main() {
 	times := flag.Int("times", 1, "fleet.Workers times this many")
+	disks := flag.Int("disks", 0, "fleet.Workers with this many worker disks instead")
 	format := flag.String("format", "YAMLList", "YAMLList, YAMLDocuments, JSONList or JSONDocuments")
 	read := flag.String("read", "", "read this state file instead and report")
 	cpuProfile := flag.String("cpuprofile", "", "with -read, write a CPU profile of the read here")
@@ -50,7 +52,11 @@ func main() {
 	}
 	for f := fleet.YAMLList; f <= fleet.JSONDocuments; f++ {
 		if f.String() == *format {
-			if err := fleet.Write(os.Stdout, fleet.Served(fleet.State(fleet.Workers.Times(*times))), f); err != nil {
+			size := fleet.Workers.Times(*times)
+			if *disks > 0 {
+				size.PVCs, size.Namespaces = *disks, max(*disks/20, 1)
+			}
+			if err := fleet.Write(os.Stdout, fleet.Served(fleet.State(size)), f); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}

@@ -3,7 +3,9 @@ package manifests
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -145,7 +147,41 @@ func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
 	case timeType:
 		return timeDecoder{}
 	}
+	if typ.Kind() == reflect.String {
+		return newStringDecoder() // behind a pointer, in a slice
+	}
 	return nil
+}
+
+// UpdateStructDescriptor gives each string field of a struct its own
+// interning decoder, which stops interning the field's values when they
+// do not repeat (a name, a uid).
+func (*sharing) UpdateStructDescriptor(desc *jsoniter.StructDescriptor) {
+	for _, b := range desc.Fields {
+		if b.Field.Type().Kind() == reflect.String {
+			b.Decoder = newStringDecoder()
+		}
+	}
+}
+
+// stringDecoder reads a string (of any string type) and interns it while
+// the values it reads repeat.
+type stringDecoder struct{ id int }
+
+var stringDecoders atomic.Int64
+
+func newStringDecoder() *stringDecoder { return &stringDecoder{id: int(stringDecoders.Add(1) - 1)} }
+
+func (d *stringDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	w := it.Attachment.(*worker)
+	v := it.ReadString()
+	if it.Error != nil {
+		return
+	}
+	for len(w.fields) <= d.id {
+		w.fields = append(w.fields, tally{})
+	}
+	*(*string)(ptr) = w.internCounted(&w.fields[d.id], v)
 }
 
 // timeDecoder reads a metav1.Time as its UnmarshalJSON does (null, or an
@@ -248,6 +284,8 @@ type worker struct {
 	// were met before: the values of a key that are all distinct (a uid)
 	// are not interned.
 	values map[string]*tally
+	// fields counts the same for each string field (stringDecoder.id).
+	fields []tally
 	maps   map[string]map[string]string
 	mapUse tally
 	lists  map[string]corev1.ResourceList
@@ -285,6 +323,19 @@ func (w *worker) intern(s string) string {
 		w.strings[s] = s
 	}
 	return s
+}
+
+// internCounted interns v while t says the values it counts repeat.
+func (w *worker) internCounted(t *tally, v string) string {
+	if s, ok := w.strings[v]; ok {
+		t.hits++
+		return s
+	}
+	t.misses++
+	if t.useful() && len(v) <= 128 && len(w.strings) < maxShared {
+		w.strings[v] = v
+	}
+	return v
 }
 
 // internValue interns the value of key in a string map, while the values

@@ -72,7 +72,9 @@ func transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 // transcodeEntry is transcodeEntry with t's scratch space.
 func (t *transcoder) transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 	t.reset(src, dst)
-	if !printable(src) {
+	if !printable(src) || len(src) > 0 && src[len(src)-1] != '\n' {
+		// A last line without its line break ends a block scalar
+		// otherwise; YAMLReader ends every line, and so does the splitter.
 		return dst, identity{}, false
 	}
 	t.advance()
@@ -98,7 +100,9 @@ func transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
 // transcodeDocument is transcodeDocument with t's scratch space.
 func (t *transcoder) transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
 	t.reset(src, dst)
-	if !printable(src) {
+	if !printable(src) || len(src) > 0 && src[len(src)-1] != '\n' {
+		// A last line without its line break ends a block scalar
+		// otherwise; YAMLReader ends every line, and so does the splitter.
 		return dst, identity{}, false
 	}
 	t.advance()
@@ -799,10 +803,12 @@ func decimal(s []byte) bool {
 // binary integer, and a timestamp (any four digits and a dash, to err on
 // the side of declining).
 func mayBeNumber(s []byte) bool {
+	binary := bytes.HasPrefix(s, []byte("0b")) || bytes.HasPrefix(s, []byte("-0b"))
 	for i, c := range s {
-		// A dash past the sign, not in an exponent, makes no number (a
-		// uid, a name): no need to ask strconv.
-		if c == '-' && i > 0 && s[i-1] != 'e' && s[i-1] != 'E' {
+		// A dash past the sign, not in an exponent nor after 0b (which
+		// yaml.v2 reads with a sign), makes no number (a uid, a name): no
+		// need to ask strconv.
+		if c == '-' && i > 0 && s[i-1] != 'e' && s[i-1] != 'E' && !binary {
 			return len(s) >= 5 && s[4] == '-' && isDigits(s[:4])
 		}
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || bytes.IndexByte([]byte("xXoO_+-."), c) >= 0) {
@@ -823,6 +829,9 @@ func mayBeNumber(s []byte) bool {
 		return true
 	}
 	if b, ok := bytes.CutPrefix(plain, []byte("0b")); ok {
+		if _, err := strconv.ParseInt(string(b), 2, 64); err == nil {
+			return true // a sign after 0b too, as yaml.v2 reads it
+		}
 		if _, err := strconv.ParseUint(string(b), 2, 64); err == nil {
 			return true
 		}

@@ -10,14 +10,16 @@
 // "---"-separated documents, or both, in any order and mixing kinds. The
 // objects of the kinds the planner reads (StorageClass, CSIDriver,
 // PersistentVolumeClaim, DataVolume, StorageProfile, CDI) are decoded into
-// their API types with apimachinery's decoders; objects of any other kind
-// or version are skipped with a Note.
+// their API types; objects of any other kind or version are skipped with a
+// Note.
 //
 // # Rules
 //
 //   - A file is a full observation: every kind is observed, and a kind with
 //     no object in the file is observed as empty. Leaving a kind out of a
-//     dump therefore says the cluster has none of it.
+//     dump therefore says the cluster has none of it. ReadResult also says
+//     which kinds the file held objects of (Result.Held), for a caller
+//     that observes only those (SPEC 11).
 //   - Malformed YAML, a document that is not a Kubernetes object (no
 //     apiVersion or kind), and an object of a read kind that does not fit
 //     its type, fail the whole file with an *Error naming the file and the
@@ -26,6 +28,35 @@
 //   - An object repeated (in a file or across ReadFiles) is kept as its
 //     later copy, with a Superseded note.
 //
-// Documents gives the same decoding for objects of any kind, with their
-// lines, for callers that read other kinds (KubernetesNodes) from files.
+// # Two paths, one reading
+//
+// The general path is apimachinery's: YAMLReader cuts the documents,
+// sigs.k8s.io/yaml turns each into JSON (YAML 1.1, as kubectl reads it),
+// the unstructured decoder and converter make the objects. It is the
+// reference, and slow: about 9 MB/s, and twenty times the file in memory.
+//
+// The fast path reads what kubectl prints at several times that speed, in
+// a little more memory than the State it makes: the file is read once,
+// line by line, and cut into the items of its Lists (at the left margin in
+// YAML, the entries of "items" in JSON); every core decodes items, YAML by
+// a transcoder of the subset kubectl prints, JSON checked to mean to YAML
+// what it means to JSON, both into the API types through json-iterator;
+// each object goes into the State as it is decoded. Whatever the fast path
+// does not know (an anchor, a flow mapping, a float, a tab, a key
+// repeated...) it declines, and the general path reads that document
+// again, so that every error, and its line, is the general path's.
+// FuzzReadAsGeneral holds the two to the same State.
+//
+// # What the State keeps
+//
+// Every object whole, but for what only the API server reads of it: its
+// managed fields, owner references, finalizers, uid and resource version.
+// Equal labels, resource lists and short strings are shared between the
+// objects (20,000 worker disks carry the same labels and request): the
+// State is read-only, as the planner treats it; DeepCopy an object before
+// changing it.
+//
+// Documents gives the general path's decoding for objects of any kind,
+// with their lines, for callers that read other kinds (KubernetesNodes)
+// from files.
 package manifests

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,8 +40,13 @@ func Documents(name string, r io.Reader) ([]Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	return documents(name, data, 1)
+}
+
+// documents decodes data, whose first line is line first of the file.
+func documents(name string, data []byte, first int) ([]Document, error) {
 	var out []Document
-	lines := lineCursor{data: data, line: 1}
+	lines := lineCursor{data: data, line: first}
 	docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		doc, err := docs.Read()
@@ -57,6 +63,13 @@ func Documents(name string, r io.Reader) ([]Document, error) {
 		}
 		out = append(out, objs...)
 	}
+}
+
+// separatorError is the error YAMLReader gives for a separator line with
+// more than a comment after it.
+func separatorError(line []byte) error {
+	_, err := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(line))).Read()
+	return err
 }
 
 // decode turns one YAML document starting at line start into its objects.
@@ -129,10 +142,20 @@ func jsonType(first byte) string {
 var yamlLine = regexp.MustCompile(`\bline (\d+):`)
 
 // syntaxLine places a YAML error of the document starting at start in the
-// whole file; an error without a line points at the document.
+// whole file. The parser says the line of most errors in its message; the
+// reader (a control character, invalid UTF-8) and the conversion to JSON
+// (an infinite or not-a-number float, a null or collection key) say none,
+// so those are found where they are. An error found nowhere points at the
+// document.
 func syntaxLine(err error, start int, doc []byte) int {
 	m := yamlLine.FindStringSubmatch(err.Error())
 	if m == nil {
+		if at, ok := unreadable(doc); ok {
+			return start + at - 1
+		}
+		if at, ok := unconvertible(err, doc); ok {
+			return start + at - 1
+		}
 		return start
 	}
 	n, _ := strconv.Atoi(m[1])
@@ -144,6 +167,76 @@ func syntaxLine(err error, start int, doc []byte) int {
 		n = 1
 	}
 	return start + n - 1
+}
+
+// unreadable finds the line of the first character the YAML reader
+// refuses: invalid UTF-8, or a character YAML does not allow (a control
+// character but tab and line breaks, DEL, a surrogate, U+FFFE, U+FFFF).
+func unreadable(doc []byte) (int, bool) {
+	if bytes.HasPrefix(doc, []byte{0xfe, 0xff}) || bytes.HasPrefix(doc, []byte{0xff, 0xfe}) {
+		return 0, false // UTF-16, which the reader decodes otherwise
+	}
+	for i := 0; i < len(doc); {
+		r, n := utf8.DecodeRune(doc[i:])
+		ok := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
+			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd) || (r >= 0x10000 && r <= 0x10ffff)
+		if r == utf8.RuneError && n <= 1 || !ok {
+			return 1 + bytes.Count(doc[:i], []byte("\n")), true
+		}
+		i += n
+	}
+	return 0, false
+}
+
+// infinities are the floats YAML 1.1 reads and JSON cannot hold.
+var infinities = map[string]bool{
+	".inf": true, ".Inf": true, ".INF": true, "+.inf": true, "+.Inf": true, "+.INF": true,
+	"-.inf": true, "-.Inf": true, "-.INF": true, ".nan": true, ".NaN": true, ".NAN": true,
+}
+
+// unconvertible finds the line of what YAMLToJSON could not convert: the
+// first infinite or not-a-number float for an unsupported value, the
+// first null or collection key for an unsupported map key.
+func unconvertible(err error, doc []byte) (int, bool) {
+	msg := err.Error()
+	floats, keys := strings.Contains(msg, "unsupported value"), strings.Contains(msg, "unsupported map key")
+	if !floats && !keys {
+		return 0, false
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(doc, &root) != nil {
+		return 0, false
+	}
+	line := 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || line != 0 {
+			return
+		}
+		if floats && n.Kind == yaml.ScalarNode && n.Style == 0 && infinities[n.Value] {
+			line = n.Line
+			return
+		}
+		if keys && n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind != yaml.ScalarNode || (k.Style == 0 && (k.Value == "" || k.Value == "~" || k.Value == "null" || k.Value == "Null" || k.Value == "NULL")) {
+					line = k.Line
+					return
+				}
+				walk(n.Content[i+1])
+				if line != 0 {
+					return
+				}
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&root)
+	return line, line != 0
 }
 
 // itemLines finds where each entry of a List's items starts. The JSON the

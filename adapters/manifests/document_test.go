@@ -182,6 +182,36 @@ metadata:
 			line:    1,
 			problem: manifests.NotAnObject,
 		},
+		"ControlCharacter": {
+			reason:  "the reader's errors carry no line: a control character is found where it is",
+			in:      "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: a, namespace: t}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: a\x01b\n",
+			line:    8,
+			problem: manifests.Syntax,
+		},
+		"InvalidUTF8": {
+			reason:  "invalid UTF-8 is placed at its line, in a List too",
+			in:      "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata:\n    name: \xff\n",
+			line:    7,
+			problem: manifests.Syntax,
+		},
+		"Infinity": {
+			reason:  "a float JSON cannot hold (.inf) where a quantity belongs is placed at its line",
+			in:      "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: a, namespace: t}\nspec:\n  resources:\n    requests:\n      storage: .inf\n",
+			line:    7,
+			problem: manifests.Syntax,
+		},
+		"NotANumber": {
+			reason:  "so is .nan where a string belongs",
+			in:      "# dump\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: .nan\n",
+			line:    5,
+			problem: manifests.Syntax,
+		},
+		"NullKey": {
+			reason:  "a null key, which JSON cannot hold, is placed at its line",
+			in:      "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: a\n  ~: b\n",
+			line:    5,
+			problem: manifests.Syntax,
+		},
 		"ListItemWithoutKind": {
 			reason:  "a List item without apiVersion and kind is refused at the item",
 			in:      "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata: {name: a, namespace: t}\n- metadata: {name: b}\n",

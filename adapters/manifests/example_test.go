@@ -69,3 +69,36 @@ metadata:
 	// Output:
 	// state.yaml 10 Syntax
 }
+
+// ReadResult also says which kinds the file held objects of, for a caller
+// that treats a file as observing only those.
+func ExampleReadResult() {
+	const dump = `apiVersion: v1
+kind: List
+items:
+- apiVersion: storage.k8s.io/v1
+  kind: StorageClass
+  metadata: {name: replicated}
+  provisioner: linstor.csi.linbit.com
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: disk, namespace: tenant-demo}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: disk, namespace: tenant-demo}
+`
+	res, err := manifests.ReadResult("state.yaml", strings.NewReader(dump))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("held:", res.Held, "objects:", res.Objects)
+	fmt.Println("observed:", res.State.Observed == state.AllKinds)
+	for _, n := range res.Notes {
+		fmt.Println(n.Line, n.Reason, n.Kind, "by line", n.By.Line)
+	}
+	// Output:
+	// held: StorageClass|PersistentVolumeClaim objects: 2
+	// observed: true
+	// 8 Superseded PersistentVolumeClaim by line 11
+}

@@ -1,6 +1,10 @@
 package manifests
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+)
 
 // NoteReason says why an object of the input did not make it into the State.
 type NoteReason string
@@ -40,6 +44,6 @@ func (n Note) String() string {
 	case Superseded:
 		return fmt.Sprintf("%s:%d: %s %s %s appears again at %s:%d, which is kept", n.File, n.Line, n.APIVersion, n.Kind, obj, n.By.File, n.By.Line)
 	default:
-		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads only StorageClass and CSIDriver (storage.k8s.io/v1), PersistentVolumeClaim (v1), DataVolume, StorageProfile and CDI (cdi.kubevirt.io/v1beta1)", n.File, n.Line, n.APIVersion, n.Kind, obj)
+		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads only %s", n.File, n.Line, n.APIVersion, n.Kind, obj, kinds.Read())
 	}
 }

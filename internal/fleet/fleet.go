@@ -22,6 +22,9 @@ type Size struct {
 	StorageClasses int // classes; "replicated" is the default and every golden's
 	PVCs           int // tenant PVCs, spread over Namespaces
 	Namespaces     int
+	// DataVolumes gives every tenant PVC the DataVolume it was cloned
+	// through, as KubeVirt's dataVolumeTemplates leave them.
+	DataVolumes bool
 }
 
 // Large is the fleet of the performance issue: 1,000 goldens, 50 classes and
@@ -125,6 +128,9 @@ func State(s Size) *state.State {
 				naming.PoolAnnotation:   naming.PoolCAPIName(PoolName(ns, i/max(s.Namespaces, 1)%10)),
 			}}
 		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, boundPVC(meta, twenty))
+		if s.DataVolumes {
+			st.DataVolumes = append(st.DataVolumes, clonedDataVolume(meta, meta.Annotations[naming.GoldenAnnotation], twenty))
+		}
 	}
 	return st
 }
@@ -138,6 +144,20 @@ func boundPVC(meta metav1.ObjectMeta, size resource.Quantity) corev1.PersistentV
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
 		},
 		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: corev1.ResourceList{corev1.ResourceStorage: size}},
+	}
+}
+
+func clonedDataVolume(meta metav1.ObjectMeta, golden string, size resource.Quantity) cdiv1.DataVolume {
+	return cdiv1.DataVolume{
+		ObjectMeta: meta,
+		Spec: cdiv1.DataVolumeSpec{
+			Source: &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: golden}},
+			Storage: &cdiv1.StorageSpec{
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+				StorageClassName: ptr("replicated"),
+			},
+		},
+		Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded},
 	}
 }
 

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -36,6 +37,26 @@ var All = []Info{
 	{state.VolumeSnapshotClass, snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshotClass"), "volumesnapshotclasses", false},
 	{state.CDIConfig, cdiv1.SchemeGroupVersion.WithKind("CDIConfig"), "cdiconfigs", false},
 	{state.PersistentVolume, corev1.SchemeGroupVersion.WithKind("PersistentVolume"), "persistentvolumes", false},
+}
+
+// Read says which kinds the planner reads, for a message: each group
+// version's kinds, in the order of All ("StorageClass, CSIDriver
+// (storage.k8s.io/v1), …").
+func Read() string {
+	var groups []schema.GroupVersion
+	byGroup := map[schema.GroupVersion][]string{}
+	for _, i := range All {
+		gv := i.GVK.GroupVersion()
+		if _, ok := byGroup[gv]; !ok {
+			groups = append(groups, gv)
+		}
+		byGroup[gv] = append(byGroup[gv], i.GVK.Kind)
+	}
+	parts := make([]string, len(groups))
+	for n, gv := range groups {
+		parts[n] = strings.Join(byGroup[gv], ", ") + " (" + gv.String() + ")"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Of returns the Info of one single kind.

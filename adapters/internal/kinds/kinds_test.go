@@ -41,6 +41,11 @@ func TestTableCoversEveryKind(t *testing.T) {
 	assert.Equal(t, state.AllKinds, all)
 }
 
+func TestRead(t *testing.T) {
+	assert.Equal(t, "StorageClass, CSIDriver (storage.k8s.io/v1); PersistentVolumeClaim, PersistentVolume (v1); "+
+		"DataVolume, StorageProfile, CDI, CDIConfig (cdi.kubevirt.io/v1beta1); VolumeSnapshotClass (snapshot.storage.k8s.io/v1)", Read())
+}
+
 func TestAppendUnstructured(t *testing.T) {
 	st := &state.State{}
 	require.NoError(t, AppendUnstructured(st, state.CDI, map[string]any{

@@ -48,7 +48,8 @@ func FuzzPlan(f *testing.F) {
 // path (DecodePool, PoolFromObject, PoolSpec's UnmarshalJSON from JSON and
 // from YAML) reads the same spec with the same findings, every refusal is
 // typed with a refusal's reason and a field, and every warning a warning's
-// reason (or InvalidQuantity, which the HTTP path warns) and a field. The
+// reason (or InvalidQuantity, or a refusal's reason the HTTP path warns,
+// plantest.WarnsOnHTTPPath) and a field. The
 // seed corpus is testdata/fuzz/FuzzDecodePool.
 func FuzzDecodePool(f *testing.F) {
 	f.Add([]byte("cluster: demo"))
@@ -87,8 +88,10 @@ func FuzzDecodePool(f *testing.F) {
 
 		first, firstErr := plan.Plan(pools[viaDecodePool], cat, snap)
 		checkTyped(t, first, firstErr)
+		img := pools[viaDecodePool].Spec.OSImage
+		clone := img != nil && img.Builtin != nil && img.Factory == nil
 		for _, w := range first.Warnings {
-			if !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity || w.Field == "" {
+			if !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(plantest.WarnsOnHTTPPath(w.Reason, w.Field) && !clone) || w.Field == "" {
 				t.Fatalf("warning without a warning's reason or a field: %#v", w)
 			}
 		}

@@ -22,14 +22,6 @@ var aboutTheGolden = map[guard.Reason]bool{
 	guard.GoldenPending: true, guard.GoldenImportStalled: true, guard.GoldenUnavailable: true,
 }
 
-// httpOnly are the refusals' reasons the HTTP path warns instead (SPEC
-// section 10: it gains no refusal the pre-feature chart did not have).
-var httpOnly = map[guard.Reason]bool{guard.StorageClassNotFound: true, guard.DiskUnrenderable: true}
-
-// talosWarning are the refusals' reasons the HTTP path warns for a
-// malformed talos.* value it renders as given (SPEC section 11).
-var talosWarning = map[guard.Reason]bool{guard.InvalidSchematicID: true, guard.InvalidVersion: true, guard.InvalidImageFactoryURL: true}
-
 // builtin reports whether a pool takes the clone path.
 func builtin(p plan.Pool) bool {
 	img := p.Spec.OSImage
@@ -89,8 +81,7 @@ func everyRefusalIsTyped(t *rapid.T) {
 		}
 		for _, w := range res.Warnings {
 			switch {
-			case !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(httpOnly[w.Reason] && !builtin(p)) &&
-				!(talosWarning[w.Reason] && !builtin(p) && strings.HasPrefix(w.Field, "talos.")):
+			case !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(plantest.WarnsOnHTTPPath(w.Reason, w.Field) && !builtin(p)):
 				t.Fatalf("pool %d: warning reason %q is no known warning", i, w.Reason)
 			case w.Reason == guard.StateUnverified:
 				if k, ok := state.KindByName(w.Kind); !ok || snap.Observed(k) && s.State.Namespaces == nil || w.Field == "" {

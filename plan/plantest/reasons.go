@@ -1,6 +1,10 @@
 package plantest
 
-import "github.com/cozystack/kubernetes-worker-image/guard"
+import (
+	"strings"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+)
 
 // Whether a finding stops a plan is carried by its type (a guard.Refusal or
 // a guard.Warning), not by its reason; these say which reasons each type
@@ -33,3 +37,18 @@ func IsRefusalReason(r guard.Reason) bool { return refusalReasons[r] }
 // which the HTTP path reports as warnings (SPEC sections 9 and 10), are
 // refusals' reasons: a property that allows them says so.
 func IsWarningReason(r guard.Reason) bool { return warningReasons[r] }
+
+// WarnsOnHTTPPath reports whether the HTTP path reports a refusal's reason
+// r at field as a warning, as it renders what the pre-feature chart
+// rendered and gains no refusal that chart did not have (SPEC sections 9,
+// 10 and 11): InvalidQuantity, StorageClassNotFound and DiskUnrenderable
+// at any field, and a malformed talos.* identifier at that field.
+func WarnsOnHTTPPath(r guard.Reason, field string) bool {
+	switch r {
+	case guard.InvalidQuantity, guard.StorageClassNotFound, guard.DiskUnrenderable:
+		return true
+	case guard.InvalidSchematicID, guard.InvalidVersion, guard.InvalidImageFactoryURL:
+		return strings.HasPrefix(field, "talos.")
+	}
+	return false
+}

@@ -314,6 +314,10 @@ func TestRadius(t *testing.T) {
 	assert.False(t, partial.Known())
 	assert.Equal(t, state.VirtualMachine|state.DataSource, partial.Kinds())
 	assert.Equal(t, "at least 3 pools and 3 templates point at it; how many more is unknown: VirtualMachines and DataSources were not observed in every namespace", partial.String())
+	assert.Equal(t, "at least 3 pools and 3 templates", partial.Counts())
 	unknown := NewConsumerIndex(nil).Radius(goldenA)
-	assert.Equal(t, "how many pools and templates point at it is unknown: PersistentVolumeClaims, DataVolumes, KubevirtMachineTemplates, VirtualMachines and DataSources were not observed in every namespace", unknown.String())
+	assert.Equal(t, "no pool and no template seen points at it; how many more is unknown: "+
+		"PersistentVolumeClaims, DataVolumes, KubevirtMachineTemplates, VirtualMachines and DataSources were not observed in every namespace", unknown.String())
+	assert.Equal(t, "no pool and no template seen", unknown.Counts())
+	assert.Equal(t, "no pool and no template", idx.Radius("talos-worker-none").Counts())
 }

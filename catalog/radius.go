@@ -48,24 +48,35 @@ func (x *ConsumerIndex) Radius(golden string) Radius {
 // Known reports whether the counts are exact.
 func (r Radius) Known() bool { return len(r.Unobserved) == 0 }
 
+// Counts says the counts: "2 pools and 1 template", "no pool and no
+// template"; "at least 2 pools and 1 template" or "no pool and no template
+// seen" when a consumer kind was not observed.
+func (r Radius) Counts() string {
+	switch zero := r.Pools+r.Templates == 0; {
+	case zero && r.Known():
+		return "no pool and no template"
+	case zero:
+		return "no pool and no template seen"
+	case r.Known():
+		return count(r.Pools, "pool") + " and " + count(r.Templates, "template")
+	default:
+		return "at least " + count(r.Pools, "pool") + " and " + count(r.Templates, "template")
+	}
+}
+
 // String says the radius in words. For example "2 pools and 1 template
 // point at it"; "no pool and no template points at it"; with DataSources
 // unobserved, "at least 1 pool and 1 template point at it; how many more is
 // unknown: DataSources were not observed in every namespace".
 func (r Radius) String() string {
-	counts := count(r.Pools, "pool") + " and " + count(r.Templates, "template")
-	verb := "point"
+	verb := " point at it"
 	if r.Pools+r.Templates == 0 {
-		counts, verb = "no pool and no template", "points"
+		verb = " points at it"
 	}
 	if r.Known() {
-		return counts + " " + verb + " at it"
+		return r.Counts() + verb
 	}
-	unseen := kindList(r.Unobserved) + " were not observed in every namespace"
-	if r.Pools+r.Templates == 0 {
-		return "how many pools and templates point at it is unknown: " + unseen
-	}
-	return "at least " + counts + " point at it; how many more is unknown: " + unseen
+	return r.Counts() + verb + "; how many more is unknown: " + kindList(r.Unobserved) + " were not observed in every namespace"
 }
 
 func count(n int, what string) string {

@@ -23,10 +23,12 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// BenchmarkConsumers indexes who clones what over 100,000 PVCs and asks
-// for one golden's consumers.
+// BenchmarkConsumers indexes who clones what over 100,000 PVCs and 10,000
+// KubevirtMachineTemplates (issue 15) and asks for one golden's consumers.
 func BenchmarkConsumers(b *testing.B) {
-	snap := state.NewSnapshot(fleet.State(fleet.Large))
+	size := fleet.Large
+	size.Templates = 10000
+	snap := state.NewSnapshot(fleet.State(size))
 	f := fleet.Flavor(0)
 	golden := "talos-worker-" + f.SchematicID + "-" + f.Version
 	b.Run("index+query", func(b *testing.B) {
@@ -38,6 +40,9 @@ func BenchmarkConsumers(b *testing.B) {
 		}
 	})
 	x := catalog.NewConsumerIndex(snap)
+	if n := x.Radius(golden).Templates; n != size.Templates/size.Namespaces {
+		b.Fatalf("%d templates clone %s, want %d", n, golden, size.Templates/size.Namespaces)
+	}
 	b.Run("query", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

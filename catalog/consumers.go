@@ -6,28 +6,43 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
-// Kinds of a consumer.
+// Kinds of a consumer: every kind that clones a golden, or will (SPEC
+// sections 9 and 12).
 const (
-	KindDataVolume            = "DataVolume"
-	KindPersistentVolumeClaim = "PersistentVolumeClaim"
+	KindDataVolume              = "DataVolume"
+	KindPersistentVolumeClaim   = "PersistentVolumeClaim"
+	KindKubevirtMachineTemplate = "KubevirtMachineTemplate"
+	KindVirtualMachine          = "VirtualMachine"
+	KindDataSource              = "DataSource"
 )
 
-// Consumer is a disk that clones a golden.
+// Consumer is an object that clones a golden, or will when it is next
+// used: a disk; a KubevirtMachineTemplate or VirtualMachine whose
+// dataVolumeTemplates clone it (a pool scaled to zero has no disk, but its
+// template still points at the golden, and its next worker needs it); a
+// DataSource that names it.
 type Consumer struct {
-	// Kind is DataVolume, or PersistentVolumeClaim for a PVC whose
-	// same-named DataVolume does not clone the golden (or is gone).
+	// Kind is one of the Kind constants: DataVolume, or
+	// PersistentVolumeClaim for a PVC whose same-named DataVolume does not
+	// clone the golden (or is gone), KubevirtMachineTemplate,
+	// VirtualMachine, DataSource.
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// Pool is the disk's pool annotation, the pool's CAPI name
-	// ("kubernetes-demo-md0"); "" when the disk carries none.
+	// Pool is the pool's CAPI name ("kubernetes-demo-md0"): a disk's pool
+	// annotation, a template's or VirtualMachine's pool
+	// (capk.KubevirtMachineTemplate.Pool: its instance template's
+	// cluster.x-k8s.io/deployment-name label, else its disk's pool
+	// annotation), a DataSource's pool annotation; "" when it names none.
 	Pool string `json:"pool"`
 }
 
@@ -36,99 +51,239 @@ type Consumer struct {
 type ConsumersResult struct {
 	Golden    string     `json:"golden"`
 	Consumers []Consumer `json:"consumers"`
-	// Warnings say StateUnverified when DataVolumes or PVCs were not
+	// BlastRadius counts the pools and templates among the consumers.
+	BlastRadius Radius `json:"blastRadius"`
+	// Warnings say StateUnverified for each consumer kind that was not
 	// observed in every namespace, so the list may be incomplete: a script
 	// must never read "no consumers" from a plan that could not see.
 	Warnings guard.Warnings `json:"warnings"`
 }
 
 // ConsumerIndex finds the consumers of every golden in one pass over a
-// snapshot's DataVolumes and PVCs: build it once, then each query is a map
-// hit. It is read-only and safe to share between goroutines.
+// snapshot's consumer kinds (state.ConsumerKinds): build it once, then
+// each query is a map hit. It is read-only and safe to share between
+// goroutines.
 type ConsumerIndex struct {
 	byGolden   map[string][]Consumer
 	unobserved state.Kind
 }
 
-// NewConsumerIndex indexes the disks the snapshot holds, in every namespace,
-// that clone a golden:
-// a DataVolume by the disk annotation naming.GoldenAnnotation or by its
-// source.pvc in cozy-public; a PVC by the same annotation or by a
-// dataSource or dataSourceRef of kind PersistentVolumeClaim in cozy-public.
-// A disk known by both its DataVolume and its PVC is one consumer, listed
-// by its DataVolume.
+// NewConsumerIndex indexes the objects the snapshot holds, in every
+// namespace, that clone a golden:
+//   - a DataVolume by the disk annotation naming.GoldenAnnotation, by its
+//     source.pvc in cozy-public, or by a sourceRef to a DataSource that
+//     points at the golden;
+//   - a PVC by the same annotation, or by a dataSource or dataSourceRef of
+//     kind PersistentVolumeClaim in cozy-public; a disk known by both its
+//     DataVolume and its PVC is one consumer, listed by its DataVolume;
+//   - a KubevirtMachineTemplate or a VirtualMachine by any of its
+//     dataVolumeTemplates, read as a DataVolume is;
+//   - a DataSource that points at the golden (dataSourceGoldens).
+//
+// An object that clones a golden in several ways is one consumer of it.
 func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
-	x := &ConsumerIndex{byGolden: map[string][]Consumer{}}
-	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
+	x := &indexer{ConsumerIndex: &ConsumerIndex{byGolden: map[string][]Consumer{}}, snap: snap}
+	for _, k := range state.ConsumerKinds.Each() {
 		if !snap.Observed(k) {
 			x.unobserved |= k
 		}
 	}
-	for dv := range snap.DataVolumes() {
-		refs := dataVolumeClones(dv)
-		if refs == [3]string{} {
-			continue
-		}
-		for _, g := range refs {
-			if g == "" || isGolden(dv.Namespace, dv.Name, g) {
-				continue
-			}
-			pool := dv.Annotations[naming.PoolAnnotation]
-			if p := snap.PVC(dv.Namespace, dv.Name); pool == "" && p != nil {
-				pool = p.Annotations[naming.PoolAnnotation]
-			}
-			x.byGolden[g] = append(x.byGolden[g], Consumer{KindDataVolume, dv.Namespace, dv.Name, pool})
-		}
+	x.disks()
+	for t := range snap.KubevirtMachineTemplates() {
+		x.entries(KindKubevirtMachineTemplate, t.Namespace, t.Name, t.Pool(), t.DataVolumeTemplates())
 	}
-	for p := range snap.PersistentVolumeClaims() {
-		refs := pvcClones(p)
-		if refs == [3]string{} {
-			continue
-		}
-		dv := snap.DataVolume(p.Namespace, p.Name)
-		for _, g := range refs {
-			if g == "" || isGolden(p.Namespace, p.Name, g) || (dv != nil && clones(dataVolumeClones(dv), g)) {
-				continue
-			}
-			pool := p.Annotations[naming.PoolAnnotation]
-			if pool == "" && dv != nil {
-				pool = dv.Annotations[naming.PoolAnnotation]
-			}
-			x.byGolden[g] = append(x.byGolden[g], Consumer{KindPersistentVolumeClaim, p.Namespace, p.Name, pool})
-		}
+	for vm := range snap.VirtualMachines() {
+		x.entries(KindVirtualMachine, vm.Namespace, vm.Name, capk.VirtualMachinePool(vm), vm.Spec.DataVolumeTemplates)
+	}
+	for ds := range snap.DataSources() {
+		x.found = x.found[:0]
+		x.dataSourceGoldens(ds, ds.Namespace)
+		x.add(KindDataSource, ds.Namespace, ds.Name, ds.Annotations[naming.PoolAnnotation])
 	}
 	for _, cs := range x.byGolden {
 		slices.SortFunc(cs, func(a, b Consumer) int {
 			return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
 		})
 	}
-	return x
+	return x.ConsumerIndex
+}
+
+// indexer builds a ConsumerIndex; found is the goldens the object at hand
+// clones, each once (spare a second buffer, so that indexing allocates
+// nothing per object that clones nothing).
+type indexer struct {
+	*ConsumerIndex
+	snap         *state.Snapshot
+	found, spare []string
+}
+
+// clone records that the object at hand clones golden.
+func (x *indexer) clone(golden string) {
+	if golden != "" && !slices.Contains(x.found, golden) {
+		x.found = append(x.found, golden)
+	}
+}
+
+// add lists the object at hand as a consumer of each golden it clones.
+func (x *indexer) add(kind, namespace, name, pool string) {
+	for _, g := range x.found {
+		x.byGolden[g] = append(x.byGolden[g], Consumer{kind, namespace, name, pool})
+	}
+}
+
+func (x *indexer) disks() {
+	snap := x.snap
+	for dv := range snap.DataVolumes() {
+		x.found = x.found[:0]
+		x.dataVolumeGoldens(dv.Namespace, dv.Annotations, &dv.Spec)
+		x.found = slices.DeleteFunc(x.found, func(g string) bool { return isGolden(dv.Namespace, dv.Name, g) })
+		if len(x.found) == 0 {
+			continue
+		}
+		pool := dv.Annotations[naming.PoolAnnotation]
+		if p := snap.PVC(dv.Namespace, dv.Name); pool == "" && p != nil {
+			pool = p.Annotations[naming.PoolAnnotation]
+		}
+		x.add(KindDataVolume, dv.Namespace, dv.Name, pool)
+	}
+	for p := range snap.PersistentVolumeClaims() {
+		x.found = x.found[:0]
+		pvcGoldens(p, x.clone)
+		if len(x.found) == 0 {
+			continue
+		}
+		dv := snap.DataVolume(p.Namespace, p.Name)
+		claims, viaDV := x.found, x.spare[:0]
+		if dv != nil {
+			// The goldens its DataVolume clones, in the spare buffer: the
+			// disk is listed by its DataVolume for those.
+			x.found = viaDV
+			x.dataVolumeGoldens(dv.Namespace, dv.Annotations, &dv.Spec)
+			viaDV = x.found
+		}
+		x.spare = viaDV
+		x.found = slices.DeleteFunc(claims, func(g string) bool {
+			return isGolden(p.Namespace, p.Name, g) || slices.Contains(viaDV, g)
+		})
+		pool := p.Annotations[naming.PoolAnnotation]
+		if pool == "" && dv != nil {
+			pool = dv.Annotations[naming.PoolAnnotation]
+		}
+		x.add(KindPersistentVolumeClaim, p.Namespace, p.Name, pool)
+	}
+}
+
+// entries lists a template or VirtualMachine once per golden any of its
+// dataVolumeTemplates clones; each entry is read as a DataVolume of the
+// object's namespace, which is where KubeVirt creates it.
+func (x *indexer) entries(kind, namespace, name, pool string, dvts []kubevirtv1.DataVolumeTemplateSpec) {
+	x.found = x.found[:0]
+	for i := range dvts {
+		x.dataVolumeGoldens(namespace, dvts[i].Annotations, &dvts[i].Spec)
+	}
+	x.add(kind, namespace, name, pool)
+}
+
+// dataVolumeGoldens names the goldens a DataVolume (or a
+// dataVolumeTemplates entry) in namespace clones: by its disk annotation,
+// by its source.pvc in cozy-public, by its sourceRef.
+func (x *indexer) dataVolumeGoldens(namespace string, annotations map[string]string, spec *cdiv1.DataVolumeSpec) {
+	x.clone(annotations[naming.GoldenAnnotation])
+	if s := spec.Source; s != nil && s.PVC != nil && s.PVC.Namespace == naming.GoldenNamespace {
+		x.clone(s.PVC.Name)
+	}
+	x.sourceRefGoldens(spec.SourceRef, namespace)
+}
+
+// sourceRefGoldens names the goldens a DataVolume in namespace clones
+// through its sourceRef, as CDI v1.64.0 resolves one
+// (pkg/controller/datavolume/clone-controller-base.go
+// populateSourceIfSourceRef): only kind DataSource; the DataSource in
+// sourceRef.namespace, else the DataVolume's own namespace. A DataSource
+// that was not found clones nothing (CDI's webhook refuses the
+// DataVolume, and its controller leaves it be).
+func (x *indexer) sourceRefGoldens(ref *cdiv1.DataVolumeSourceRef, namespace string) {
+	if ref == nil || ref.Kind != cdiv1.DataVolumeDataSource {
+		return
+	}
+	ns := namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = *ref.Namespace
+	}
+	if ds := x.snap.DataSource(ns, ref.Name); ds != nil {
+		x.dataSourceGoldens(ds, namespace)
+	}
+}
+
+// dataSourceGoldens names the goldens a DataSource points at, for a
+// DataVolume in referrer (the DataSource's own namespace when it is the
+// consumer itself). Its source is spec.source.pvc; for a DataSource that
+// chains to another (spec.source.dataSource), CDI clones what its status
+// says the chain resolved to (populateSourceIfSourceRef), which its
+// controller copies from the other DataSource's spec.source, one level
+// deep, in the same namespace (pkg/controller/common/util.go
+// ResolveDataSourceChain: a DataSource chained to itself is chained twice;
+// pkg/controller/datasource-controller.go update): both count, so that a
+// status not yet reconciled hides nothing. A source PVC in cozy-public is
+// a golden; one with no namespace is where CDI's two controllers disagree
+// (the DataSource controller takes the DataSource's namespace, handlePvcSource;
+// the clone controller the DataVolume's, pvc-clone-controller.go
+// findSourcePvc), so it is a golden when either is cozy-public: of "does
+// anything still clone it?", the answer that keeps it is the safe one.
+func (x *indexer) dataSourceGoldens(ds *cdiv1.DataSource, referrer string) {
+	src := ds.Spec.Source
+	var pvcs [2]*cdiv1.DataVolumeSourcePVC
+	if ref := src.DataSource; ref != nil {
+		pvcs[0] = ds.Status.Source.PVC
+		ns := ref.Namespace
+		if ns == "" {
+			ns = ds.Namespace
+		}
+		if next := x.snap.DataSource(ns, ref.Name); next != nil && ns == ds.Namespace && next.Spec.Source.DataSource == nil {
+			pvcs[1] = next.Spec.Source.PVC
+		}
+	} else {
+		pvcs[0] = src.PVC
+	}
+	for _, p := range pvcs {
+		if p == nil {
+			continue
+		}
+		if p.Namespace == naming.GoldenNamespace ||
+			(p.Namespace == "" && (ds.Namespace == naming.GoldenNamespace || referrer == naming.GoldenNamespace)) {
+			x.clone(p.Name)
+		}
+	}
 }
 
 // Of lists the consumers of a golden by namespace and name. The slice is
 // shared: do not modify it.
 func (x *ConsumerIndex) Of(golden string) []Consumer { return x.byGolden[golden] }
 
-// Complete reports whether DataVolumes and PVCs were observed in every
-// namespace, so that no consumer can be missing.
+// Complete reports whether every consumer kind (state.ConsumerKinds) was
+// observed in every namespace, so that no consumer can be missing.
 func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 }
 
+// Unobserved is the consumer kinds that were not observed in every
+// namespace: what may hide a consumer.
+func (x *ConsumerIndex) Unobserved() state.Kind { return x.unobserved }
+
 // Result is the consumers of a golden with a StateUnverified warning per
-// kind that was not observed in every namespace.
+// consumer kind that was not observed in every namespace.
 func (x *ConsumerIndex) Result(golden string) ConsumersResult {
-	res := ConsumersResult{Golden: golden, Consumers: append([]Consumer{}, x.Of(golden)...)}
+	res := ConsumersResult{Golden: golden, Consumers: append([]Consumer{}, x.Of(golden)...), BlastRadius: x.Radius(golden)}
 	for _, k := range x.unobserved.Each() {
 		res.Warnings = append(res.Warnings, unverified(k, field.NewPath("consumers"),
-			"%ss were not observed in every namespace, so disks cloning golden %s may be missing; read them before deleting it", k, golden))
+			"%ss were not observed in every namespace, so consumers of golden %s may be missing; read them before deleting it", k, golden))
 	}
 	return res
 }
 
-// Consumers lists every disk, in any namespace, that clones a golden. To ask
-// about many goldens, build a ConsumerIndex once.
+// Consumers lists every object, in any namespace, that clones a golden.
+// To ask about many goldens, build a ConsumerIndex once.
 func Consumers(golden string, snap *state.Snapshot) ConsumersResult {
 	return NewConsumerIndex(snap).Result(golden)
 }
@@ -138,34 +293,13 @@ func isGolden(namespace, name, golden string) bool {
 	return namespace == naming.GoldenNamespace && name == golden
 }
 
-func clones(goldens [3]string, golden string) bool {
-	for _, g := range goldens {
-		if g == golden {
-			return true
-		}
-	}
-	return false
-}
-
-// dataVolumeClones names the goldens a DataVolume clones, by its annotation
-// and its source, each once ("" for none).
-func dataVolumeClones(dv *cdiv1.DataVolume) [3]string {
-	var out [3]string
-	out[0] = dv.Annotations[naming.GoldenAnnotation]
-	if s := dv.Spec.Source; s != nil && s.PVC != nil && s.PVC.Namespace == naming.GoldenNamespace && s.PVC.Name != out[0] {
-		out[1] = s.PVC.Name
-	}
-	return out
-}
-
-// pvcClones names the goldens a PVC clones, by its annotation, its
+// pvcGoldens names the goldens a PVC clones: by its annotation, its
 // dataSource (same namespace only) and its dataSourceRef (which may name
-// another namespace), each once ("" for none).
-func pvcClones(p *corev1.PersistentVolumeClaim) [3]string {
-	var out [3]string
-	out[0] = p.Annotations[naming.GoldenAnnotation]
+// another namespace).
+func pvcGoldens(p *corev1.PersistentVolumeClaim, clone func(string)) {
+	clone(p.Annotations[naming.GoldenAnnotation])
 	if s := p.Spec.DataSource; s != nil && isPVCRef(s.APIGroup, s.Kind) && p.Namespace == naming.GoldenNamespace {
-		out[1] = s.Name
+		clone(s.Name)
 	}
 	if s := p.Spec.DataSourceRef; s != nil && isPVCRef(s.APIGroup, s.Kind) {
 		ns := p.Namespace
@@ -173,16 +307,9 @@ func pvcClones(p *corev1.PersistentVolumeClaim) [3]string {
 			ns = *s.Namespace
 		}
 		if ns == naming.GoldenNamespace {
-			out[2] = s.Name
+			clone(s.Name)
 		}
 	}
-	if out[1] == out[0] {
-		out[1] = ""
-	}
-	if out[2] == out[0] || out[2] == out[1] {
-		out[2] = ""
-	}
-	return out
 }
 
 func isPVCRef(group *string, kind string) bool {

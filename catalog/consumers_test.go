@@ -118,12 +118,17 @@ func TestConsumersUnobserved(t *testing.T) {
 	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
 	got := Consumers(goldenA, state.NewSnapshot(s))
 	assert.Equal(t, []Consumer{{KindDataVolume, tenantNS, "disk", "p"}}, got.Consumers, "what was observed is listed, nothing outside it")
-	assert.Equal(t, []fixtures.Finding{{Reason: guard.StateUnverified, Field: "consumers"}, {Reason: guard.StateUnverified, Field: "consumers"}}, fixtures.Warned(got.Warnings),
-		"DataVolumes and PVCs read in some namespaces only may hide consumers")
+	var kinds []string
+	for _, w := range got.Warnings {
+		assert.Equal(t, fixtures.Finding{Reason: guard.StateUnverified, Field: "consumers"}, fixtures.Warned(guard.Warnings{w})[0])
+		kinds = append(kinds, w.Kind)
+	}
+	assert.Equal(t, []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}, kinds,
+		"every consumer kind read in some namespaces only may hide consumers, each named")
 
 	none := Consumers(goldenA, nil)
 	assert.Equal(t, []Consumer{}, none.Consumers, "an empty answer is [], never null")
-	assert.Len(t, none.Warnings, 2)
+	assert.Len(t, none.Warnings, 5)
 }
 
 func TestConsumerIndexRepeatedObject(t *testing.T) {

@@ -23,13 +23,15 @@ func RenderNeeds() state.Request {
 	}}.Merge(state.Request{})
 }
 
-// ConsumersNeeds is what Consumers and a ConsumerIndex read: everything
-// that may clone a golden, in every namespace.
+// ConsumersNeeds is what Consumers and a ConsumerIndex read: every kind
+// that may clone a golden (state.ConsumerKinds), in every namespace, one
+// list each.
 func ConsumersNeeds() state.Request {
-	return state.Request{Lists: []state.Ref{
-		{Kind: state.DataVolume},
-		{Kind: state.PersistentVolumeClaim},
-	}}.Merge(state.Request{})
+	var r state.Request
+	for _, k := range state.ConsumerKinds.Each() {
+		r.Lists = append(r.Lists, state.Ref{Kind: k})
+	}
+	return r.Merge(state.Request{})
 }
 
 // PruneNeeds is what Prune reads: the goldens and everything that may

@@ -35,15 +35,17 @@ func TestNeedsList(t *testing.T) {
 			},
 		},
 		"consumers": {
-			reason: "Consumers reads every disk that may clone a golden, in every namespace",
+			reason: "Consumers reads every kind that may clone a golden, in every namespace, one list each",
 			got:    catalog.ConsumersNeeds(),
-			want:   []state.Ref{list(state.PersistentVolumeClaim, ""), list(state.DataVolume, "")},
+			want: []state.Ref{list(state.PersistentVolumeClaim, ""), list(state.DataVolume, ""),
+				list(state.KubevirtMachineTemplate, ""), list(state.VirtualMachine, ""), list(state.DataSource, "")},
 		},
 		"prune": {
 			reason: "Prune reads both: the cluster-wide lists cover the cozy-public ones",
 			got:    catalog.PruneNeeds(),
 			want: []state.Ref{list(state.StorageClass, ""), list(state.PersistentVolumeClaim, ""), list(state.DataVolume, ""),
-				list(state.StorageProfile, ""), list(state.CDIConfig, "")},
+				list(state.StorageProfile, ""), list(state.CDIConfig, ""),
+				list(state.KubevirtMachineTemplate, ""), list(state.VirtualMachine, ""), list(state.DataSource, "")},
 		},
 	}
 	for name, tc := range cases {
@@ -114,8 +116,8 @@ func TestNeedsAreEnough(t *testing.T) {
 	})
 	t.Run("prune on render's needs", func(t *testing.T) {
 		got := catalog.Prune(cat, read(t, catalog.RenderNeeds()))
-		assert.ElementsMatch(t, []string{"DataVolume", "PersistentVolumeClaim"}, unverified(got.Warnings),
-			"neighbour: the goldens alone are not enough, the disks of other namespaces are unseen")
+		assert.ElementsMatch(t, []string{"DataVolume", "PersistentVolumeClaim", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}, unverified(got.Warnings),
+			"neighbour: the goldens alone are not enough, the consumers of other namespaces are unseen")
 		assert.Empty(t, got.SafeToDelete)
 	})
 }

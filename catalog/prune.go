@@ -46,26 +46,33 @@ func (c *Catalog) manages(golden string) bool {
 type Kept struct {
 	Name      string     `json:"name"`
 	Consumers []Consumer `json:"consumers"`
+	// BlastRadius counts the pools and templates among the consumers.
+	BlastRadius Radius `json:"blastRadius"`
 }
 
 // PruneReport says which unmanaged goldens could be deleted by hand, in the
 // shape of `worker-image catalog prune -o json`. It is a report: the library
 // never deletes.
 type PruneReport struct {
-	// SafeToDelete names the unmanaged goldens that no disk clones.
+	// SafeToDelete names the unmanaged goldens that nothing clones: no
+	// disk, template, VirtualMachine or DataSource.
 	SafeToDelete []string `json:"safeToDelete"`
-	// Kept are the unmanaged goldens that disks still clone, with those
-	// disks: deleting one would leave their pools unable to add workers.
+	// Kept are the unmanaged goldens that something still clones, with
+	// those consumers: deleting one would leave their pools unable to add
+	// workers.
 	Kept []Kept `json:"kept"`
-	// Warnings say StateUnverified when the disks or the goldens could not
-	// all be observed; then nothing is safe to delete.
+	// Warnings say StateUnverified, naming the kind, when a consumer kind
+	// or the goldens could not all be observed; then nothing is safe to
+	// delete.
 	Warnings guard.Warnings `json:"warnings"`
 }
 
 // Prune reports, for the goldens no entry of the catalog manages, which ones
-// nothing clones (safe to delete) and which are still cloned. When
-// DataVolumes or PVCs were not observed in every namespace a consumer may
-// be unseen, so nothing is reported safe to delete.
+// nothing clones (safe to delete) and which are still cloned (ConsumerIndex
+// says what clones). When a consumer kind (state.ConsumerKinds: PVCs,
+// DataVolumes, KubevirtMachineTemplates, VirtualMachines, DataSources) was
+// not observed in every namespace a consumer may be unseen, so nothing is
+// reported safe to delete, and a StateUnverified warning names the kind.
 func Prune(cat *Catalog, snap *state.Snapshot) PruneReport {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
@@ -77,7 +84,7 @@ func Prune(cat *Catalog, snap *state.Snapshot) PruneReport {
 	for _, n := range names {
 		switch cs := idx.Of(n); {
 		case len(cs) > 0:
-			rep.Kept = append(rep.Kept, Kept{Name: n, Consumers: append([]Consumer{}, cs...)})
+			rep.Kept = append(rep.Kept, Kept{Name: n, Consumers: append([]Consumer{}, cs...), BlastRadius: idx.Radius(n)})
 		case idx.Complete():
 			rep.SafeToDelete = append(rep.SafeToDelete, n)
 		default:

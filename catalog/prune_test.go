@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +26,10 @@ func TestPrune(t *testing.T) {
 	cloneB := workerDV(tenantNS, "disk-b", goldenB, "kubernetes-demo-md0")
 	cloneA := workerDV(tenantNS, "disk-a", goldenA, "kubernetes-demo-md1")
 	onlyA := Compile(values(Image{SchematicID: idA, Version: v1136}))
+	keptB := Kept{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}},
+		BlastRadius: Radius{Golden: goldenB, Pools: 1}}
+	scopedB := keptB
+	scopedB.BlastRadius.Unobserved = []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}
 
 	cases := map[string]struct {
 		reason   string
@@ -39,7 +44,7 @@ func TestPrune(t *testing.T) {
 			state:  cluster(append(goldens, cloneA, cloneB), nil),
 			want: PruneReport{
 				SafeToDelete: []string{goldenC},
-				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
+				Kept:         []Kept{keptB},
 			},
 		},
 		"Disabled": {
@@ -52,7 +57,7 @@ func TestPrune(t *testing.T) {
 			state: cluster(append(goldens, cloneB), nil),
 			want: PruneReport{
 				SafeToDelete: []string{goldenA, goldenC},
-				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
+				Kept:         []Kept{keptB},
 			},
 		},
 		"NilCatalog": {
@@ -70,9 +75,9 @@ func TestPrune(t *testing.T) {
 			}(),
 			want: PruneReport{
 				SafeToDelete: []string{},
-				Kept:         []Kept{{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}}}},
+				Kept:         []Kept{scopedB},
 			},
-			warnings: []fixtures.Finding{{Reason: guard.StateUnverified, Field: "safeToDelete"}, {Reason: guard.StateUnverified, Field: "safeToDelete"}},
+			warnings: slices.Repeat([]fixtures.Finding{{Reason: guard.StateUnverified, Field: "safeToDelete"}}, 5),
 		},
 		"PVCsUnknown": {
 			reason: "PVCs unknown alone are enough to report nothing safe to delete",
@@ -104,12 +109,13 @@ func TestPruneJSON(t *testing.T) {
 	raw, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"safeToDelete":[],"kept":[{"name":"`+goldenA+`","consumers":[
-		{"kind":"DataVolume","namespace":"tenant-a","name":"disk","pool":"kubernetes-demo-md0"}]}],"warnings":[]}`, string(raw))
+		{"kind":"DataVolume","namespace":"tenant-a","name":"disk","pool":"kubernetes-demo-md0"}],
+		"blastRadius":{"golden":"`+goldenA+`","pools":1,"templates":0}}],"warnings":[]}`, string(raw))
 
 	res := Consumers(goldenA, state.NewSnapshot(cluster(nil, nil)))
 	raw, err = json.Marshal(res)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"golden":"`+goldenA+`","consumers":[],"warnings":[]}`, string(raw))
+	assert.JSONEq(t, `{"golden":"`+goldenA+`","consumers":[],"blastRadius":{"golden":"`+goldenA+`","pools":0,"templates":0},"warnings":[]}`, string(raw))
 }
 
 // TestReportsJSONCarryWarnings: a script reading `catalog consumers` or

@@ -23,6 +23,12 @@ const (
 	ResourcePolicyAnnotation = "helm.sh/resource-policy"
 	// ImportEndpointAnnotation on a PVC records the URL CDI imported from.
 	ImportEndpointAnnotation = "cdi.kubevirt.io/storage.import.endpoint"
+	// DeploymentNameLabel is Cluster API's label of a MachineDeployment's
+	// machines. The kubernetes-nodes chart sets it, on the instance
+	// template of a pool's KubevirtMachineTemplate, to the pool's CAPI name
+	// (PoolCAPIName): kubernetes-<cluster>-<pool>
+	// (packages/apps/kubernetes-nodes/templates/nodegroup.yaml).
+	DeploymentNameLabel = "cluster.x-k8s.io/deployment-name"
 )
 
 // PoolCAPIName is the CAPI name of a pool: a KubernetesNodes "demo-md0" is

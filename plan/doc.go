@@ -48,10 +48,23 @@
 // rests on something being present (a pool that has already cloned) needs
 // it observed too.
 //
+// # Blast radius
+//
+// A pool that warns GoldenUnavailable runs on a golden that is gone, failed
+// or unmanaged: AddBlastRadius says how many pools and
+// KubevirtMachineTemplates in the whole cluster still point at it
+// (catalog.Radius), from a catalog.ConsumerIndex of what BlastRadiusNeeds
+// reads. It is information, never a refusal, and never a plan's own need:
+// Needs reads only what decides the pool's disk (state.PlanKinds), so an
+// unread consumer kind warns nothing of a plan, and a radius over one says
+// its counts are a lower bound.
+//
 // # Use
 //
 // Build the catalog once with catalog.Compile and the snapshot once with
 // state.NewSnapshot, then call Plan per pool or PlanAll for a fleet; both are
 // safe for concurrent use. Needs says what a pool's plan reads, so an adapter
-// reads exactly that.
+// reads exactly that; TemplateNeeds what reading the pools' live
+// KubevirtMachineTemplates takes (state.Snapshot.PoolTemplate), for a
+// caller that compares a plan with what the workers boot from today.
 package plan

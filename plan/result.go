@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -45,7 +46,7 @@ type Disk struct {
 // json` (SPEC section 8): {"namespace","name","outcome","source","golden",
 // "disk","installerImage","storageClass","warnings","refusals"}, the disk
 // absent when refused and its storage request written as the chart renders
-// diskSize.
+// diskSize, and "blastRadius" (catalog.Radius) when AddBlastRadius set it.
 type Result struct {
 	Namespace string
 	Name      string
@@ -67,6 +68,10 @@ type Result struct {
 	// Refusals are every refusal, nil when planned; Refusals.Err() is the
 	// error Plan returned.
 	Refusals guard.Refusals
+	// BlastRadius is, on a planned result that warns GoldenUnavailable,
+	// how many pools and templates still point at its golden; Plan leaves
+	// it nil, AddBlastRadius sets it.
+	BlastRadius *catalog.Radius
 }
 
 // resultJSON is Result's JSON shape.
@@ -81,12 +86,13 @@ type resultJSON struct {
 	StorageClass   storage.Resolution `json:"storageClass"`
 	Warnings       guard.Warnings     `json:"warnings"`
 	Refusals       guard.Refusals     `json:"refusals"`
+	BlastRadius    *catalog.Radius    `json:"blastRadius,omitempty"`
 }
 
 // MarshalJSON writes the SPEC section 8 shape.
 func (r Result) MarshalJSON() ([]byte, error) {
 	out := resultJSON{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Source: r.Source, Golden: r.Golden,
-		InstallerImage: r.InstallerImage, StorageClass: r.StorageClass, Warnings: r.Warnings, Refusals: r.Refusals}
+		InstallerImage: r.InstallerImage, StorageClass: r.StorageClass, Warnings: r.Warnings, Refusals: r.Refusals, BlastRadius: r.BlastRadius}
 	if r.Outcome == Planned {
 		disk, err := r.diskJSON()
 		if err != nil {

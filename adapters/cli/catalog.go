@@ -101,8 +101,21 @@ func (a *app) runRender(o *options, _ []string) error {
 			rerr = res.Refusals
 		}
 	}
+	// The goldens no entry manages are retired: say what still points at
+	// each, from a read of every consumer.
+	radii := []catalog.Radius{}
+	cv := v
+	if len(res.Unmanaged) > 0 {
+		if cv, err = a.consumerView(v); err != nil {
+			return err
+		}
+		idx := catalog.NewConsumerIndex(cv.snap)
+		for _, n := range res.Unmanaged {
+			radii = append(radii, idx.Radius(n))
+		}
+	}
 	if o.output != human {
-		if err := writeData(a.stdout, o.output, res); err != nil {
+		if err := writeData(a.stdout, o.output, withKey(res, "blastRadius", radii)); err != nil {
 			return err
 		}
 	} else {
@@ -113,8 +126,11 @@ func (a *app) runRender(o *options, _ []string) error {
 		}
 		if len(res.Unmanaged) > 0 {
 			printf(a.stderr, "unmanaged goldens (no entry manages them; see catalog prune):\n")
-			for _, n := range res.Unmanaged {
-				printf(a.stderr, "  %s\n", n)
+			for i, n := range res.Unmanaged {
+				printf(a.stderr, "  %s: %s\n", n, pointAt(radii[i]))
+			}
+			if why := cv.unknownRadius(radii); why != "" {
+				printf(a.stderr, "  (%s)\n", why)
 			}
 		}
 		summary := v.summary()
@@ -155,10 +171,14 @@ func (a *app) consumersCommand() *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
 		Use:   "consumers GOLDEN (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json|wide]",
-		Short: "list the disks that clone a golden",
-		Long: `Lists every DataVolume and PVC, in any namespace, that clones the golden
-GOLDEN (by the disk annotation or by its pvc source), with its pool: answer
-"does anything still clone this?" before deleting a golden by hand.`,
+		Short: "list what clones a golden: disks, templates, VirtualMachines, DataSources",
+		Long: `Lists everything, in any namespace, that clones the golden GOLDEN or will:
+DataVolumes and PVCs (by the disk annotation or by their source),
+KubevirtMachineTemplates and VirtualMachines (by their dataVolumeTemplates:
+a pool scaled to zero has a template and no disk), DataSources that name it
+and what clones through them, each with its pool, and how many pools and
+templates point at it: answer "does anything still clone this?" before
+deleting a golden by hand.`,
 		Example: a.examples(`worker-image catalog consumers talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.12.4 --example
 worker-image catalog consumers GOLDEN --kubeconfig ~/.kube/config -o json`),
 		RunE: a.runE(o, a.runConsumers),
@@ -197,7 +217,7 @@ func (a *app) runConsumers(o *options, args []string) error {
 	case wideOut:
 		a.writeConsumersWide(res.Consumers)
 	default:
-		printf(a.stdout, "golden %s: %d %s\n", res.Golden, len(res.Consumers), plural(len(res.Consumers), "consumer"))
+		printf(a.stdout, "golden %s: %d %s; %s\n", res.Golden, len(res.Consumers), plural(len(res.Consumers), "consumer"), pointAt(res.BlastRadius))
 		for _, c := range res.Consumers {
 			printf(a.stdout, "  %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
 		}
@@ -225,11 +245,16 @@ func withRefusals(v any, refusals guard.Refusals) any {
 	if len(refusals) == 0 {
 		return v
 	}
+	return withKey(v, "refusals", refusals)
+}
+
+// withKey is the JSON object v with one key more.
+func withKey(v any, key string, value any) any {
 	data, err := jsonObject(v)
 	if err != nil {
 		return v
 	}
-	data["refusals"] = refusals
+	data[key] = value
 	return data
 }
 
@@ -240,10 +265,11 @@ func (a *app) pruneCommand() *cobra.Command {
 		Short: "report the unmanaged goldens that are safe to delete",
 		Long: `Reports, of the goldens in cozy-public that no catalog entry manages any more,
 those that nothing clones (safe to delete) and those still cloned, with their
-consumers. A report only: nothing is deleted. When DataVolumes or PVCs could
-not be read everywhere, nothing is reported safe to delete: a --state file's
-count for every namespace only when --observed names them (or all), since a
-dump of some namespaces holds objects too.`,
+consumers (disks, KubevirtMachineTemplates, VirtualMachines, DataSources). A
+report only: nothing is deleted. When any of those kinds could not be read
+everywhere, nothing is reported safe to delete, and a warning names the kind:
+a --state file's count for every namespace only when --observed names them
+(or all), since a dump of some namespaces holds objects too.`,
 		Example: a.examples(`worker-image catalog prune --example
 worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --observed all -o json`),
 		Args: noArgs,
@@ -300,7 +326,7 @@ func (a *app) runPrune(o *options, _ []string) error {
 		}
 		printf(a.stdout, "kept (unmanaged, still cloned): %d\n", len(rep.Kept))
 		for _, k := range rep.Kept {
-			printf(a.stdout, "  %s\n", k.Name)
+			printf(a.stdout, "  %s: %s\n", k.Name, pointAt(k.BlastRadius))
 			for _, c := range k.Consumers {
 				printf(a.stdout, "    %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
 			}

@@ -22,15 +22,25 @@ func TestCatalogRender(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	if got := keys(out); !reflect.DeepEqual(got, []string{"goldens", "refusals", "unmanaged", "warnings"}) {
+	// SPEC section 8's shape, and the blast radius of each unmanaged
+	// golden (a key more: the shapes gain keys, never lose them).
+	if got := keys(out); !reflect.DeepEqual(got, []string{"blastRadius", "goldens", "refusals", "unmanaged", "warnings"}) {
 		t.Errorf("keys %v", got)
 	}
 	goldens := out["goldens"].([]any)
 	if len(goldens) != 1 || goldens[0].(map[string]any)["kind"] != "DataVolume" {
 		t.Errorf("one golden DataVolume: %v", goldens)
 	}
-	if got := out["unmanaged"].([]any); len(got) != 2 {
-		t.Errorf("two unmanaged goldens: %v", got)
+	if got := out["unmanaged"].([]any); len(got) != 3 {
+		t.Errorf("three unmanaged goldens: %v", got)
+	}
+	radii := out["blastRadius"].([]any)
+	if len(radii) != 3 {
+		t.Fatalf("a radius per unmanaged golden: %v", radii)
+	}
+	if r := radii[1].(map[string]any); !strings.HasSuffix(r["golden"].(string), "-v1.11.5") || r["pools"] != 1.0 || r["templates"] != 1.0 ||
+		!reflect.DeepEqual(r["unobserved"], []any{"DataSource"}) {
+		t.Errorf("the golden the scaled-to-zero pool's template clones: %v", r)
 	}
 
 	// The human output is the goldens as YAML documents, the rest on stderr.
@@ -63,22 +73,32 @@ func TestCatalogConsumers(t *testing.T) {
 	// SPEC section 8's shape, with the warnings every command's JSON
 	// carries (section 11), so that "no consumers" is never read from a
 	// state that could not see.
-	if got := keys(out); !reflect.DeepEqual(got, []string{"consumers", "golden", "warnings"}) {
+	if got := keys(out); !reflect.DeepEqual(got, []string{"blastRadius", "consumers", "golden", "warnings"}) {
 		t.Errorf("keys %v", got)
 	}
 	if _, ok := out["warnings"].([]any); !ok {
 		t.Errorf("warnings is a list: %v", out["warnings"])
 	}
 	cs := out["consumers"].([]any)
-	if len(cs) != 1 {
-		t.Fatalf("one consumer: %v", cs)
+	if len(cs) != 3 {
+		t.Fatalf("three consumers: the pool's template, its worker's VM and its disk: %v", cs)
 	}
-	c := cs[0].(map[string]any)
-	if got := keys(c); !reflect.DeepEqual(got, []string{"kind", "name", "namespace", "pool"}) {
-		t.Errorf("consumer keys %v", got)
+	var kinds []any
+	for _, c := range cs {
+		c := c.(map[string]any)
+		if got := keys(c); !reflect.DeepEqual(got, []string{"kind", "name", "namespace", "pool"}) {
+			t.Errorf("consumer keys %v", got)
+		}
+		if c["namespace"] != "tenant-legacy" || c["pool"] != "kubernetes-legacy-md0" {
+			t.Errorf("consumer %v", c)
+		}
+		kinds = append(kinds, c["kind"])
 	}
-	if c["namespace"] != "tenant-legacy" || c["pool"] != "kubernetes-legacy-md0" {
-		t.Errorf("consumer %v", c)
+	if !reflect.DeepEqual(kinds, []any{"KubevirtMachineTemplate", "VirtualMachine", "PersistentVolumeClaim"}) {
+		t.Errorf("consumers by namespace and name: %v", kinds)
+	}
+	if r := out["blastRadius"].(map[string]any); r["pools"] != 1.0 || r["templates"] != 1.0 {
+		t.Errorf("one pool and its template: %v", r)
 	}
 	none := exe(t, "", "catalog", "consumers", "talos-worker-abc-v1.0.0", "--example", "-o", "json")
 	if none.code != 0 || !strings.Contains(none.stdout, `"consumers": []`) {
@@ -103,12 +123,18 @@ func TestCatalogPrune(t *testing.T) {
 	}
 	safe := out["safeToDelete"].([]any)
 	kept := out["kept"].([]any)
-	if len(safe) != 1 || !strings.HasSuffix(safe[0].(string), "-v1.11.5") || len(kept) != 1 {
+	if len(safe) != 1 || !strings.HasSuffix(safe[0].(string), "-v1.10.9") || len(kept) != 2 {
 		t.Fatalf("safe %v, kept %v", safe, kept)
 	}
 	k := kept[0].(map[string]any)
-	if got := keys(k); !reflect.DeepEqual(got, []string{"consumers", "name"}) || k["name"] != legacyGolden {
+	if got := keys(k); !reflect.DeepEqual(got, []string{"blastRadius", "consumers", "name"}) || !strings.HasSuffix(k["name"].(string), "-v1.11.5") {
 		t.Errorf("kept %v", k)
+	}
+	if cs := k["consumers"].([]any); len(cs) != 1 || cs[0].(map[string]any)["kind"] != "KubevirtMachineTemplate" {
+		t.Errorf("the golden only the scaled-to-zero pool's template clones is kept: %v", cs)
+	}
+	if kept[1].(map[string]any)["name"] != legacyGolden {
+		t.Errorf("kept %v", kept[1])
 	}
 	y := exe(t, "", "catalog", "prune", "--example", "-o", "yaml")
 	if y.code != 0 || !strings.Contains(y.stdout, "safeToDelete:\n- talos-worker-") {

@@ -67,15 +67,18 @@ func kindNames() []string {
 func heldKinds(st *state.State) state.Kind {
 	var held state.Kind
 	for k, n := range map[state.Kind]int{
-		state.StorageClass:          len(st.StorageClasses),
-		state.PersistentVolumeClaim: len(st.PersistentVolumeClaims),
-		state.DataVolume:            len(st.DataVolumes),
-		state.StorageProfile:        len(st.StorageProfiles),
-		state.CDI:                   len(st.CDIs),
-		state.CSIDriver:             len(st.CSIDrivers),
-		state.VolumeSnapshotClass:   len(st.VolumeSnapshotClasses),
-		state.CDIConfig:             len(st.CDIConfigs),
-		state.PersistentVolume:      len(st.PersistentVolumes),
+		state.StorageClass:            len(st.StorageClasses),
+		state.PersistentVolumeClaim:   len(st.PersistentVolumeClaims),
+		state.DataVolume:              len(st.DataVolumes),
+		state.StorageProfile:          len(st.StorageProfiles),
+		state.CDI:                     len(st.CDIs),
+		state.CSIDriver:               len(st.CSIDrivers),
+		state.VolumeSnapshotClass:     len(st.VolumeSnapshotClasses),
+		state.CDIConfig:               len(st.CDIConfigs),
+		state.PersistentVolume:        len(st.PersistentVolumes),
+		state.KubevirtMachineTemplate: len(st.KubevirtMachineTemplates),
+		state.VirtualMachine:          len(st.VirtualMachines),
+		state.DataSource:              len(st.DataSources),
 	} {
 		if n > 0 {
 			held |= k
@@ -88,27 +91,52 @@ func heldKinds(st *state.State) state.Kind {
 // kinds it holds an object of, plus those named: a kind the file neither
 // holds nor names is unknown, never empty, since nothing says the dump
 // covered it. A destructive report (prune's safe-to-delete) takes the
-// file's PVCs and DataVolumes for every namespace only when they are named:
-// a dump of some namespaces holds objects too, so held but not named they
-// cover the namespaces the file holds them in. It reports whether it so
-// scoped them.
-func observeFile(st *state.State, named state.Kind, destructive bool) bool {
+// file's consumer kinds (PVCs, DataVolumes, templates, VirtualMachines,
+// DataSources) for every namespace only when they are named: a dump of
+// some namespaces holds objects too, so held but not named they cover the
+// namespaces the file holds them in. It returns the kinds it so scoped.
+func observeFile(st *state.State, named state.Kind, destructive bool) state.Kind {
 	st.Observed = heldKinds(st) | named
-	const disks = state.PersistentVolumeClaim | state.DataVolume
-	if !destructive || st.Observed&disks&^named == 0 {
-		return false
+	scoped := st.Observed & state.ConsumerKinds &^ named
+	if !destructive || scoped == 0 {
+		return 0
 	}
 	st.Namespaces = []string{}
-	for _, p := range st.PersistentVolumeClaims {
-		st.Namespaces = append(st.Namespaces, p.Namespace)
+	add := func(ns string) { st.Namespaces = append(st.Namespaces, ns) }
+	for i := range st.PersistentVolumeClaims {
+		add(st.PersistentVolumeClaims[i].Namespace)
 	}
-	for _, d := range st.DataVolumes {
-		st.Namespaces = append(st.Namespaces, d.Namespace)
+	for i := range st.DataVolumes {
+		add(st.DataVolumes[i].Namespace)
+	}
+	for i := range st.KubevirtMachineTemplates {
+		add(st.KubevirtMachineTemplates[i].Namespace)
+	}
+	for i := range st.VirtualMachines {
+		add(st.VirtualMachines[i].Namespace)
+	}
+	for i := range st.DataSources {
+		add(st.DataSources[i].Namespace)
 	}
 	slices.Sort(st.Namespaces)
 	st.Namespaces = slices.Compact(st.Namespaces)
-	return true
+	// One scope describes every namespaced kind: those named count only
+	// where the file holds any of them, too.
+	return st.Observed & state.Namespaced
 }
 
 // Type names the flag's value in help.
 func (k *observedKinds) Type() string { return "kinds" }
+
+// kindPlurals names kinds in the plural, for a sentence:
+// "PersistentVolumeClaims, DataVolumes and KubevirtMachineTemplates".
+func kindPlurals(k state.Kind) string {
+	var names []string
+	for _, one := range k.Each() {
+		names = append(names, one.String()+"s")
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

@@ -195,9 +195,9 @@ func TestObservedHelp(t *testing.T) {
 }
 
 func TestObservedPrune(t *testing.T) {
-	// A file alone cannot say that its PVCs and DataVolumes are every
+	// A file alone cannot say that its consumer kinds are every
 	// namespace's: prune reports a golden safe to delete only when
-	// --observed names them (SPEC section 11).
+	// --observed names them (SPEC sections 11 and 12).
 	cases := map[string]struct {
 		reason   string
 		args     []string
@@ -206,23 +206,28 @@ func TestObservedPrune(t *testing.T) {
 		stderrOK bool
 	}{
 		"FileAlone": {
-			reason: "the disks of the namespaces in the file may not be all: nothing is safe to delete",
-			warned: []string{"PersistentVolumeClaim", "DataVolume"},
+			reason: "the consumers of the namespaces in the file may not be all, and it holds no DataSource: nothing is safe to delete",
+			warned: consumerKinds,
 		},
 		"All": {
 			reason: "--observed all: the file is the whole cluster",
 			args:   []string{"--observed", "all"},
 			safe:   1,
 		},
-		"DisksNamed": {
-			reason: "naming the disks' kinds is enough",
-			args:   []string{"--observed", "PersistentVolumeClaim,DataVolume"},
+		"ConsumersNamed": {
+			reason: "naming every consumer kind is enough",
+			args:   []string{"--observed", "PersistentVolumeClaim,DataVolume,KubevirtMachineTemplate,VirtualMachine,DataSource"},
 			safe:   1,
 		},
+		"DisksNamed": {
+			reason: "naming the disks' kinds alone leaves the templates scoped to the file's namespaces, and DataSources unknown: nothing is safe",
+			args:   []string{"--observed", "PersistentVolumeClaim,DataVolume"},
+			warned: consumerKinds,
+		},
 		"OneNamed": {
-			reason: "one kind named leaves the other scoped to the file's namespaces: nothing is safe",
+			reason: "one kind named leaves the others scoped to the file's namespaces: nothing is safe",
 			args:   []string{"--observed", "PersistentVolumeClaim"},
-			warned: []string{"PersistentVolumeClaim", "DataVolume"},
+			warned: consumerKinds,
 		},
 		"Example": {
 			reason: "the embedded example is every namespace's",
@@ -247,7 +252,7 @@ func TestObservedPrune(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 				t.Fatal(err)
 			}
-			if len(out.SafeToDelete) != tc.safe || len(out.Kept) != 1 || out.Kept[0].Name != legacyGolden {
+			if len(out.SafeToDelete) != tc.safe || len(out.Kept) != 2 || out.Kept[1].Name != legacyGolden {
 				t.Errorf("%s: safe %v, kept %v", tc.reason, out.SafeToDelete, out.Kept)
 			}
 			var kinds []string
@@ -265,6 +270,9 @@ func TestObservedPrune(t *testing.T) {
 		})
 	}
 }
+
+// consumerKinds are the kinds that may clone a golden.
+var consumerKinds = []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}
 
 func sameSet(a, b []string) bool {
 	seen := map[string]int{}

@@ -29,6 +29,11 @@ type planReport struct {
 	withheld bool
 	// notices are the pools' re-image notices, by index (reimageNotice).
 	notices map[int]string
+	// radii are the pools' blast radii, as text, by index.
+	radii map[int]string
+	// unseenTemplates, when set, says why no re-image notice could be
+	// given: the pools' templates were not read.
+	unseenTemplates string
 }
 
 // writeData writes v as JSON or YAML.
@@ -67,11 +72,14 @@ func (a *app) writePlan(o *options, rep *planReport, v view) error {
 	case wideOut:
 		a.writeWide(rep.Pools, summary)
 	default:
-		err = a.writeHuman(rep.Pools, rep.notices, summary)
+		err = a.writeHuman(rep, summary)
 	}
 	printWarnings(a.stderr, rep.Warnings, summary)
 	printRefusals(a.stderr, rep.Refusals)
 	summary.print(a.stderr)
+	if o.output == human && rep.unseenTemplates != "" {
+		printf(a.stderr, "note: %s\n", rep.unseenTemplates)
+	}
 	return err
 }
 
@@ -245,8 +253,8 @@ const humanIndent = "  "
 // writeHuman prints, per pool, whether it is planned or refused, then its
 // warnings, then its disk or its refusals with their fields and ways out;
 // then a count.
-func (a *app) writeHuman(results []plan.Result, notices map[int]string, summary *offlineSummary) error {
-	w := a.stdout
+func (a *app) writeHuman(rep *planReport, summary *offlineSummary) error {
+	w, results := a.stdout, rep.Pools
 	planned := 0
 	for i, r := range results {
 		if i > 0 {
@@ -259,7 +267,10 @@ func (a *app) writeHuman(results []plan.Result, notices map[int]string, summary 
 			}
 			printf(w, "%swarning %s\n", humanIndent, finding(x.Reason, x.Field, x.Detail, x.Cause))
 		}
-		if n, ok := notices[i]; ok {
+		if b, ok := rep.radii[i]; ok {
+			printf(w, "%sblast radius of golden %s: %s\n", humanIndent, r.Golden, b)
+		}
+		if n, ok := rep.notices[i]; ok {
 			printf(w, "%snotice: %s\n", humanIndent, n)
 		}
 		if r.Outcome != plan.Planned {

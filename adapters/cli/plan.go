@@ -92,7 +92,9 @@ func (a *app) runPlan(o *options, args []string) error {
 		return err
 	}
 	v, err := a.snapshot(o, func() state.Request {
-		need := plan.NeedsAll(pools)
+		// The pools' live templates too, for the re-image notice: not
+		// the plans' needs, which decide only the disks.
+		need := plan.NeedsAll(pools).Merge(plan.TemplateNeeds(pools))
 		if o.catalog == "" {
 			// The catalog is read back from every golden.
 			need = need.Merge(catalog.RenderNeeds())
@@ -121,6 +123,10 @@ func (a *app) runPlan(o *options, args []string) error {
 		runWarnings, runRefusals = strictRefusals(runWarnings)
 	}
 	rep := planReport{Pools: results, Warnings: runWarnings, Refusals: runRefusals, notices: notices(results, v.snap)}
+	if rep.radii, err = a.blastRadius(results, v); err != nil {
+		return err
+	}
+	rep.unseenTemplates = unseenTemplates(results, v)
 	if err := a.writePlan(o, &rep, v); err != nil {
 		return err
 	}
@@ -147,6 +153,32 @@ func (a *app) planAll(pools []plan.Pool, cat *catalog.Catalog, snap *state.Snaps
 	}
 	p.finish()
 	return out
+}
+
+// blastRadius sets, on each pool that warns GoldenUnavailable, how many
+// pools and templates still point at its golden, reading every consumer
+// once (consumerView) only when one does; it returns the human text of
+// each, by index.
+func (a *app) blastRadius(results []plan.Result, v view) (map[int]string, error) {
+	wanted := false
+	for _, r := range results {
+		wanted = wanted || plan.WantsBlastRadius(r)
+	}
+	if !wanted {
+		return nil, nil
+	}
+	cv, err := a.consumerView(v)
+	if err != nil {
+		return nil, err
+	}
+	plan.AddBlastRadius(results, catalog.NewConsumerIndex(cv.snap))
+	out := map[int]string{}
+	for i, r := range results {
+		if r.BlastRadius != nil {
+			out[i] = cv.radiusText(*r.BlastRadius)
+		}
+	}
+	return out, nil
 }
 
 // clonesAnyPool reports whether a pool clones (osImage.builtin): only its

@@ -24,6 +24,9 @@ type view struct {
 	causes map[state.Kind]string
 	// offline: no state at all; every StateUnverified is offlineCause.
 	offline bool
+	// cluster: the state was read from a cluster (a.conn), which can be
+	// read again.
+	cluster bool
 }
 
 // hasState reports whether the command was given the cluster's state.
@@ -35,8 +38,8 @@ func (a *app) hasState(o *options) bool {
 // kinds it holds an object of and those --observed names; the embedded
 // example's every kind), what need asks for read from the cluster, or
 // nothing (every kind unknown: the guards that need one warn
-// StateUnverified). A destructive report (prune) takes a file's PVCs and
-// DataVolumes for every namespace only when --observed names them.
+// StateUnverified). A destructive report (prune) takes a file's consumer
+// kinds for every namespace only when --observed names them all.
 func (a *app) snapshot(o *options, need func() state.Request, destructive bool) (view, error) {
 	var st *state.State
 	var notes []manifests.Note
@@ -66,7 +69,7 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 		if err != nil {
 			return view{}, err
 		}
-		return view{snap: state.NewSnapshot(st), causes: causes}, nil
+		return view{snap: state.NewSnapshot(st), causes: causes, cluster: true}, nil
 	default:
 		return view{offline: true}, nil
 	}
@@ -85,12 +88,14 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 	for _, k := range (state.AllKinds &^ st.Observed).Each() {
 		v.causes[k] = fmt.Sprintf("not in %s: it holds no %s, and --observed does not name it (--observed %s says the dump covered it)", name, k, k)
 	}
-	if scoped {
-		printf(a.stderr, "note: %s: its PersistentVolumeClaims and DataVolumes count only for the namespaces it holds them in; "+
-			"if it holds every namespace's, pass --observed all (or --observed PersistentVolumeClaim,DataVolume)\n", name)
-		for _, k := range []state.Kind{state.PersistentVolumeClaim, state.DataVolume} {
-			if _, ok := v.causes[k]; !ok && !o.observed.kinds.Has(k) {
-				v.causes[k] = fmt.Sprintf("not every namespace's: %s counts only for the namespaces it holds them in (--observed %s says it holds every namespace's)", name, k)
+	if scoped != 0 {
+		printf(a.stderr, "note: %s: its %s count only for the namespaces it holds them in; "+
+			"if it holds every namespace's, pass --observed all (or --observed %s)\n", name, kindPlurals(scoped),
+			strings.ReplaceAll(state.ConsumerKinds.String(), "|", ","))
+		for _, k := range scoped.Each() {
+			if _, ok := v.causes[k]; !ok {
+				v.causes[k] = fmt.Sprintf("not every namespace's: %s counts only for the namespaces it holds them in (--observed %s says it holds every namespace's)", name,
+					strings.ReplaceAll(state.ConsumerKinds.String(), "|", ","))
 			}
 		}
 	}

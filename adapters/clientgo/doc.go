@@ -1,14 +1,17 @@
 // Package clientgo reads cluster state for the planner through client-go: a
-// typed clientset for StorageClasses, PersistentVolumeClaims and CSIDrivers,
-// and a dynamic client for CDI's DataVolumes, StorageProfiles and CDI
-// resource (cdi.kubevirt.io/v1beta1), converted to their API types.
+// typed clientset for StorageClasses, PersistentVolumeClaims, CSIDrivers and
+// PersistentVolumes, and a dynamic client for the custom resources (CDI's
+// cdi.kubevirt.io/v1beta1 kinds, VolumeSnapshotClasses, KubeVirt's
+// VirtualMachines, KubevirtMachineTemplates), converted to their API types.
 //
 // # What it reads
 //
 // Reader.Read reads exactly a state.Request, which the planner gives
 // (plan.Needs for one pool, plan.NeedsAll for many): for one pool, one list
 // per cluster-scoped kind, the pool namespace's DataVolumes and PVCs, and the
-// golden's DataVolume and PVC by name, 8 requests. Requests stay bounded
+// golden's DataVolume and PVC by name, 8 requests; for what clones a golden
+// (catalog.ConsumersNeeds), one cluster-wide list per consumer kind.
+// Requests stay bounded
 // for any number of pools: once a namespaced kind would take more than
 // Reader.Limit requests (8), every namespaced kind is listed cluster-wide
 // instead, so a fleet costs one LIST per kind. A cluster-wide list answers

@@ -22,12 +22,15 @@ type ReadError = clusterread.ReadError
 const pageSize = 500
 
 // Reader reads cluster state through client-go: the core kinds through a
-// typed clientset, the CDI kinds through a dynamic client.
+// typed clientset, the custom resources through a dynamic client.
 type Reader struct {
-	// Core reads StorageClasses, PersistentVolumeClaims and CSIDrivers.
+	// Core reads StorageClasses, PersistentVolumeClaims, CSIDrivers and
+	// PersistentVolumes.
 	Core kubernetes.Interface
-	// Dynamic reads DataVolumes, StorageProfiles and the CDI resource. Nil
-	// leaves those kinds unknown.
+	// Dynamic reads the custom resources: CDI's kinds (DataVolumes,
+	// StorageProfiles, the CDI resource, CDIConfig, DataSources), the
+	// VolumeSnapshotClasses, VirtualMachines and KubevirtMachineTemplates.
+	// Nil leaves those kinds unknown.
 	Dynamic dynamic.Interface
 	// Limit is the most requests one kind gets before a single
 	// cluster-wide list replaces them; 0 means clusterread.DefaultLimit (8).

@@ -56,7 +56,7 @@ func TestOnePool(t *testing.T) {
 		"8 lists (6 cluster-scoped kinds, the namespace's PVCs and DataVolumes) and 3 gets (the golden's DataVolume, PVC and volume)")
 	assert.Equal(t, []string{"pv-" + fixtures.Golden}, volumeGets(cs), "the golden's volume is read by the name its claim gives")
 
-	assert.Equal(t, state.AllKinds&^state.PersistentVolume, st.Observed, "a volume read by name observes no more than itself")
+	assert.Equal(t, state.PlanKinds&^state.PersistentVolume, st.Observed, "a volume read by name observes no more than itself")
 	assert.Equal(t, []string{fixtures.TenantNamespace}, st.Namespaces)
 	snap := state.NewSnapshot(st)
 	assert.NotNil(t, snap.DataVolume("cozy-public", fixtures.Golden))

@@ -10,8 +10,10 @@
 //
 // # Scheme
 //
-// The manager's scheme must know CDI's types: call AddToScheme on it. A
-// client whose scheme lacks them fails every read with a *ReadError that
-// says so, rather than leaving the kinds unknown: that is a bug to fix, not
-// a cluster state to warn about forever.
+// The manager's scheme must know the custom types (CDI's, the CSI
+// snapshotter's, KubeVirt's VirtualMachine, the KubevirtMachineTemplate of
+// package capk): call AddToScheme on it. A client whose scheme lacks them
+// fails every read of them with a *ReadError that says so, rather than
+// leaving the kinds unknown: that is a bug to fix, not a cluster state to
+// warn about forever.
 package controllerruntime

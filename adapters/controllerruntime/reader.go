@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // ReadError is a read that failed for a reason that is not a refusal (a
@@ -82,6 +84,15 @@ func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.S
 	case state.PersistentVolume:
 		var l corev1.PersistentVolumeList
 		return s.list(ctx, &l, opts, func() { into.PersistentVolumes = append(into.PersistentVolumes, l.Items...) })
+	case state.KubevirtMachineTemplate:
+		var l capk.KubevirtMachineTemplateList
+		return s.list(ctx, &l, opts, func() { into.KubevirtMachineTemplates = append(into.KubevirtMachineTemplates, l.Items...) })
+	case state.VirtualMachine:
+		var l kubevirtv1.VirtualMachineList
+		return s.list(ctx, &l, opts, func() { into.VirtualMachines = append(into.VirtualMachines, l.Items...) })
+	case state.DataSource:
+		var l cdiv1.DataSourceList
+		return s.list(ctx, &l, opts, func() { into.DataSources = append(into.DataSources, l.Items...) })
 	}
 	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
 }
@@ -124,6 +135,15 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 	case state.PersistentVolume:
 		var o corev1.PersistentVolume
 		return s.get(ctx, key, &o, func() { into.PersistentVolumes = append(into.PersistentVolumes, o) })
+	case state.KubevirtMachineTemplate:
+		var o capk.KubevirtMachineTemplate
+		return s.get(ctx, key, &o, func() { into.KubevirtMachineTemplates = append(into.KubevirtMachineTemplates, o) })
+	case state.VirtualMachine:
+		var o kubevirtv1.VirtualMachine
+		return s.get(ctx, key, &o, func() { into.VirtualMachines = append(into.VirtualMachines, o) })
+	case state.DataSource:
+		var o cdiv1.DataSource
+		return s.get(ctx, key, &o, func() { into.DataSources = append(into.DataSources, o) })
 	}
 	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
 }
@@ -136,7 +156,8 @@ func (s source) get(ctx context.Context, key client.ObjectKey, o client.Object, 
 	return nil
 }
 
-// schemeHint says how to fix a client whose scheme lacks the CDI types. That
+// schemeHint says how to fix a client whose scheme lacks the CDI, KubeVirt
+// or template types. That
 // is the caller's bug, not the cluster's state, so it stays an error
 // rather than an unknown kind that would only warn forever.
 func schemeHint(err error) error {

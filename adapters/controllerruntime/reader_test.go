@@ -31,7 +31,7 @@ var pool = fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 
 // byName is what a pool's read observes: every kind, but the golden's
 // volume, which is read by name and observes no more than itself.
-const byName = state.AllKinds &^ state.PersistentVolume
+const byName = state.PlanKinds &^ state.PersistentVolume
 
 // counted counts the reads that reach the client.
 func counted(n *int) interceptor.Funcs {

@@ -15,11 +15,13 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // A codec reads the objects of one kind from JSON straight into the kind's
@@ -53,6 +55,11 @@ var codecs = map[state.Kind]codec{
 	}),
 	state.CDIConfig:        typed(trimMeta[cdiv1.CDIConfig], func(st *state.State) *[]cdiv1.CDIConfig { return &st.CDIConfigs }),
 	state.PersistentVolume: typed(trimMeta[corev1.PersistentVolume], func(st *state.State) *[]corev1.PersistentVolume { return &st.PersistentVolumes }),
+	state.KubevirtMachineTemplate: typed(trimMeta[capk.KubevirtMachineTemplate], func(st *state.State) *[]capk.KubevirtMachineTemplate {
+		return &st.KubevirtMachineTemplates
+	}),
+	state.VirtualMachine: typed(trimMeta[kubevirtv1.VirtualMachine], func(st *state.State) *[]kubevirtv1.VirtualMachine { return &st.VirtualMachines }),
+	state.DataSource:     typed(trimMeta[cdiv1.DataSource], func(st *state.State) *[]cdiv1.DataSource { return &st.DataSources }),
 }
 
 // typed is the codec of the API type T, kept in the slice of st that

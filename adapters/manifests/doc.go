@@ -8,8 +8,10 @@
 // A file holds a List (kind List, or a typed list such as
 // StorageClassList whose items leave apiVersion and kind to the list), or
 // "---"-separated documents, or both, in any order and mixing kinds. The
-// objects of the kinds the planner reads (StorageClass, CSIDriver,
-// PersistentVolumeClaim, DataVolume, StorageProfile, CDI) are decoded into
+// objects of the kinds the library reads (StorageClass, CSIDriver,
+// PersistentVolumeClaim, PersistentVolume, DataVolume, StorageProfile, CDI,
+// CDIConfig, VolumeSnapshotClass, and the consumers of goldens:
+// KubevirtMachineTemplate, VirtualMachine, DataSource) are decoded into
 // their API types; objects of any other kind or version are skipped with a
 // Note.
 //

@@ -10,21 +10,28 @@ import (
 // serves as a CRD; controllers read it as unstructured.
 var PoolGVK = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}
 
-// CRDs are the custom resources the suite installs: CDI's DataVolume
-// (namespaced), StorageProfile, CDI and CDIConfig (cluster-scoped) in
-// cdi.kubevirt.io/v1beta1, the CSI snapshotter's VolumeSnapshotClass
-// (cluster-scoped, snapshot.storage.k8s.io/v1, its fields at the top level
-// rather than under spec), and KubernetesNodes (namespaced). Their
-// schemas keep every field (the adapters decode them into CDI's Go types;
-// the server need not know them) and their status is a subresource, as in
-// the real CRDs, so a status is written through UpdateStatus and survives
-// spec updates.
+// CRDs are the custom resources the suite installs: CDI's DataVolume and
+// DataSource (namespaced), StorageProfile, CDI and CDIConfig
+// (cluster-scoped) in cdi.kubevirt.io/v1beta1, the CSI snapshotter's
+// VolumeSnapshotClass (cluster-scoped, snapshot.storage.k8s.io/v1, its
+// fields at the top level rather than under spec), KubeVirt's
+// VirtualMachine (kubevirt.io/v1), the KubeVirt Cluster API provider's
+// KubevirtMachineTemplate (infrastructure.cluster.x-k8s.io/v1alpha1, with no
+// status, as CAPK's CRD has none) and KubernetesNodes (namespaced, all
+// three). Their schemas keep every field (the adapters decode them into
+// the Go types; the server need not know them) and their status is a
+// subresource, as in the real CRDs, so a status is written through
+// UpdateStatus and survives spec updates.
 func CRDs() []*apiextensionsv1.CustomResourceDefinition {
 	return []*apiextensionsv1.CustomResourceDefinition{
 		crd("cdi.kubevirt.io", "v1beta1", "DataVolume", "datavolumes", "datavolume", apiextensionsv1.NamespaceScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "StorageProfile", "storageprofiles", "storageprofile", apiextensionsv1.ClusterScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "CDI", "cdis", "cdi", apiextensionsv1.ClusterScoped),
 		crd("cdi.kubevirt.io", "v1beta1", "CDIConfig", "cdiconfigs", "cdiconfig", apiextensionsv1.ClusterScoped),
+		crd("cdi.kubevirt.io", "v1beta1", "DataSource", "datasources", "datasource", apiextensionsv1.NamespaceScoped),
+		crd("kubevirt.io", "v1", "VirtualMachine", "virtualmachines", "virtualmachine", apiextensionsv1.NamespaceScoped),
+		withoutStatus(crd("infrastructure.cluster.x-k8s.io", "v1alpha1", "KubevirtMachineTemplate", "kubevirtmachinetemplates",
+			"kubevirtmachinetemplate", apiextensionsv1.NamespaceScoped)),
 		approved(topLevel(crd("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "volumesnapshotclass", apiextensionsv1.ClusterScoped)),
 			"https://github.com/kubernetes-csi/external-snapshotter/pull/814"),
 		crd(PoolGVK.Group, PoolGVK.Version, PoolGVK.Kind, "kubernetesnodes", "kubernetesnode", apiextensionsv1.NamespaceScoped),
@@ -61,6 +68,15 @@ func topLevel(c *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.Cust
 	keep := true
 	v := &c.Spec.Versions[0]
 	v.Schema.OpenAPIV3Schema.XPreserveUnknownFields = &keep
+	v.Subresources = nil
+	return c
+}
+
+// withoutStatus is a kind whose CRD has no status subresource (and no
+// status).
+func withoutStatus(c *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	v := &c.Spec.Versions[0]
+	delete(v.Schema.OpenAPIV3Schema.Properties, "status")
 	v.Subresources = nil
 	return c
 }

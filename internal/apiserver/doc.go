@@ -1,8 +1,8 @@
 // Package apiserver runs the real-API-server suite's control plane: a
 // kube-apiserver and an etcd started by controller-runtime's envtest, with
-// CDI's DataVolume, StorageProfile, CDI and CDIConfig, the CSI
-// snapshotter's VolumeSnapshotClass and Cozystack's KubernetesNodes
-// installed as CRDs (built in Go, status as a subresource), and the helpers
+// CDI's DataVolume, DataSource, StorageProfile, CDI and CDIConfig, the CSI
+// snapshotter's VolumeSnapshotClass, KubeVirt's VirtualMachine, CAPK's
+// KubevirtMachineTemplate and Cozystack's KubernetesNodes installed as CRDs (built in Go, status as a subresource), and the helpers
 // its tests share: creating objects with their statuses, the realistic
 // cluster of package fixtures, users with narrow RBAC, informer caches, and
 // kubectl.

@@ -8,12 +8,14 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // Size says how large a cluster to build.
@@ -25,6 +27,10 @@ type Size struct {
 	// DataVolumes gives every tenant PVC the DataVolume it was cloned
 	// through, as KubeVirt's dataVolumeTemplates leave them.
 	DataVolumes bool
+	// Templates are KubevirtMachineTemplates spread over Namespaces, each
+	// of a pool of its namespace, whose disk-system clones the namespace's
+	// golden as the clone path renders it.
+	Templates int
 }
 
 // Large is the fleet of the performance issue: 1,000 goldens, 50 classes and
@@ -131,6 +137,20 @@ func State(s Size) *state.State {
 		if s.DataVolumes {
 			st.DataVolumes = append(st.DataVolumes, clonedDataVolume(meta, meta.Annotations[naming.GoldenAnnotation], twenty))
 		}
+	}
+	for i := range s.Templates {
+		ns := i % max(s.Namespaces, 1)
+		f := Flavor(ns % max(s.Goldens, 1))
+		golden := naming.GoldenPrefix + f.SchematicID + "-" + f.Version
+		pool := naming.PoolCAPIName(PoolName(ns, i/max(s.Namespaces, 1)))
+		dv := clonedDataVolume(metav1.ObjectMeta{Name: plan.DiskName,
+			Annotations: map[string]string{naming.GoldenAnnotation: golden, naming.PoolAnnotation: pool}}, golden, twenty)
+		t := capk.KubevirtMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace(ns), Name: fmt.Sprintf("%s-%06x", pool, i),
+			CreationTimestamp: metav1.NewTime(t0)}}
+		vm := &t.Spec.Template.Spec.VirtualMachineTemplate.Spec
+		vm.Template = &capk.InstanceTemplate{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{naming.DeploymentNameLabel: pool}}}
+		vm.DataVolumeTemplates = []kubevirtv1.DataVolumeTemplateSpec{{ObjectMeta: dv.ObjectMeta, Spec: dv.Spec}}
+		st.KubevirtMachineTemplates = append(st.KubevirtMachineTemplates, t)
 	}
 	return st
 }

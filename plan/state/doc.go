@@ -7,12 +7,15 @@
 //
 // # Rules
 //
-//   - Each kind of AllKinds is observed, possibly empty, or unknown. Unknown is never absent nor present: the zero State knows
+//   - Each kind of AllKinds (the cluster's storage and CDI, and the
+//     consumers of goldens: KubevirtMachineTemplate, VirtualMachine,
+//     DataSource) is observed, possibly empty, or unknown. Unknown is
+//     never absent nor present: the zero State knows
 //     nothing, and objects of a kind or namespace that was not observed are
 //     dropped from the Snapshot, so they can neither prove an absence nor
 //     grant a waiver.
-//   - Namespaces limits what the observed PersistentVolumeClaims and
-//     DataVolumes cover (nil: every namespace; empty: none). Objects read by
+//   - Namespaces limits what the observed namespaced kinds (Namespaced)
+//     cover (nil: every namespace; empty: none). Objects read by
 //     name are covered, found or not, outside that scope. Observed asks for
 //     a kind in full; Covers for one object; CoversNamespace for a namespace.
 //   - A disk is known by its DataVolume, its PVC, or both, merged by name.
@@ -22,6 +25,11 @@
 //     DataVolume that succeeded or a bound PVC carries both the pool's and
 //     the golden's annotation (ClonedDisks, listed by name). Disks of another
 //     golden are not listed: they belong to a flavor the pool has left.
+//   - The planner's guards read PlanKinds only; the consumer kinds serve
+//     package catalog's consumers and a pool's live template: PoolTemplate
+//     is the newest KubevirtMachineTemplate whose pool (package capk:
+//     its instance template's cluster.x-k8s.io/deployment-name label, else
+//     its disk's pool annotation) is the pool's CAPI name.
 //   - The cluster default class is resolved once, as package storage says.
 //     Several CDI resources (a broken cluster) resolve to the first by name.
 //   - Request.Merge drops repeats, lets a cluster-wide list cover the

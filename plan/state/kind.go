@@ -2,7 +2,8 @@ package state
 
 import "strings"
 
-// Kind is one kind of object the planner reads. Kinds combine as a set.
+// Kind is one kind of object the library reads: the planner's, and the
+// consumers of goldens. Kinds combine as a set.
 type Kind uint16
 
 const (
@@ -21,14 +22,39 @@ const (
 	// PersistentVolume is a golden's bound volume, read by name: its CSI
 	// driver is the one CDI clones with.
 	PersistentVolume
+	// KubevirtMachineTemplate (infrastructure.cluster.x-k8s.io/v1alpha1)
+	// is a pool's machine template: its dataVolumeTemplates clone a golden
+	// even while the pool has no worker, and hold the disk-system its
+	// workers boot from now.
+	KubevirtMachineTemplate
+	// VirtualMachine (kubevirt.io/v1) clones a golden through its
+	// dataVolumeTemplates.
+	VirtualMachine
+	// DataSource (cdi.kubevirt.io/v1beta1) names a PVC that a DataVolume's
+	// sourceRef clones.
+	DataSource
 
-	// AllKinds is every kind the planner reads.
+	// AllKinds is every kind the library reads.
 	AllKinds = StorageClass | PersistentVolumeClaim | DataVolume | StorageProfile | CDI | CSIDriver |
-		VolumeSnapshotClass | CDIConfig | PersistentVolume
+		VolumeSnapshotClass | CDIConfig | PersistentVolume | ConsumerKinds
+
+	// PlanKinds are the kinds the planner's guards read: a plan's needs
+	// (plan.Needs) name no other, so that what decides a pool's disk never
+	// waits on, nor warns for, a kind that only counts consumers.
+	PlanKinds = AllKinds &^ (KubevirtMachineTemplate | VirtualMachine | DataSource)
+
+	// ConsumerKinds are the kinds that may clone a golden (SPEC sections 9
+	// and 12): what "does anything still clone this golden?" reads, in every
+	// namespace.
+	ConsumerKinds = PersistentVolumeClaim | DataVolume | KubevirtMachineTemplate | VirtualMachine | DataSource
+
+	// Namespaced are the kinds that live in a namespace: State.Namespaces
+	// scopes them.
+	Namespaced = PersistentVolumeClaim | DataVolume | KubevirtMachineTemplate | VirtualMachine | DataSource
 )
 
 var kindNames = [...]string{"StorageClass", "PersistentVolumeClaim", "DataVolume", "StorageProfile", "CDI", "CSIDriver",
-	"VolumeSnapshotClass", "CDIConfig", "PersistentVolume"}
+	"VolumeSnapshotClass", "CDIConfig", "PersistentVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}
 
 // Has reports whether every kind of o is in k.
 func (k Kind) Has(o Kind) bool { return k&o == o }

@@ -14,10 +14,11 @@ func TestKind(t *testing.T) {
 		str    string
 		each   []state.Kind
 	}{
-		"none":  {"the empty set", 0, "none", nil},
-		"one":   {"a single kind is named by its Kubernetes kind", state.DataVolume, "DataVolume", []state.Kind{state.DataVolume}},
-		"two":   {"a set is listed in a fixed order, whatever the order it was built in", state.CDI | state.StorageClass, "StorageClass|CDI", []state.Kind{state.StorageClass, state.CDI}},
-		"all":   {"every kind", state.AllKinds, "StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI|CSIDriver|VolumeSnapshotClass|CDIConfig|PersistentVolume", singleKinds},
+		"none": {"the empty set", 0, "none", nil},
+		"one":  {"a single kind is named by its Kubernetes kind", state.DataVolume, "DataVolume", []state.Kind{state.DataVolume}},
+		"two":  {"a set is listed in a fixed order, whatever the order it was built in", state.CDI | state.StorageClass, "StorageClass|CDI", []state.Kind{state.StorageClass, state.CDI}},
+		"all": {"every kind", state.AllKinds, "StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI|CSIDriver|VolumeSnapshotClass|CDIConfig|PersistentVolume|" +
+			"KubevirtMachineTemplate|VirtualMachine|DataSource", singleKinds},
 		"stray": {"bits beyond the known kinds are not named", state.Kind(1 << 15), "none", nil},
 	}
 	for name, tc := range cases {

@@ -101,6 +101,7 @@ type Snapshot struct {
 	volumes    map[string]*corev1.PersistentVolume
 	cloned     map[cloneKey][]Disk
 	frozen     map[cloneKey][]string
+	consumers  consumerIndexes
 
 	src *State
 }
@@ -193,6 +194,7 @@ func NewSnapshot(s *State) *Snapshot {
 		}
 	}
 	x.indexClones()
+	x.indexConsumers()
 	return x
 }
 
@@ -314,27 +316,13 @@ func distinctClasses(ds []Disk) []string {
 // DataVolumes yields every DataVolume the snapshot holds (those of observed
 // namespaces, the later copy of a repeated one), in the State's order.
 func (x *Snapshot) DataVolumes() iter.Seq[*cdiv1.DataVolume] {
-	return func(yield func(*cdiv1.DataVolume) bool) {
-		for i := range x.src.DataVolumes {
-			d := &x.src.DataVolumes[i]
-			if x.dvs[Key{d.Namespace, d.Name}] == d && !yield(d) {
-				return
-			}
-		}
-	}
+	return held(x.src.DataVolumes, x.dvs, func(d *cdiv1.DataVolume) Key { return Key{d.Namespace, d.Name} })
 }
 
 // PersistentVolumeClaims yields every PersistentVolumeClaim the snapshot
 // holds, in the State's order.
 func (x *Snapshot) PersistentVolumeClaims() iter.Seq[*corev1.PersistentVolumeClaim] {
-	return func(yield func(*corev1.PersistentVolumeClaim) bool) {
-		for i := range x.src.PersistentVolumeClaims {
-			p := &x.src.PersistentVolumeClaims[i]
-			if x.pvcs[Key{p.Namespace, p.Name}] == p && !yield(p) {
-				return
-			}
-		}
-	}
+	return held(x.src.PersistentVolumeClaims, x.pvcs, func(p *corev1.PersistentVolumeClaim) Key { return Key{p.Namespace, p.Name} })
 }
 
 // Observed reports whether every kind of k was observed in full.
@@ -342,7 +330,7 @@ func (x *Snapshot) Observed(k Kind) bool {
 	if !x.observed.Has(k) {
 		return false
 	}
-	return x.namespaces == nil || k&(PersistentVolumeClaim|DataVolume) == 0
+	return x.namespaces == nil || k&Namespaced == 0
 }
 
 // Covers reports whether the object (or its absence) was observed: its kind
@@ -354,7 +342,7 @@ func (x *Snapshot) Covers(k Kind, namespace, name string) bool {
 	if !x.observed.Has(k) {
 		return false
 	}
-	return x.namespaces == nil || k&(PersistentVolumeClaim|DataVolume) == 0 || x.namespaces[namespace]
+	return x.namespaces == nil || k&Namespaced == 0 || x.namespaces[namespace]
 }
 
 // CoversNamespace reports whether kind k was read in full in namespace.
@@ -362,7 +350,7 @@ func (x *Snapshot) CoversNamespace(k Kind, namespace string) bool {
 	if !x.observed.Has(k) {
 		return false
 	}
-	return x.namespaces == nil || k&(PersistentVolumeClaim|DataVolume) == 0 || x.namespaces[namespace]
+	return x.namespaces == nil || k&Namespaced == 0 || x.namespaces[namespace]
 }
 
 // StorageClass looks a class up by name.

@@ -17,7 +17,7 @@ import (
 )
 
 var singleKinds = []state.Kind{state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver,
-	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume}
+	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume, state.KubevirtMachineTemplate, state.VirtualMachine, state.DataSource}
 
 // TestZeroStateKnowsNothing: unknown is never absent nor present.
 func TestZeroStateKnowsNothing(t *testing.T) {

@@ -3,9 +3,12 @@ package state
 import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // State is what was observed of a cluster. Each kind is either observed
@@ -14,8 +17,9 @@ import (
 type State struct {
 	// Observed is the set of kinds that were read.
 	Observed Kind
-	// Namespaces limits what the observed namespaced kinds
-	// (PersistentVolumeClaim, DataVolume) cover: nil means every namespace.
+	// Namespaces limits what the observed namespaced kinds (Namespaced:
+	// PersistentVolumeClaim, DataVolume, KubevirtMachineTemplate,
+	// VirtualMachine, DataSource) cover: nil means every namespace.
 	Namespaces []string
 	// Objects lists namespaced objects read one by one (a golden fetched by
 	// name), found or not, outside Namespaces. A listed object that is not
@@ -31,6 +35,13 @@ type State struct {
 	VolumeSnapshotClasses  []snapshotv1.VolumeSnapshotClass
 	CDIConfigs             []cdiv1.CDIConfig
 	PersistentVolumes      []corev1.PersistentVolume
+	// KubevirtMachineTemplates, VirtualMachines and DataSources are read
+	// for what clones a golden (package catalog's consumers) and for a
+	// pool's live disk-system (its newest template); the planner's guards
+	// never read them.
+	KubevirtMachineTemplates []capk.KubevirtMachineTemplate
+	VirtualMachines          []kubevirtv1.VirtualMachine
+	DataSources              []cdiv1.DataSource
 }
 
 // Ref names one object of one kind.

@@ -107,7 +107,7 @@ func TestDiscoverKinds(t *testing.T) {
 	require.NoError(t, err)
 	served, err := d.Kinds(state.AllKinds)
 	require.NoError(t, err)
-	cdi := state.DataVolume | state.StorageProfile | state.CDI | state.CDIConfig
+	cdi := state.DataVolume | state.StorageProfile | state.CDI | state.CDIConfig | state.DataSource
 	assert.Equal(t, (state.AllKinds &^ cdi).String(), served.Kinds.String(), "CDI's kinds are not served without its group")
 	assert.Equal(t, "the API server serves no group cdi.kubevirt.io", served.why[state.DataVolume])
 

@@ -55,7 +55,7 @@ var poolRequest = state.Request{
 
 // byName is what a read observes of the golden's volume: only the objects
 // read by name, never the kind.
-const byName = state.AllKinds &^ state.PersistentVolume
+const byName = state.PlanKinds &^ state.PersistentVolume
 
 func TestReadRecordsWhatWasRead(t *testing.T) {
 	golden := func(k state.Kind) state.Ref { return state.Ref{Kind: k, Namespace: "cozy-public", Name: "g"} }

@@ -8,11 +8,13 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // Info is how the API serves one kind.
@@ -26,7 +28,7 @@ type Info struct {
 // GVR is the kind's group, version and resource.
 func (i Info) GVR() schema.GroupVersionResource { return i.GVK.GroupVersion().WithResource(i.Resource) }
 
-// All lists the kinds the planner reads, in state.Kind order.
+// All lists the kinds the library reads, in state.Kind order.
 var All = []Info{
 	{state.StorageClass, storagev1.SchemeGroupVersion.WithKind("StorageClass"), "storageclasses", false},
 	{state.PersistentVolumeClaim, corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), "persistentvolumeclaims", true},
@@ -37,9 +39,12 @@ var All = []Info{
 	{state.VolumeSnapshotClass, snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshotClass"), "volumesnapshotclasses", false},
 	{state.CDIConfig, cdiv1.SchemeGroupVersion.WithKind("CDIConfig"), "cdiconfigs", false},
 	{state.PersistentVolume, corev1.SchemeGroupVersion.WithKind("PersistentVolume"), "persistentvolumes", false},
+	{state.KubevirtMachineTemplate, capk.GroupVersion.WithKind("KubevirtMachineTemplate"), "kubevirtmachinetemplates", true},
+	{state.VirtualMachine, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachine"), "virtualmachines", true},
+	{state.DataSource, cdiv1.SchemeGroupVersion.WithKind("DataSource"), "datasources", true},
 }
 
-// Read says which kinds the planner reads, for a message: each group
+// Read says which kinds the library reads, for a message: each group
 // version's kinds, in the order of All ("StorageClass, CSIDriver
 // (storage.k8s.io/v1), …").
 func Read() string {
@@ -69,7 +74,7 @@ func Of(k state.Kind) Info {
 	panic(fmt.Sprintf("kinds: %v is not a single kind", k))
 }
 
-// ByGVK finds the kind an apiVersion and kind name are, if the planner
+// ByGVK finds the kind an apiVersion and kind name are, if the library
 // reads it. Only the served version counts: another version of a kind is
 // not read, rather than read with a schema it does not have.
 func ByGVK(gvk schema.GroupVersionKind) (Info, bool) {
@@ -82,7 +87,7 @@ func ByGVK(gvk schema.GroupVersionKind) (Info, bool) {
 }
 
 // Namespaced is the set of kinds that live in a namespace.
-const Namespaced = state.PersistentVolumeClaim | state.DataVolume
+const Namespaced = state.Namespaced
 
 // AppendUnstructured converts an object decoded as a map (from YAML or a
 // dynamic client) into the typed object of kind k and appends it to st.
@@ -134,6 +139,21 @@ func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error
 		var o corev1.PersistentVolume
 		if err = conv.FromUnstructured(obj, &o); err == nil {
 			st.PersistentVolumes = append(st.PersistentVolumes, o)
+		}
+	case state.KubevirtMachineTemplate:
+		var o capk.KubevirtMachineTemplate
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.KubevirtMachineTemplates = append(st.KubevirtMachineTemplates, o)
+		}
+	case state.VirtualMachine:
+		var o kubevirtv1.VirtualMachine
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.VirtualMachines = append(st.VirtualMachines, o)
+		}
+	case state.DataSource:
+		var o cdiv1.DataSource
+		if err = conv.FromUnstructured(obj, &o); err == nil {
+			st.DataSources = append(st.DataSources, o)
 		}
 	default:
 		return fmt.Errorf("kinds: %v is not a single kind", k)

@@ -8,11 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // Normalize gives every object of st its apiVersion and kind and sorts each
@@ -29,6 +31,9 @@ func Normalize(st *state.State) {
 	typed(st.VolumeSnapshotClasses, state.VolumeSnapshotClass, func(o *snapshotv1.VolumeSnapshotClass) *metav1.TypeMeta { return &o.TypeMeta })
 	typed(st.CDIConfigs, state.CDIConfig, func(o *cdiv1.CDIConfig) *metav1.TypeMeta { return &o.TypeMeta })
 	typed(st.PersistentVolumes, state.PersistentVolume, func(o *corev1.PersistentVolume) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.KubevirtMachineTemplates, state.KubevirtMachineTemplate, func(o *capk.KubevirtMachineTemplate) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.VirtualMachines, state.VirtualMachine, func(o *kubevirtv1.VirtualMachine) *metav1.TypeMeta { return &o.TypeMeta })
+	typed(st.DataSources, state.DataSource, func(o *cdiv1.DataSource) *metav1.TypeMeta { return &o.TypeMeta })
 
 	sortByKey(st.StorageClasses, func(o *storagev1.StorageClass) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.PersistentVolumeClaims, func(o *corev1.PersistentVolumeClaim) *metav1.ObjectMeta { return &o.ObjectMeta })
@@ -39,6 +44,9 @@ func Normalize(st *state.State) {
 	sortByKey(st.VolumeSnapshotClasses, func(o *snapshotv1.VolumeSnapshotClass) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.CDIConfigs, func(o *cdiv1.CDIConfig) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.PersistentVolumes, func(o *corev1.PersistentVolume) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.KubevirtMachineTemplates, func(o *capk.KubevirtMachineTemplate) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.VirtualMachines, func(o *kubevirtv1.VirtualMachine) *metav1.ObjectMeta { return &o.ObjectMeta })
+	sortByKey(st.DataSources, func(o *cdiv1.DataSource) *metav1.ObjectMeta { return &o.ObjectMeta })
 
 	slices.SortFunc(st.Objects, compareRefs)
 }

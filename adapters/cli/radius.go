@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// consumerView is what the command knows of every golden's consumers, for
+// a blast radius: the view itself when it came from a file or nothing
+// (offline), else a second read of the cluster, of exactly
+// catalog.ConsumersNeeds (one list per consumer kind). A second read, so
+// that a user who may not list every namespace's PVCs loses the count
+// only, never what the command's own guards read.
+func (a *app) consumerView(v view) (view, error) {
+	if !v.cluster {
+		return v, nil
+	}
+	st, causes, err := a.conn.read(catalog.ConsumersNeeds())
+	if err != nil {
+		return view{}, err
+	}
+	return view{snap: state.NewSnapshot(st), causes: causes, cluster: true}, nil
+}
+
+// radiusText says a radius, and why each consumer kind it could not count
+// is unknown: "at least 1 pool and 1 template point at it; how many more
+// is unknown: DataSources were not observed in every namespace (not in
+// state.yaml: …)".
+func (v view) radiusText(r catalog.Radius) string {
+	if why := v.causesOf(r.Kinds()); why != "" {
+		return r.String() + " (" + why + ")"
+	}
+	return r.String()
+}
+
+// pointAt says a radius's counts, for a report whose warnings say which
+// kinds were not observed: "at least 1 pool and 1 template point at it".
+func pointAt(r catalog.Radius) string {
+	if r.Pools+r.Templates == 0 {
+		return r.Counts() + " points at it"
+	}
+	return r.Counts() + " point at it"
+}
+
+// unknownRadius says, once for radii, which consumer kinds they could not
+// count, and why: "" when they counted everything.
+func (v view) unknownRadius(radii []catalog.Radius) string {
+	var k state.Kind
+	for _, r := range radii {
+		k |= r.Kinds()
+	}
+	if k == 0 {
+		return ""
+	}
+	return "the counts are lower bounds: " + kindPlurals(k) + " were not observed in every namespace; " + v.causesOf(k)
+}
+
+// causesOf says why each of kinds is unknown, each cause once.
+func (v view) causesOf(kinds state.Kind) string {
+	var causes []string
+	for _, k := range kinds.Each() {
+		c := v.causes[k]
+		if v.offline {
+			c = offlineCause
+		}
+		if c != "" && !slices.Contains(causes, c) {
+			causes = append(causes, c)
+		}
+	}
+	return strings.Join(causes, "; ")
+}

@@ -31,7 +31,9 @@
 // has already cloned is never refused for its golden going missing, being
 // dropped or failing), StateUnverified (once per kind a guard needed but the
 // snapshot did not observe), NodeLocalStorageClass, and InvalidQuantity on
-// the HTTP path.
+// the HTTP path for a diskSize that is no positive quantity but that the
+// chart's values schema admits ("0", "-1Gi"): the chart rendered it. One
+// the schema refuses ("20 Gi", "") is refused: the chart's release failed.
 //
 // # Unknown is neither absent nor present
 //

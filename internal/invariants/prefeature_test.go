@@ -55,8 +55,10 @@ func TestOldChartIsTheSpecText(t *testing.T) {
 // says whether CDI can render the disk's PVC; it gains no refusal the chart
 // did not have but a bad pool name (nameRefusals) and, with a factory
 // override, a malformed value its URL is built from, its own or talos.*'s,
-// at the field it came from. Its warnings are a malformed diskSize,
-// rendered as given; without a factory override, a malformed talos.*
+// at the field it came from, and a diskSize off the values schema's
+// quantity pattern, which the chart refused too. Its warnings are a
+// diskSize of the pattern that is no positive quantity, rendered as given;
+// without a factory override, a malformed talos.*
 // value, rendered as given; and, from what was observed, one for a disk
 // CDI never renders (httpRenderWarning).
 func TestPreFeatureIdentity(t *testing.T) {
@@ -111,6 +113,12 @@ func TestPreFeatureIdentity(t *testing.T) {
 			if factory {
 				want = append(want, flavorFindings...)
 			}
+			// A size off the values schema's quantity pattern fails the
+			// chart's release: nothing rendered, the planner refuses.
+			unquantity := oldChartRefusesSize(p.Spec.DiskSize)
+			if unquantity {
+				want = append(want, findingOf(guard.InvalidQuantity, "diskSize", ""))
+			}
 			if got := refusals(err); !assert.ElementsMatch(t, want, got) {
 				t.Fatalf("pool %d: refusals %v, the pre-feature chart had %v", i, got, want)
 			}
@@ -122,7 +130,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 			q, qerr := resource.ParseQuantity(size)
 			malformed := qerr != nil || q.Sign() <= 0
 			var wantWarnings []finding
-			if malformed {
+			if malformed && !unquantity {
 				wantWarnings = append(wantWarnings, findingOf(guard.InvalidQuantity, "diskSize", ""))
 			}
 			wantWarnings = append(wantWarnings, render...)

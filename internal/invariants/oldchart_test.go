@@ -285,16 +285,20 @@ func sprigText(v any) string {
 
 var oldChart = template.Must(template.New("disk-system").Option("missingkey=zero").Funcs(helmFuncs).Parse(oldChartDisk))
 
-// chartDiskText renders the disk-system entry of coalesced values as Helm
-// does: a key that is missing is nil, and what would print "<no value>"
-// prints nothing. Its error is the template's failure (trimSuffix on
-// something else than a string, a field of a talos that is gone).
+// chartDiskText renders the disk-system entry of coalesced values as the
+// chart's kubevirtmachinetemplate define renders it (a key that is missing
+// is nil), the text the KubevirtMachineTemplate's name hashes. Helm removes
+// "<no value>" from the manifest it writes, after that text was hashed, so
+// a value that holds those very characters is written without them; no
+// value the properties draw does. Its error is the template's failure
+// (trimSuffix on something else than a string, a field of a talos that is
+// gone).
 func chartDiskText(v map[string]any) (string, error) {
 	var b strings.Builder
 	if err := oldChart.Execute(&b, v); err != nil {
 		return "", err
 	}
-	return strings.ReplaceAll(b.String(), "<no value>", ""), nil
+	return b.String(), nil
 }
 
 // chartInstaller is the installer image the chart's talos-reconcile Job

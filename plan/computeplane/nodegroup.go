@@ -2,6 +2,7 @@ package computeplane
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,6 +37,15 @@ func planGroup(name string, raw any, fld *field.Path, c *findings.Collector) (Po
 	if !ok {
 		chartvalues.RefuseType(c, raw, chartvalues.Object, fld)
 		return Pool{}, ingressUnknown
+	}
+	if v := group["ephemeralStorage"]; v != nil {
+		// The wrapped chart failed a group that still had it
+		// (`hasKey .group "ephemeralStorage"`): dropped, the size the tenant
+		// meant would silently be diskSize's default.
+		c.Refuse(guard.InvalidValue, fld.Child("ephemeralStorage"), v,
+			"ephemeralStorage is no longer supported (Cozystack's migration 41 moves it to diskSize), and the computeplane chart fails a group that has it; set diskSize instead")
+		group = maps.Clone(group)
+		delete(group, "ephemeralStorage")
 	}
 	values, _ := forwardMap(group, nodeGroupFields, fld, c)
 	checkQuantity(group["diskSize"], "20Gi", false, fld.Child("diskSize"), c)

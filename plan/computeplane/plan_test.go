@@ -350,6 +350,16 @@ func TestPlan(t *testing.T) {
 			values:   withEtcd + "nodeGroups:\n  md0: {gpus: [nvidia]}\n" + ingressGroup,
 			refusals: []string{"InvalidValue nodeGroups.md0.gpus[0]"},
 		},
+		"EphemeralStorage": {
+			reason:   "The wrapped chart failed a group that still had ephemeralStorage (migration 41 moves it to diskSize); dropped, the size meant would silently be 20Gi.",
+			values:   withEtcd + "nodeGroups:\n  md0: {ephemeralStorage: 50Gi}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.ephemeralStorage"},
+		},
+		"EphemeralStorageNull": {
+			reason: "Neighbour: a null one is not set.",
+			values: withEtcd + "nodeGroups:\n  md0: {ephemeralStorage: null, diskSize: 50Gi}\n" + ingressGroup,
+			pools:  []string{"ing", "md0"},
+		},
 		"GPUNameMissing": {
 			reason:   "The values schema requires a gpu's name.",
 			values:   withEtcd + "nodeGroups:\n  md0: {gpus: [{}]}\n" + ingressGroup,

@@ -60,8 +60,9 @@
 //   - InvalidValue: a value of a type the values schemas refuse (a list
 //     where a map belongs, a number where a string belongs, a fraction where
 //     a whole number or a quantity string belongs, a null), a gpu without
-//     its name, and ephemeralStorage, which the wrapped chart failed (it is
-//     diskSize now; dropped, the size meant would silently be 20Gi).
+//     its name, and ephemeralStorage, null or not, which the wrapped chart
+//     failed (it is diskSize now; dropped, the size meant would silently
+//     be 20Gi).
 //
 // # Etcd
 //

@@ -38,8 +38,8 @@ func planGroup(name string, raw any, fld *field.Path, c *findings.Collector) (Po
 		chartvalues.RefuseType(c, raw, chartvalues.Object, fld)
 		return Pool{}, ingressUnknown
 	}
-	if v := group["ephemeralStorage"]; v != nil {
-		// The wrapped chart failed a group that still had it
+	if v, present := group["ephemeralStorage"]; present {
+		// The wrapped chart failed a group that still had it, null or not
 		// (`hasKey .group "ephemeralStorage"`): dropped, the size the tenant
 		// meant would silently be diskSize's default.
 		c.Refuse(guard.InvalidValue, fld.Child("ephemeralStorage"), v,

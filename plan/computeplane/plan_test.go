@@ -356,9 +356,15 @@ func TestPlan(t *testing.T) {
 			refusals: []string{"InvalidValue nodeGroups.md0.ephemeralStorage"},
 		},
 		"EphemeralStorageNull": {
-			reason: "Neighbour: a null one is not set.",
-			values: withEtcd + "nodeGroups:\n  md0: {ephemeralStorage: null, diskSize: 50Gi}\n" + ingressGroup,
-			pools:  []string{"ing", "md0"},
+			reason:   "A null one too: the wrapped chart asked whether the group has the key, and a null inside a group survives Helm's coalescing.",
+			values:   withEtcd + "nodeGroups:\n  md0: {ephemeralStorage: null, diskSize: 50Gi}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.ephemeralStorage"},
+		},
+		"EphemeralStorageElsewhere": {
+			reason:   "Neighbour: the key inside resources is another field, dropped as any other.",
+			values:   withEtcd + "nodeGroups:\n  md0: {resources: {ephemeralStorage: 10Gi}}\n" + ingressGroup,
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"DroppedField nodeGroups.md0.resources.ephemeralStorage"},
 		},
 		"GPUNameMissing": {
 			reason:   "The values schema requires a gpu's name.",

@@ -13,10 +13,14 @@ import (
 
 // Pool values are read one way, whichever path they come by (a values map
 // from Helm or a controller, a KubernetesNodes object, JSON): as the
-// kubernetes-nodes chart reads them once Helm has merged them with its
-// defaults (SPEC sections 9 and 13). An absent key takes the chart's
-// default; a null deletes it, default included; a number where a string
-// belongs is what the chart prints for it.
+// kubernetes-nodes chart reads them once Helm has coalesced them with its
+// defaults and held them to its values schema (SPEC sections 9 and 13). An
+// absent key takes the chart's default; a null deletes it, default
+// included (so a null talos, or a null talos value the schema requires,
+// fails the release); a value of a type the schema refuses is
+// InvalidValue at its path, a diskSize string off its quantity pattern
+// InvalidQuantity; a number is what Helm prints for the float64 Flux hands
+// it.
 
 // The keys the kubernetes-nodes chart defines, for UnknownField: a key
 // outside them has no effect, and is most often a misspelling.

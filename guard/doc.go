@@ -1,23 +1,32 @@
-// Package guard holds the refusals and warnings of the planner: what they are
-// about, how they are gathered and how a caller opens them. A Refusal is a
-// plan the library will not make; a Warning is a finding that lets the plan
-// stand. Each carries a stable Reason, the values field it is about (a
-// k8s.io/apimachinery field path such as osImage.builtin.version or
-// images[2].storage), the subject it concerns (a pool or a catalog entry) and
-// a detail that names both sides of any mismatch and the supported way out.
+// Package guard holds the refusals and warnings of the planner and how a
+// caller opens them. A Refusal is a plan the library will not make; a
+// Warning is a finding that lets the plan stand. Each carries a stable
+// Reason, the values field it is about (a k8s.io/apimachinery field path
+// such as osImage.builtin.version or images[2].storage), the subject it
+// concerns (a pool, a catalog, a ComputePlane) and a detail that names both
+// sides of any mismatch and the supported way out.
 //
 // # Rules
 //
-//   - Reasons are exported constants whose value is their name; every one has
-//     a Severity, Refuse or Warn, and nothing in between. Callers and tests
-//     compare reasons and fields, never message text.
-//   - All independent refusals are reported together, never only the first:
-//     a Collector gathers them for one subject, in the order they were made.
-//   - Exported functions return error, nil when nothing is refused (never a
-//     typed nil). Join aggregates refusals with go-multierror; errors.As and
-//     errors.Is find every refusal in the aggregate, also when it is wrapped
-//     or nested, and Refusals and Reasons list them in order.
-//   - errors.Is(err, &Refusal{Reason: r}) matches a reason anywhere in err;
-//     adding a Field narrows the match to that field.
+//   - Reasons are exported constants whose value is their name. Callers and
+//     tests compare reasons and fields, never message text.
+//   - Severity is the finding's, not its reason's: InvalidQuantity refuses a
+//     clone and only warns on the HTTP path, which renders what the
+//     pre-feature chart rendered. The README's rules tables list each
+//     reason with the severity it is emitted with.
+//   - All independent refusals of a subject are reported together, in the
+//     order they were made, as one Refusals list, in the manner of
+//     apimachinery's field.ErrorList. The planner's results hold it as data
+//     (plan.Result.Refusals) and return it as their error, always of this
+//     one dynamic type: Refusals.Err is nil when there are none, never a
+//     typed nil.
+//   - One way to ask for a reason: errors.Is(err, guard.HostAssistedClone),
+//     anywhere in err, however wrapped. errors.As(err, &r) with a *Refusal
+//     finds the first; errors.As(err, &rs) with a Refusals opens them all.
+//   - Refusals, Refusal, Warnings and Warning marshal with encoding/json to
+//     SPEC section 8's {"reason","field","message"} (a StateUnverified
+//     warning adds its "kind", and "cause" when a reader said why), whatever
+//     their count; an empty list is [].
 //   - A Warning is not an error, so it cannot be returned as one by mistake.
+//   - Nothing here panics on a nil *Refusal or an empty list.
 package guard

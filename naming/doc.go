@@ -24,6 +24,6 @@
 //   - SameURL compares source URLs with scheme and host case-blind and
 //     default ports dropped; everything else must match.
 //
-// Validators take the values path as their last argument and return a
-// *guard.Refusal at that path, or nil.
+// Validators take the values path as their last argument and return the
+// refusals at that path as a guard.Refusals, nil when the value is valid.
 package naming

@@ -22,18 +22,26 @@
 // # Guards
 //
 // Refusals (guard reasons): ConflictingImageSource, InvalidSchematicID,
-// InvalidVersion, InvalidImageFactoryURL, InvalidQuantity, GoldenNotInCatalog,
-// GoldenImportFailed, StorageClassMismatch, DefaultStorageClassUnresolvable,
-// FrozenStorageClassConflict, DiskSmallerThanGolden, HostAssistedClone,
-// InvalidPoolName. All independent refusals come together in one error.
+// InvalidVersion, InvalidImageFactoryURL, InvalidQuantity, InvalidValue,
+// InvalidPoolName, GoldenNotInCatalog, GoldenImportFailed,
+// StorageClassMismatch, DefaultStorageClassUnresolvable,
+// FrozenStorageClassConflict, StorageClassNotFound, DiskUnrenderable,
+// DiskSmallerThanGolden, HostAssistedClone. The clone guards predict CDI
+// v1.64.0 from its own code (package internal/cdi names the file and
+// function each mirrors). All independent refusals come together:
+// Result.Refusals, which Plan also returns as its error.
 //
 // Warnings: GoldenPending, GoldenImportStalled, GoldenUnavailable (a pool that
 // has already cloned is never refused for its golden going missing, being
 // dropped or failing), StateUnverified (once per kind a guard needed but the
-// snapshot did not observe), NodeLocalStorageClass, and InvalidQuantity on
-// the HTTP path for a diskSize that is no positive quantity but that the
-// chart's values schema admits ("0", "-1Gi"): the chart rendered it. One
-// the schema refuses ("20 Gi", "") is refused: the chart's release failed.
+// snapshot did not observe, the kind in its Kind field), NodeLocalStorageClass,
+// UnknownField; and on the HTTP path, which gains no refusal the pre-feature
+// chart did not have, InvalidQuantity (a diskSize the chart's values schema
+// admits that is no positive quantity, "0" or "-1Gi": the chart rendered it;
+// one the schema refuses, "20 Gi" or "", is refused, since the chart's
+// release failed), InvalidSchematicID, InvalidVersion,
+// InvalidImageFactoryURL (talos.* values rendered as given),
+// StorageClassNotFound and DiskUnrenderable.
 //
 // # Unknown is neither absent nor present
 //

@@ -118,23 +118,101 @@ func chartEntry(r plan.Result, indent int) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	return text, readsBackAsWritten(r) || parsesBack(r, text)
+}
+
+// parsesBack reports whether text parses to exactly r's disk.
+func parsesBack(r plan.Result, text string) bool {
 	var items []map[string]any
 	if err := yaml.Unmarshal([]byte(text), &items); err != nil || len(items) != 1 {
-		return "", false
+		return false
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		return "", false
+		return false
 	}
 	var planned struct {
 		Disk map[string]any `json:"disk"`
 	}
 	if err := json.Unmarshal(data, &planned); err != nil {
-		return "", false
+		return false
 	}
 	got, err1 := json.Marshal(entryValues(items[0]))
 	want, err2 := json.Marshal(entryValues(planned.Disk))
-	return text, err1 == nil && err2 == nil && string(got) == string(want)
+	return err1 == nil && err2 == nil && string(got) == string(want)
+}
+
+// readsBackAsWritten reports whether every value helm.DiskText writes for
+// r is one YAML reads back as itself, so that the entry parses back to r's
+// disk by construction and need not be parsed (the parse costs more than
+// the rest of a plan): the values it writes plain (the entry's name, the
+// HTTP source's URL, the golden's namespace and name) are plainSafe, and
+// those it double-quotes (the annotations, the size, the class) quoteSafe.
+// Any other entry is parsed back.
+func readsBackAsWritten(r plan.Result) bool {
+	d := &r.Disk
+	src := d.Spec.Source
+	if !plainSafe(d.Name) || !quoteSafe(r.DiskSize) || src == nil {
+		return false
+	}
+	switch {
+	case r.Source == plan.HTTP && src.HTTP != nil:
+		if !plainSafe(src.HTTP.URL) {
+			return false
+		}
+	case r.Source == plan.Clone && src.PVC != nil:
+		if !plainSafe(src.PVC.Namespace) || !plainSafe(src.PVC.Name) {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, v := range d.Annotations {
+		if !quoteSafe(v) {
+			return false
+		}
+	}
+	if st := d.Spec.Storage; st != nil && st.StorageClassName != nil && !quoteSafe(*st.StorageClassName) {
+		return false
+	}
+	return true
+}
+
+// plainSafe reports whether s, written as a plain YAML scalar after a
+// key, reads back as the string s: a letter first (so no indicator, number,
+// timestamp or .inf), then only letters, digits and . _ / : % + = @ ~ -
+// (so no space, hence no ": " or " #", no quote, no flow indicator), not
+// ending in ':', and none of the words YAML 1.1 reads as a boolean or null
+// (y, n, yes, no, on, off, true, false, null, in any case).
+func plainSafe(s string) bool {
+	if s == "" || !isLetter(s[0]) || s[len(s)-1] == ':' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !isLetter(c) && (c < '0' || c > '9') && !strings.ContainsRune("._/:%+=@~-", rune(c)) {
+			return false
+		}
+	}
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return false
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// quoteSafe reports whether s, written double-quoted as strconv.Quote
+// writes it, reads back as s: printable ASCII without '"' or '\\', which
+// Go leaves as they are and YAML takes literally.
+func quoteSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // entryValues is what an entry decides: its name, annotations, source,

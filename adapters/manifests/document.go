@@ -74,9 +74,16 @@ func separatorError(line []byte) error {
 
 // decode turns one YAML document starting at line start into its objects.
 func decode(name string, doc []byte, start int) ([]Document, error) {
-	js, err := sigsyaml.YAMLToJSON(doc)
-	if err != nil {
-		return nil, &Error{File: name, Line: syntaxLine(err, start, doc), Problem: Syntax, Err: err}
+	// The state reader's transcoder takes what kubectl prints (and what a
+	// generator writes) at several times YAMLToJSON's speed, exact or not
+	// at all; anything else (comments, flow collections, anchors) goes the
+	// general way.
+	js, _, ok := transcodeDocument(nil, doc)
+	if !ok {
+		var err error
+		if js, err = sigsyaml.YAMLToJSON(doc); err != nil {
+			return nil, &Error{File: name, Line: syntaxLine(err, start, doc), Problem: Syntax, Err: err}
+		}
 	}
 	if bytes.Equal(js, []byte("null")) {
 		return nil, nil // only comments or blank lines

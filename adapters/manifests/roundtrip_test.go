@@ -14,6 +14,8 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
@@ -80,6 +82,9 @@ func asRead(st *state.State) *state.State {
 	out.StorageProfiles = lastOf(st.StorageProfiles, func(o *cdiv1.StorageProfile) *metav1.ObjectMeta { return &o.ObjectMeta })
 	out.CDIs = lastOf(st.CDIs, func(o *cdiv1.CDI) *metav1.ObjectMeta { return &o.ObjectMeta })
 	out.CSIDrivers = lastOf(st.CSIDrivers, func(o *storagev1.CSIDriver) *metav1.ObjectMeta { return &o.ObjectMeta })
+	out.VolumeSnapshotClasses = lastOf(st.VolumeSnapshotClasses, func(o *snapshotv1.VolumeSnapshotClass) *metav1.ObjectMeta { return &o.ObjectMeta })
+	out.CDIConfigs = lastOf(st.CDIConfigs, func(o *cdiv1.CDIConfig) *metav1.ObjectMeta { return &o.ObjectMeta })
+	out.PersistentVolumes = lastOf(st.PersistentVolumes, func(o *corev1.PersistentVolume) *metav1.ObjectMeta { return &o.ObjectMeta })
 	return out
 }
 
@@ -134,6 +139,9 @@ func differ(want, got *state.State) string {
 		{"StorageProfiles", untyped(w.StorageProfiles), untyped(g.StorageProfiles), len(w.StorageProfiles), len(g.StorageProfiles)},
 		{"CDIs", untyped(w.CDIs), untyped(g.CDIs), len(w.CDIs), len(g.CDIs)},
 		{"CSIDrivers", untyped(w.CSIDrivers), untyped(g.CSIDrivers), len(w.CSIDrivers), len(g.CSIDrivers)},
+		{"VolumeSnapshotClasses", untyped(w.VolumeSnapshotClasses), untyped(g.VolumeSnapshotClasses), len(w.VolumeSnapshotClasses), len(g.VolumeSnapshotClasses)},
+		{"CDIConfigs", untyped(w.CDIConfigs), untyped(g.CDIConfigs), len(w.CDIConfigs), len(g.CDIConfigs)},
+		{"PersistentVolumes", untyped(w.PersistentVolumes), untyped(g.PersistentVolumes), len(w.PersistentVolumes), len(g.PersistentVolumes)},
 	} {
 		if p.wantN != p.gotN {
 			return fmt.Sprintf("%d %s, want %d", p.gotN, p.name, p.wantN)
@@ -188,6 +196,8 @@ func heldKinds(st *state.State) state.Kind {
 		state.StorageClass: len(st.StorageClasses), state.PersistentVolumeClaim: len(st.PersistentVolumeClaims),
 		state.DataVolume: len(st.DataVolumes), state.StorageProfile: len(st.StorageProfiles),
 		state.CDI: len(st.CDIs), state.CSIDriver: len(st.CSIDrivers),
+		state.VolumeSnapshotClass: len(st.VolumeSnapshotClasses), state.CDIConfig: len(st.CDIConfigs),
+		state.PersistentVolume: len(st.PersistentVolumes),
 	} {
 		if n > 0 {
 			k |= kind
@@ -198,5 +208,6 @@ func heldKinds(st *state.State) state.Kind {
 
 func objects(st *state.State) int {
 	return len(st.StorageClasses) + len(st.PersistentVolumeClaims) + len(st.DataVolumes) +
-		len(st.StorageProfiles) + len(st.CDIs) + len(st.CSIDrivers)
+		len(st.StorageProfiles) + len(st.CDIs) + len(st.CSIDrivers) +
+		len(st.VolumeSnapshotClasses) + len(st.CDIConfigs) + len(st.PersistentVolumes)
 }

@@ -40,6 +40,9 @@ func Served(st *state.State) *state.State {
 	out.CSIDrivers = clone(st.CSIDrivers, s.object)
 	out.StorageProfiles = clone(st.StorageProfiles, s.object)
 	out.CDIs = clone(st.CDIs, s.object)
+	out.VolumeSnapshotClasses = clone(st.VolumeSnapshotClasses, s.object)
+	out.CDIConfigs = clone(st.CDIConfigs, s.object)
+	out.PersistentVolumes = clone(st.PersistentVolumes, s.object)
 	uids := map[state.Key]types.UID{}
 	out.DataVolumes = make([]cdiv1.DataVolume, len(st.DataVolumes))
 	for i := range st.DataVolumes {
@@ -88,7 +91,10 @@ func Served(st *state.State) *state.State {
 		}
 		p.Annotations = ann
 		p.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
-		p.Spec.VolumeName = "pvc-" + string(s.uid())
+		if p.Spec.VolumeName == "" {
+			// A golden's volume is in the state by its name already.
+			p.Spec.VolumeName = "pvc-" + string(s.uid())
+		}
 		p.Status.AccessModes = p.Spec.AccessModes
 		out.PersistentVolumeClaims[i] = *p
 	}

@@ -124,6 +124,9 @@ func items(st *state.State) []any {
 	items = typed(items, schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"}, st.CDIs)
 	items = typed(items, schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "DataVolume"}, st.DataVolumes)
 	items = typed(items, schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolumeClaim"}, st.PersistentVolumeClaims)
+	items = typed(items, schema.GroupVersionKind{Group: "snapshot.storage.k8s.io", Version: "v1", Kind: "VolumeSnapshotClass"}, st.VolumeSnapshotClasses)
+	items = typed(items, schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDIConfig"}, st.CDIConfigs)
+	items = typed(items, schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolume"}, st.PersistentVolumes)
 	return items
 }
 

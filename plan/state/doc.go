@@ -7,9 +7,7 @@
 //
 // # Rules
 //
-//   - Each kind (StorageClass, PersistentVolumeClaim, DataVolume,
-//     StorageProfile, CDI, CSIDriver) is observed, possibly empty, or
-//     unknown. Unknown is never absent nor present: the zero State knows
+//   - Each kind of AllKinds is observed, possibly empty, or unknown. Unknown is never absent nor present: the zero State knows
 //     nothing, and objects of a kind or namespace that was not observed are
 //     dropped from the Snapshot, so they can neither prove an absence nor
 //     grant a waiver.

@@ -6,15 +6,25 @@
 //	statefile -times 10 -format JSONList > state.json
 //	statefile -disks 100000 -format JSONList > state.json
 //	statefile -read state.json
+//	statefile -times 1 -pools 10000 > pools.yaml
+//	statefile -times 1 -catalog > catalog.yaml
+//
+// -pools writes that many KubernetesNodes documents that clone the
+// fleet's goldens, and -catalog the catalog values that serve them: with
+// the state, the inputs of the CLI's whole-process figure (issue 17:
+// `worker-image plan -f pools.yaml --catalog catalog.yaml --state
+// state.json -o chart`).
 //
 // -read prints the objects read, the time it took and the process's peak
 // resident set (VmHWM), and the peak as a multiple of the file's size.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"strings"
@@ -22,6 +32,8 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"sigs.k8s.io/yaml"
 )
 
 func main() {
@@ -30,7 +42,23 @@ func main() {
 	format := flag.String("format", "YAMLList", "YAMLList, YAMLDocuments, JSONList or JSONDocuments")
 	read := flag.String("read", "", "read this state file instead and report")
 	cpuProfile := flag.String("cpuprofile", "", "with -read, write a CPU profile of the read here")
+	pools := flag.Int("pools", 0, "write this many KubernetesNodes of the fleet instead")
+	catalogValues := flag.Bool("catalog", false, "write the fleet's catalog values instead")
 	flag.Parse()
+	if *pools > 0 || *catalogValues {
+		size := fleet.Workers.Times(*times)
+		var err error
+		if *pools > 0 {
+			err = writePools(os.Stdout, fleet.Pools(size, *pools))
+		} else {
+			err = writeYAML(os.Stdout, fleet.Catalog(size))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -65,6 +93,32 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "no format %q\n", *format)
 	os.Exit(2)
+}
+
+// writePools writes pools as KubernetesNodes documents.
+func writePools(w io.Writer, pools []plan.Pool) error {
+	bw := bufio.NewWriter(w)
+	for _, p := range pools {
+		doc := map[string]any{
+			"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "KubernetesNodes",
+			"metadata": map[string]any{"name": p.Name, "namespace": p.Namespace},
+			"spec":     p.Spec,
+		}
+		bw.WriteString("---\n")
+		if err := writeYAML(bw, doc); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func writeYAML(w io.Writer, v any) error {
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }
 
 func measure(path string) error {

@@ -16,7 +16,7 @@ func (r Reason) Error() string { return string(r) }
 // Reasons a pool or a catalog is refused for (SPEC section 5). Whether a
 // finding stops a plan is carried by the finding (a Refusal or a Warning),
 // not by its reason: InvalidQuantity refuses a clone and only warns on the
-// HTTP path, which renders what the pre-feature chart rendered.
+// HTTP path for a size the pre-feature chart rendered.
 const (
 	ConflictingImageSource          Reason = "ConflictingImageSource"
 	InvalidSchematicID              Reason = "InvalidSchematicID"

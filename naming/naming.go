@@ -144,7 +144,9 @@ func ParseGoldenName(name string) (schematicID, version string, ok bool) {
 }
 
 // ImageURL is the Image Factory URL of a flavor's raw image, the factory with
-// one trailing "/" trimmed. For example ImageURL("https://factory.talos.dev/",
+// one trailing "/" trimmed (the chart's trimSuffix "/"), the schematic ID
+// and version as they are (the chart prints them unquoted, so nothing is
+// escaped). For example ImageURL("https://factory.talos.dev/",
 // "ce4c98", "v1.13.6") is
 // "https://factory.talos.dev/image/ce4c98/v1.13.6/openstack-amd64.raw.xz".
 func ImageURL(factory, schematicID, version string) string {
@@ -153,7 +155,8 @@ func ImageURL(factory, schematicID, version string) string {
 
 // InstallerImage is the in-guest upgrade installer for a flavor, the
 // repository with one trailing "/" trimmed, as the kubernetes-nodes chart's
-// talos-reconcile Job writes it. For example
+// talos-reconcile Job applies it (its template escapes backslash, "$" and
+// "`" for an unquoted heredoc, which takes the escapes back). For example
 // InstallerImage("factory.talos.dev/installer/", "ce4c98", "v1.13.6") is
 // "factory.talos.dev/installer/ce4c98:v1.13.6", and a repository ending in
 // "//" keeps one.

@@ -3,7 +3,6 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -14,10 +13,14 @@ import (
 
 // Pool values are read one way, whichever path they come by (a values map
 // from Helm or a controller, a KubernetesNodes object, JSON): as the
-// kubernetes-nodes chart reads them once Helm has merged them with its
-// defaults (SPEC sections 9 and 13). An absent key takes the chart's
-// default; a null deletes it, default included; a number where a string
-// belongs is what the chart prints for it.
+// kubernetes-nodes chart reads them once Helm has coalesced them with its
+// defaults and held them to its values schema (SPEC sections 9 and 13). An
+// absent key takes the chart's default; a null deletes it, default
+// included (so a null talos, or a null talos value the schema requires,
+// fails the release); a value of a type the schema refuses is
+// InvalidValue at its path, a diskSize string off its quantity pattern
+// InvalidQuantity; a number is what Helm prints for the float64 Flux hands
+// it.
 
 // The keys the kubernetes-nodes chart defines, for UnknownField: a key
 // outside them has no effect, and is most often a misspelling.
@@ -115,44 +118,39 @@ func decodeSpec(v any) (spec PoolSpec) {
 	return spec
 }
 
-// decodeDiskSize reads diskSize as the chart does: its values schema takes
-// a whole number or a string, and its template writes
-// `diskSize | default "20Gi" | quote`, so an unset value, null, 0 and ""
-// are 20Gi and a number is quoted as Helm prints the float64 Flux hands it.
-// The schema refuses "" (it matches no quantity): the release fails before
-// it renders, which a warning says; SPEC section 9 reads it as 20Gi.
+// decodeDiskSize reads diskSize as the chart does. Its values schema takes
+// a whole number or a string that matches the quantity pattern
+// (chartvalues.QuantityPattern), and refuses anything else before the
+// template runs; the template writes `diskSize | default "20Gi" | quote`, so
+// null (which Helm deletes) and 0 (which default treats as unset) are
+// 20Gi, and a number is quoted as Helm prints the float64 Flux hands it.
+// "" matches no quantity: the schema refuses it, although default would
+// read it as 20Gi (SPEC sections 9 and 13 say 20Gi; the chart refuses). The
+// pattern of a string that is set is the planner's to check, for every
+// path a spec comes by (planHTTP; the clone path parses it).
 func decodeDiskSize(c *findings.Collector, raw any) string {
-	if s, ok := raw.(string); ok {
-		if s == "" {
-			c.Warn(guard.InvalidQuantity, pathDiskSize,
-				"diskSize is \"\": it reads as %s, as the chart's default does, but the kubernetes-nodes values schema refuses an empty diskSize and its release fails; remove diskSize or set a size such as %s", DefaultDiskSize, DefaultDiskSize)
-			return DefaultDiskSize
-		}
-		return s
-	}
-	if raw == nil {
+	switch {
+	case raw == nil:
+		return DefaultDiskSize
+	case raw == "":
+		c.Refuse(guard.InvalidQuantity, pathDiskSize, raw,
+			"diskSize is \"\": the kubernetes-nodes values schema refuses an empty diskSize (it matches no quantity), so the release fails before it renders; remove diskSize to take the chart's %s, or set a size such as %s", DefaultDiskSize, DefaultDiskSize)
+		return DefaultDiskSize
+	case !chartvalues.Quantity.Accepts(raw):
+		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
+			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, so the release fails; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+		return DefaultDiskSize
+	case chartvalues.Empty(raw):
 		return DefaultDiskSize
 	}
-	if f, ok := chartvalues.Float(raw); ok {
-		if f != math.Trunc(f) {
-			c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-				"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, so the release fails; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
-			return DefaultDiskSize
-		}
-		if f == 0 {
-			return DefaultDiskSize
-		}
-		return chartvalues.Print(raw)
-	}
-	c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-		"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, so the release fails; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
-	return DefaultDiskSize
+	return chartvalues.Print(raw)
 }
 
-// decodeTalos reads talos. The chart's schema requires each of its values:
-// a null deletes one (and a null talos all of them, on which the chart's
-// templates fail to render), so each is refused; a key left out keeps its
-// default.
+// decodeTalos reads talos. The chart's schema requires each of its values,
+// the four strings and the registryMirrors map: a null deletes one (and a
+// null talos all of them, on which the chart's templates fail to render),
+// so each is refused, as is a value of another type; a key left out keeps
+// its default.
 func decodeTalos(c *findings.Collector, raw any) Talos {
 	if raw == nil {
 		c.Refuse(guard.InvalidValue, pathTalos, nil,
@@ -173,6 +171,18 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 			return def
 		}
 		return text(c, m, key, def, fld)
+	}
+	// registryMirrors is not the planner's, but the schema requires it as
+	// a map: a null (deleted with the default) or another type fails the
+	// release, and no disk renders.
+	if raw, present := m["registryMirrors"]; present {
+		fld := pathTalos.Child("registryMirrors")
+		if raw == nil {
+			c.Refuse(guard.InvalidValue, fld, nil,
+				"%s is null: Helm deletes the chart's default ({}) with it, and the kubernetes-nodes values schema requires it, so the release fails; leave registryMirrors out, or set it to {}", fld)
+		} else if _, ok := chartvalues.Map(raw); !ok {
+			chartvalues.RefuseType(c, raw, chartvalues.Object, fld)
+		}
 	}
 	return Talos{
 		SchematicID:         required("schematicID", d.SchematicID, pathTalosSchematicID),

@@ -146,10 +146,10 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
 		},
 		"empty strings": {
-			reason:   `"" keeps its meaning: diskSize falls back to 20Gi (with a warning: the chart's schema refuses it), storageClass is the cluster default`,
+			reason:   `"" keeps its meaning: storageClass is the cluster default; diskSize "" is refused, since the chart's schema refuses it (SPEC 9 reads it as 20Gi)`,
 			values:   demo("diskSize", "", "storageClass", ""),
 			want:     spec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"builtin empty": {
 			reason: "builtin: {} is set, each field defaulting to talos.*",
@@ -279,6 +279,21 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			values:   demo("talos", object{"version": object{"major": 1.0}}),
 			refusals: []finding{f(guard.InvalidValue, "talos.version")},
 		},
+		"talos.registryMirrors null": {
+			reason:   "Helm deletes the chart's {} with it, and the chart's schema requires a registryMirrors map",
+			values:   demo("talos", object{"registryMirrors": nil}),
+			refusals: []finding{f(guard.InvalidValue, "talos.registryMirrors")},
+		},
+		"talos.registryMirrors a list": {
+			reason:   "the chart's schema takes only a map there",
+			values:   demo("talos", object{"registryMirrors": []any{"mirror.example"}}),
+			refusals: []finding{f(guard.InvalidValue, "talos.registryMirrors")},
+		},
+		"talos.registryMirrors a map": {
+			reason: "neighbour: a map of mirrors, its nulls deleted by Helm, is not the planner's to read",
+			values: demo("talos", object{"registryMirrors": object{"docker.io": object{"endpoints": []any{"https://mirror.example"}}, "ghcr.io": nil}}),
+			want:   spec(nil),
+		},
 
 		// diskSize goes through Helm's default "20Gi", then quote.
 		"diskSize 0": {
@@ -287,10 +302,16 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize \"\"": {
-			reason:   "\"\" is unset to Helm's default: 20Gi; the chart's schema refuses it, which a warning says",
+			reason:   "\"\" would be unset to Helm's default, but the chart's schema refuses it first (no quantity pattern matches it): the release fails",
 			values:   demo("diskSize", ""),
 			want:     spec(nil),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"diskSize \" \"": {
+			reason:   "neighbour: a blank is set, and the planner holds it to the schema's pattern",
+			values:   demo("diskSize", " "),
+			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = " " }),
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize null": {
 			reason: "null is unset to Helm's default: 20Gi",
@@ -422,9 +443,11 @@ func TestPoolValuesEveryPath(t *testing.T) {
 					assert.Contains(t, w.Detail, strconv.Quote(near), "%s suggests the nearest key", w.Field)
 				}
 			}
+			// The decoder refuses what the values schema refuses of the
+			// values' types and of an empty diskSize; the planner the rest.
 			var decodeRefusals []finding
 			for _, r := range tc.refusals {
-				if r.Reason == guard.InvalidValue {
+				if r.Reason == guard.InvalidValue || r == f(guard.InvalidQuantity, "diskSize") && tc.values["diskSize"] == "" {
 					decodeRefusals = append(decodeRefusals, r)
 				}
 			}

@@ -36,7 +36,10 @@
 // dropped or failing), StateUnverified (once per kind a guard needed but the
 // snapshot did not observe, the kind in its Kind field), NodeLocalStorageClass,
 // UnknownField; and on the HTTP path, which gains no refusal the pre-feature
-// chart did not have, InvalidQuantity, InvalidSchematicID, InvalidVersion,
+// chart did not have, InvalidQuantity (a diskSize the chart's values schema
+// admits that is no positive quantity, "0" or "-1Gi": the chart rendered it;
+// one the schema refuses, "20 Gi" or "", is refused, since the chart's
+// release failed), InvalidSchematicID, InvalidVersion,
 // InvalidImageFactoryURL (talos.* values rendered as given),
 // StorageClassNotFound and DiskUnrenderable.
 //

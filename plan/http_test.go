@@ -57,9 +57,14 @@ func TestHTTPPath(t *testing.T) {
 	cases := map[string]planCase{
 		"empty class left to the cluster": {reason: "storageClass \"\" is left out", pool: setClass("")},
 		"malformed diskSize warns": {
-			reason:   "the HTTP path renders a malformed diskSize as given and warns",
-			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
+			reason:   "the HTTP path renders a diskSize of the quantity pattern that is no positive quantity as given, as the chart did, and warns",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "-20Gi" },
 			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"unquantity diskSize refused": {
+			reason:   "a diskSize the values schema's quantity pattern refuses fails the chart's release: there is no pre-feature disk to match",
+			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"malformed talos renders as before": {
 			reason: "talos.* of a pool without osImage renders as the pre-feature chart rendered it, with a warning per value that fails the patterns (SPEC section 11), never a refusal",
@@ -142,13 +147,13 @@ func TestHTTPPath(t *testing.T) {
 func TestHTTPPathDetails(t *testing.T) {
 	p := httpPool()
 	p.Spec.StorageClass = ""
-	p.Spec.DiskSize = "20 Gi"
+	p.Spec.DiskSize = "-20Gi"
 	p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
 	res, err := plan.Plan(p, nil, nil)
 	require.NoError(t, err)
 	assert.Nil(t, res.Disk.Spec.Storage.StorageClassName)
 	assert.Equal(t, storage.Resolution{From: storage.Cluster}, res.StorageClass)
-	assert.Equal(t, "20 Gi", res.DiskSize, "rendered as given")
+	assert.Equal(t, "-20Gi", res.DiskSize, "rendered as given")
 	assert.Empty(t, res.Disk.Spec.Storage.Resources.Requests)
 	assert.Equal(t, "https://f.example/image/abc/v1.12.0/openstack-amd64.raw.xz", res.Disk.Spec.Source.HTTP.URL, "one trailing / trimmed")
 	assert.Equal(t, "factory.talos.dev/installer/abc:v1.12.0", res.InstallerImage)

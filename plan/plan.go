@@ -12,6 +12,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -233,9 +234,15 @@ func (p *planner) planHTTP(f *Factory) {
 	storageSpec := &parts.storage
 	q, err := resource.ParseQuantity(size)
 	sizeOK := err == nil && q.Sign() > 0
-	if sizeOK {
+	switch {
+	case sizeOK:
 		storageSpec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
-	} else {
+	case !chartvalues.IsQuantity(size):
+		// The chart's values schema refuses it: the release fails, and
+		// there is no pre-feature disk to match.
+		p.c.Refuse(guard.InvalidQuantity, pathDiskSize, size,
+			"diskSize %q is not a quantity: the kubernetes-nodes values schema refuses it, so the release fails before it renders; use a size such as %s", size, DefaultDiskSize)
+	default:
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
 			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", size, DefaultDiskSize)
 	}

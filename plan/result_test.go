@@ -29,7 +29,7 @@ func TestResultJSON(t *testing.T) {
 			reason: "0 refusals: the disk as the chart renders it, its request the size's text",
 			pool: func() plan.Pool {
 				p := httpPool()
-				p.Spec.DiskSize = "20 GB"
+				p.Spec.DiskSize = "-20Gi"
 				return p
 			}(),
 			want: `{
@@ -38,7 +38,7 @@ func TestResultJSON(t *testing.T) {
 					"metadata": {"name": "disk-system", "annotations": {"cdi.kubevirt.io/storage.usePopulator": "false"}},
 					"spec": {
 						"source": {"http": {"url": "` + defaultURL + `"}},
-						"storage": {"resources": {"requests": {"storage": "20 GB"}}, "storageClassName": "replicated"}
+						"storage": {"resources": {"requests": {"storage": "-20Gi"}}, "storageClassName": "replicated"}
 					}
 				},
 				` + installer + `,

@@ -507,9 +507,10 @@ func TestPlanThousandPools(t *testing.T) {
 }
 
 // TestPlanJSONDiskSizeAsGiven: the JSON disk carries diskSize as the chart
-// renders it, malformed (HTTP path, with its warning) or not canonical.
+// renders it, no positive quantity (HTTP path, with its warning) or not
+// canonical.
 func TestPlanJSONDiskSizeAsGiven(t *testing.T) {
-	for size, warns := range map[string]bool{"bad size": true, "20480Mi": false} {
+	for size, warns := range map[string]bool{"-20Gi": true, "20480Mi": false} {
 		r := exe(t, "", "plan", "-f", write(t, "p.yaml", poolDoc("demo-md1", "diskSize: "+size)), "-o", "json")
 		var out struct {
 			Pools []struct {

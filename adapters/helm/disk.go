@@ -23,11 +23,17 @@ var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 // the kubernetes-nodes chart renders it, its "- metadata:" line indented by
 // indent spaces (ChartIndent inside the chart), each line ending in "\n".
 //
-// On the HTTP path the text is byte for byte the pre-feature chart's: the
-// usePopulator annotation, the URL unquoted, the size as the values give it
-// and the class through Helm's quote, the storageClassName line left out
-// when the class is empty. On the clone path it is the same layout with the
-// golden and pool annotations, quoted, and the golden's pvc source.
+// On the HTTP path the text is byte for byte the pre-feature chart's, the
+// text of its kubevirtmachinetemplate define that names the
+// KubevirtMachineTemplate by its hash: the usePopulator annotation; the URL
+// printed as it is; `diskSize | default "20Gi" | quote`, the size as the
+// decoder read it (a number as Helm prints its float64) through Helm's
+// quote, Go's %q; `with storageClass` then quote, the storageClassName line
+// left out when the class is empty. In the manifest Helm writes, the lines
+// carry 4 more spaces (nindent 4), and Helm removes the characters
+// "<no value>" from it after hashing; a value holding them is written
+// without them. On the clone path it is the same layout with the golden and
+// pool annotations, quoted, and the golden's pvc source.
 func DiskText(r plan.Result, indent int) (string, error) {
 	if r.Outcome != plan.Planned {
 		return "", ErrRefused

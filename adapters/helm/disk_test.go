@@ -85,9 +85,9 @@ func TestDiskText(t *testing.T) {
 			indent: helm.ChartIndent,
 			want:   fixtures.PreFeatureDiskSystem,
 		},
-		"empty diskSize": {
-			reason: `diskSize: "" falls back to 20Gi, as the chart does`,
-			values: map[string]any{"cluster": "demo", "diskSize": ""},
+		"zero diskSize": {
+			reason: `diskSize: 0 falls back to 20Gi, as the chart's default does`,
+			values: map[string]any{"cluster": "demo", "diskSize": 0.0},
 			indent: helm.ChartIndent,
 			want:   fixtures.PreFeatureDiskSystem,
 		},
@@ -98,10 +98,10 @@ func TestDiskText(t *testing.T) {
 			want:   preFeatureNoClass,
 		},
 		"malformed diskSize": {
-			reason: "the HTTP path renders a malformed diskSize as given, quoted",
-			values: map[string]any{"cluster": "demo", "diskSize": "20 GB", "storageClass": ""},
+			reason: "the HTTP path renders a diskSize of the quantity pattern that is no positive quantity as given, quoted",
+			values: map[string]any{"cluster": "demo", "diskSize": "-20Gi", "storageClass": ""},
 			indent: 0,
-			want:   atIndent(fixtures.PreFeature(defaultURL, "20 GB", ""), 0),
+			want:   atIndent(fixtures.PreFeature(defaultURL, "-20Gi", ""), 0),
 		},
 		"factory override": {
 			reason: "the factory's own URL, one trailing slash trimmed, and the class through quote",

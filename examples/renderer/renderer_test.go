@@ -181,14 +181,14 @@ func TestPreFeatureIdentity(t *testing.T) {
 			reason: "the size is rendered as given, not normalised",
 			values: "cluster: demo\ndiskSize: 51200Mi",
 		},
-		"empty disk size": {
-			reason: `diskSize "" falls back to 20Gi, as the chart's default does, with a warning: the chart's values schema refuses ""`,
-			values: "cluster: demo\ndiskSize: ''",
+		"zero disk size": {
+			reason: `diskSize "0" is set (a quoted 0 is no empty value to the chart's default), and rendered as the chart did, with a warning`,
+			values: "cluster: demo\ndiskSize: '0'",
 			warn:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "diskSize"}},
 		},
 		"malformed disk size": {
-			reason: "a size the API server rejects is rendered as the chart did, with a warning",
-			values: "cluster: demo\ndiskSize: 20 Gi",
+			reason: "a size the API server rejects, of the values schema's quantity pattern, is rendered as the chart did, with a warning",
+			values: "cluster: demo\ndiskSize: -20Gi",
 			warn:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "diskSize"}},
 		},
 		"talos flavor": {

@@ -2,6 +2,7 @@ package chartvalues
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -18,9 +19,11 @@ const (
 	// Text is a string, as the charts' values schemas take it: a number
 	// or a boolean there fails the release.
 	Text Kind = iota
-	// Scalar is a string or a number: a quantity, or a kubelet threshold
-	// that may also be a percentage.
-	Scalar
+	// Quantity is what the charts' values schemas take for a size or a
+	// CPU count: a whole number, or a string (which Quantity's pattern
+	// judges apart, as InvalidQuantity). A fraction such as 1.5 fails the
+	// schema's "integer", a boolean both branches of its anyOf.
+	Quantity
 	// Count is a non-negative whole number.
 	Count
 	// Bool is true or false.
@@ -37,8 +40,8 @@ func (k Kind) String() string {
 	switch k {
 	case Text:
 		return "a string"
-	case Scalar:
-		return "a quantity (a string such as 20Gi, or a number)"
+	case Quantity:
+		return "a quantity (a whole number, or a string such as 20Gi or 500m)"
 	case Count:
 		return "a non-negative whole number"
 	case Bool:
@@ -61,12 +64,12 @@ func (k Kind) Accepts(v any) bool {
 	case Text:
 		_, isString := v.(string)
 		return isString
-	case Scalar:
+	case Quantity:
 		if _, ok := v.(string); ok {
 			return true
 		}
-		_, ok := Decimal(v)
-		return ok
+		f, ok := Float(v)
+		return ok && f == math.Trunc(f)
 	case Count:
 		n, ok := Integer(v)
 		return ok && n >= 0

@@ -55,8 +55,9 @@ func List(v any) ([]any, bool) {
 	return out, true
 }
 
-// Empty is what Helm's default and a template's if treat as unset (sprig's
-// empty): nil, false, a zero number, "", and an empty list or map. For
+// Empty is what Helm's default and a template's if, with and and treat as
+// unset (sprig's empty, which its default calls): nil, false, a zero
+// number (0.0 and -0.0 alike), "", and an empty list or map. For
 // example Empty(0.0) and Empty("") are true; Empty("0") and Empty(true)
 // are false.
 func Empty(v any) bool {
@@ -90,8 +91,9 @@ func Empty(v any) bool {
 	return false
 }
 
-// Print is a scalar as a template prints it, and as quote quotes it, once
-// Flux has handed it to Helm: a string as itself, a boolean as true or
+// Print is a scalar as a template prints it, and as quote quotes it (sprig's
+// strval, then %q), once Flux has handed it to Helm: a string as itself, a
+// boolean as true or
 // false, and a number of any Go type as the float64 it becomes in Flux's
 // JSON, as Go's fmt prints a float64 (the shortest form, in exponent form
 // from 1e+06): 21474836480 is "2.147483648e+10", 1000000 is "1e+06", 20 is

@@ -203,45 +203,53 @@ func TestKindAccepts(t *testing.T) {
 		v    any
 		want bool
 	}{
-		"Text string":        {chartvalues.Text, "a", true},
-		"Text number":        {chartvalues.Text, 5.0, false},
-		"Text bool":          {chartvalues.Text, true, false},
-		"Text map":           {chartvalues.Text, map[string]any{}, false},
-		"Text list":          {chartvalues.Text, []any{"a"}, false},
-		"Text nil":           {chartvalues.Text, nil, false},
-		"Scalar string":      {chartvalues.Scalar, "20Gi", true},
-		"Scalar float":       {chartvalues.Scalar, 20.0, true},
-		"Scalar json.Number": {chartvalues.Scalar, json.Number("20"), true},
-		"Scalar bool":        {chartvalues.Scalar, true, false},
-		"Scalar NaN":         {chartvalues.Scalar, math.NaN(), false},
-		"Scalar map":         {chartvalues.Scalar, map[string]any{"a": 1}, false},
-		"Count float":        {chartvalues.Count, 3.0, true},
-		"Count zero":         {chartvalues.Count, 0, true},
-		"Count uint8":        {chartvalues.Count, uint8(1), true},
-		"Count negative":     {chartvalues.Count, -1.0, false},
-		"Count fraction":     {chartvalues.Count, 2.5, false},
-		"Count string":       {chartvalues.Count, "3", false},
-		"Bool true":          {chartvalues.Bool, true, true},
-		"Bool quoted":        {chartvalues.Bool, "true", false},
-		"Bool number":        {chartvalues.Bool, 1.0, false},
-		"Texts list":         {chartvalues.Texts, []any{"a"}, true},
-		"Texts []string":     {chartvalues.Texts, []string{"a"}, true},
-		"Texts of numbers":   {chartvalues.Texts, []any{1.0}, true},
-		"Texts string":       {chartvalues.Texts, "a", false},
-		"Texts bytes":        {chartvalues.Texts, []byte("a"), false},
-		"Object map":         {chartvalues.Object, map[string]any{}, true},
-		"Object typed map":   {chartvalues.Object, map[string]string{"a": "b"}, true},
-		"Object list":        {chartvalues.Object, []any{}, false},
-		"Object nil":         {chartvalues.Object, nil, false},
-		"Objects list":       {chartvalues.Objects, []any{}, true},
-		"Objects []map":      {chartvalues.Objects, []map[string]any{{}}, true},
-		"Objects map":        {chartvalues.Objects, map[string]any{}, false},
-		"unknown kind":       {chartvalues.Kind(99), "a", false},
+		"Text string":          {chartvalues.Text, "a", true},
+		"Text number":          {chartvalues.Text, 5.0, false},
+		"Text bool":            {chartvalues.Text, true, false},
+		"Text map":             {chartvalues.Text, map[string]any{}, false},
+		"Text list":            {chartvalues.Text, []any{"a"}, false},
+		"Text nil":             {chartvalues.Text, nil, false},
+		"Quantity string":      {chartvalues.Quantity, "20Gi", true},
+		"Quantity any string":  {chartvalues.Quantity, "20 Gi", true},
+		"Quantity whole":       {chartvalues.Quantity, 20.0, true},
+		"Quantity huge whole":  {chartvalues.Quantity, 1e300, true},
+		"Quantity negative":    {chartvalues.Quantity, -5.0, true},
+		"Quantity int":         {chartvalues.Quantity, 21474836480, true},
+		"Quantity json.Number": {chartvalues.Quantity, json.Number("20"), true},
+		"Quantity json 1e3":    {chartvalues.Quantity, json.Number("1e3"), true},
+		"Quantity fraction":    {chartvalues.Quantity, 1.5, false},
+		"Quantity json 0.5":    {chartvalues.Quantity, json.Number("0.5"), false},
+		"Quantity bool":        {chartvalues.Quantity, true, false},
+		"Quantity NaN":         {chartvalues.Quantity, math.NaN(), false},
+		"Quantity nil":         {chartvalues.Quantity, nil, false},
+		"Quantity map":         {chartvalues.Quantity, map[string]any{"a": 1}, false},
+		"Count float":          {chartvalues.Count, 3.0, true},
+		"Count zero":           {chartvalues.Count, 0, true},
+		"Count uint8":          {chartvalues.Count, uint8(1), true},
+		"Count negative":       {chartvalues.Count, -1.0, false},
+		"Count fraction":       {chartvalues.Count, 2.5, false},
+		"Count string":         {chartvalues.Count, "3", false},
+		"Bool true":            {chartvalues.Bool, true, true},
+		"Bool quoted":          {chartvalues.Bool, "true", false},
+		"Bool number":          {chartvalues.Bool, 1.0, false},
+		"Texts list":           {chartvalues.Texts, []any{"a"}, true},
+		"Texts []string":       {chartvalues.Texts, []string{"a"}, true},
+		"Texts of numbers":     {chartvalues.Texts, []any{1.0}, true},
+		"Texts string":         {chartvalues.Texts, "a", false},
+		"Texts bytes":          {chartvalues.Texts, []byte("a"), false},
+		"Object map":           {chartvalues.Object, map[string]any{}, true},
+		"Object typed map":     {chartvalues.Object, map[string]string{"a": "b"}, true},
+		"Object list":          {chartvalues.Object, []any{}, false},
+		"Object nil":           {chartvalues.Object, nil, false},
+		"Objects list":         {chartvalues.Objects, []any{}, true},
+		"Objects []map":        {chartvalues.Objects, []map[string]any{{}}, true},
+		"Objects map":          {chartvalues.Objects, map[string]any{}, false},
+		"unknown kind":         {chartvalues.Kind(99), "a", false},
 	}
 	for name, tc := range cases {
 		assert.Equal(t, tc.want, tc.kind.Accepts(tc.v), name)
 	}
-	for _, k := range []chartvalues.Kind{chartvalues.Text, chartvalues.Scalar, chartvalues.Count, chartvalues.Bool,
+	for _, k := range []chartvalues.Kind{chartvalues.Text, chartvalues.Quantity, chartvalues.Count, chartvalues.Bool,
 		chartvalues.Texts, chartvalues.Object, chartvalues.Objects, chartvalues.Kind(99)} {
 		assert.NotEmpty(t, k.String(), "kind %d has a name for messages", int(k))
 	}
@@ -263,5 +271,18 @@ func TestDescribe(t *testing.T) {
 	}
 	for name, tc := range cases {
 		assert.Equal(t, tc.want, chartvalues.Describe(tc.v), name)
+	}
+}
+
+// TestIsQuantity: the values schemas' quantity pattern, which refuses
+// before anything renders; it judges the spelling, not the value.
+func TestIsQuantity(t *testing.T) {
+	matches := []string{"20Gi", "20", "0", "-1Gi", "+20Gi", "1e3", "1E3", "1.5Gi", ".5", "5.", "500m", "1e1.5", "2.147483648e+10", "1e+21", "7Ei", "3n"}
+	fails := []string{"", " 20Gi", "20Gi ", "20 Gi", "20GiB", "20gi", "Gi", "abc", "1.5.5Gi", "+-1", "20Gi\n", "\n20Gi", "0x10", "1e", ".", "١٢"}
+	for _, s := range matches {
+		assert.True(t, chartvalues.IsQuantity(s), "%q matches", s)
+	}
+	for _, s := range fails {
+		assert.False(t, chartvalues.IsQuantity(s), "%q does not match", s)
 	}
 }

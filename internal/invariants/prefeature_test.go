@@ -1,6 +1,9 @@
 package invariants_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -8,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"pgregory.net/rapid"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -55,8 +60,10 @@ func TestOldChartIsTheSpecText(t *testing.T) {
 // says whether CDI can render the disk's PVC; it gains no refusal the chart
 // did not have but a bad pool name (nameRefusals) and, with a factory
 // override, a malformed value its URL is built from, its own or talos.*'s,
-// at the field it came from. Its warnings are a malformed diskSize,
-// rendered as given; without a factory override, a malformed talos.*
+// at the field it came from, and a diskSize off the values schema's
+// quantity pattern, which the chart refused too. Its warnings are a
+// diskSize of the pattern that is no positive quantity, rendered as given;
+// without a factory override, a malformed talos.*
 // value, rendered as given; and, from what was observed, one for a disk
 // CDI never renders (httpRenderWarning).
 func TestPreFeatureIdentity(t *testing.T) {
@@ -111,6 +118,12 @@ func TestPreFeatureIdentity(t *testing.T) {
 			if factory {
 				want = append(want, flavorFindings...)
 			}
+			// A size off the values schema's quantity pattern fails the
+			// chart's release: nothing rendered, the planner refuses.
+			unquantity := oldChartRefusesSize(p.Spec.DiskSize)
+			if unquantity {
+				want = append(want, findingOf(guard.InvalidQuantity, "diskSize", ""))
+			}
 			if got := refusals(err); !assert.ElementsMatch(t, want, got) {
 				t.Fatalf("pool %d: refusals %v, the pre-feature chart had %v", i, got, want)
 			}
@@ -122,7 +135,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 			q, qerr := resource.ParseQuantity(size)
 			malformed := qerr != nil || q.Sign() <= 0
 			var wantWarnings []finding
-			if malformed {
+			if malformed && !unquantity {
 				wantWarnings = append(wantWarnings, findingOf(guard.InvalidQuantity, "diskSize", ""))
 			}
 			wantWarnings = append(wantWarnings, render...)
@@ -230,4 +243,179 @@ func nameRefusals(p plan.Pool) []finding {
 		out = append(out, findingOf(guard.InvalidPoolName, "metadata.name", ""))
 	}
 	return out
+}
+
+// TestFluxValuesRenderAsTheChart (invariant 3, from the values Flux hands
+// Helm; SPEC sections 3 and 13): for any KubernetesNodes spec without
+// osImage, written as JSON in any form (fluxPoolValues), the planner does
+// what the pre-feature chart does with it (oldchart_test.go: Helm's
+// coalescing, the values schema, the template). Where the chart fails the
+// release, the planner refuses, each refusal typed and at a field the
+// chart faults, every faulted field refused; where the chart renders, the
+// planner plans, and its disk-system entry and installer image are the
+// chart's, byte for byte, with InvalidQuantity at diskSize exactly when
+// the size rendered is no positive quantity and no other warning but
+// malformed talos.* values and unknown keys. It holds on every path the
+// values come by: decoded as Flux decodes them (sigs.k8s.io/yaml, numbers
+// float64), inside a KubernetesNodes object as the API machinery decodes
+// it (whole numbers int64), and into a PoolSpec by encoding/json.
+func TestFluxValuesRenderAsTheChart(t *testing.T) {
+	const namespace, name = "tenant-demo", "demo-md0"
+	rapid.Check(t, func(t *rapid.T) {
+		doc := fluxPoolValues().Draw(t, "values")
+		var values map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &values); err != nil {
+			t.Fatalf("Flux cannot decode %s: %v", doc, err)
+		}
+		coalesced := helmCoalesce(values)
+		faulted := chartRefuses(coalesced, name)
+		var wantText, wantInstaller, wantSize string
+		if len(faulted) == 0 {
+			var err error
+			if wantText, err = chartDiskText(coalesced); err != nil {
+				t.Fatalf("the chart's template fails on values its schema takes: %v", err)
+			}
+			wantInstaller = chartInstaller(coalesced)
+			wantSize = sprigText(helmFuncs["default"].(func(any, ...any) any)("20Gi", coalesced["diskSize"]))
+		}
+
+		for path, pool := range poolsFromDocument(t, namespace, name, doc, values) {
+			res, err := plan.Plan(pool, nil, nil)
+			byField := map[string][]guard.Reason{}
+			for _, r := range refusals(err) {
+				byField[r.Field] = append(byField[r.Field], r.Reason)
+			}
+			for fld, reasons := range byField {
+				allowed, ok := faulted[fld]
+				if !ok {
+					t.Fatalf("%s: %s refused %v at %s, where the chart faults nothing; the chart faults %v", path, doc, reasons, fld, faulted)
+				}
+				for _, r := range reasons {
+					if !slices.Contains(allowed, r) {
+						t.Fatalf("%s: %s refused %s at %s, the chart faults it as %v", path, doc, r, fld, allowed[0])
+					}
+				}
+			}
+			for fld, allowed := range faulted {
+				if !slices.Contains(byField[fld], allowed[0]) {
+					t.Fatalf("%s: %s: the chart fails the release at %s (%s), the planner refuses %v", path, doc, fld, allowed[0], res.Refusals)
+				}
+			}
+			if (err != nil) != (len(faulted) > 0) || !sameError(err, res.Refusals) {
+				t.Fatalf("%s: %s: error %v with refusals %v", path, doc, err, res.Refusals)
+			}
+			if len(faulted) > 0 {
+				continue
+			}
+
+			text, terr := helm.DiskText(res, helm.ChartIndent)
+			if terr != nil || text != wantText {
+				t.Fatalf("%s: %s: the disk-system entry is not the chart's (%v):\n%s\nthe chart renders\n%s", path, doc, terr, text, wantText)
+			}
+			if res.InstallerImage != wantInstaller {
+				t.Fatalf("%s: %s: installer %q, the chart's Job applies %q", path, doc, res.InstallerImage, wantInstaller)
+			}
+			q, qerr := resource.ParseQuantity(wantSize)
+			notPositive := qerr != nil || q.Sign() <= 0
+			sizeWarned := false
+			for _, w := range res.Warnings {
+				switch {
+				case w.Reason == guard.InvalidQuantity && w.Field == "diskSize":
+					sizeWarned = true
+				case w.Reason == guard.UnknownField,
+					strings.HasPrefix(w.Field, "talos.") && slices.Contains([]guard.Reason{guard.InvalidSchematicID, guard.InvalidVersion, guard.InvalidImageFactoryURL}, w.Reason):
+				default:
+					t.Fatalf("%s: %s: warning %s at %s", path, doc, w.Reason, w.Field)
+				}
+			}
+			if sizeWarned != notPositive {
+				t.Fatalf("%s: %s: diskSize renders %q; InvalidQuantity warned %v", path, doc, wantSize, sizeWarned)
+			}
+		}
+	})
+}
+
+// poolsFromDocument reads a pool's spec, the JSON text doc, every way a
+// caller may: values decoded as Flux decodes them (values), a
+// KubernetesNodes object holding doc as the API machinery decodes one, and
+// a PoolSpec decoded from doc by encoding/json.
+func poolsFromDocument(t *rapid.T, namespace, name, doc string, values map[string]any) map[string]plan.Pool {
+	var obj map[string]any
+	kn := `{"apiVersion":"` + plan.PoolAPIVersion + `","kind":"` + plan.PoolKind + `","metadata":{"namespace":"` + namespace + `","name":"` + name + `"},"spec":` + doc + `}`
+	if err := utiljson.Unmarshal([]byte(kn), &obj); err != nil {
+		t.Fatalf("the API machinery cannot decode %s: %v", kn, err)
+	}
+	fromObject, err := plan.PoolFromObject(obj)
+	if err != nil {
+		t.Fatalf("a KubernetesNodes is not read: %v", err)
+	}
+	var spec plan.PoolSpec
+	_ = json.Unmarshal([]byte(doc), &spec) // its error is the refusals Plan reports
+	return map[string]plan.Pool{
+		"Flux's values":     plan.DecodePool(namespace, name, values),
+		"a KubernetesNodes": fromObject,
+		"encoding/json":     {Namespace: namespace, Name: name, Spec: spec},
+	}
+}
+
+// TestFluxValuesCoverage: the draws of fluxPoolValues reach what the chart
+// does with each value on the disk's and the installer's paths, so that
+// TestFluxValuesRenderAsTheChart checks each: every refusal it makes, and
+// among the renders a number in exponent form, a 0 read as unset, a null
+// size, an empty and a deleted class, trailing slashes trimmed from the
+// factory and the installer repository. With -v it logs how often.
+func TestFluxValuesCoverage(t *testing.T) {
+	seen := map[string]int{}
+	g := fluxPoolValues()
+	for i := range 3000 {
+		doc := g.Example(i)
+		var values map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &values); err != nil {
+			t.Fatalf("Flux cannot decode %s: %v", doc, err)
+		}
+		coalesced := helmCoalesce(values)
+		faulted := chartRefuses(coalesced, "demo-md0")
+		for fld, reasons := range faulted {
+			seen["refused "+string(reasons[0])+" at "+fld]++
+		}
+		if len(faulted) > 0 {
+			continue
+		}
+		seen["rendered"]++
+		if _, err := chartDiskText(coalesced); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		size, sizeSet := values["diskSize"]
+		_, isNumber := size.(float64)
+		talos, _ := values["talos"].(map[string]any)
+		class, classSet := values["storageClass"]
+		for what, ok := range map[string]bool{
+			"a number in exponent form":  isNumber && strings.Contains(sprigText(size), "e"),
+			"0, unset to the default":    size == 0.0,
+			"a null size":                sizeSet && size == nil,
+			"an empty class":             class == "",
+			"a deleted class":            classSet && class == nil,
+			"the factory's / trimmed":    strings.HasSuffix(fmt.Sprint(talos["imageFactoryURL"]), "/"),
+			"the repository's / trimmed": strings.HasSuffix(fmt.Sprint(talos["installerRepository"]), "/"),
+		} {
+			if ok {
+				seen["rendered: "+what]++
+			}
+		}
+	}
+	want := []string{"rendered", "rendered: a number in exponent form", "rendered: 0, unset to the default", "rendered: a null size",
+		"rendered: an empty class", "rendered: a deleted class", "rendered: the factory's / trimmed", "rendered: the repository's / trimmed",
+		"refused InvalidPoolName at cluster", "refused InvalidValue at cluster", "refused InvalidPoolName at metadata.name",
+		"refused InvalidValue at diskSize", "refused InvalidQuantity at diskSize", "refused InvalidValue at storageClass",
+		"refused InvalidValue at talos", "refused InvalidValue at talos.schematicID", "refused InvalidValue at talos.version",
+		"refused InvalidValue at talos.imageFactoryURL", "refused InvalidValue at talos.installerRepository",
+		"refused InvalidValue at talos.registryMirrors"}
+	for _, w := range want {
+		if seen[w] == 0 {
+			t.Errorf("no draw reaches %q", w)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		t.Logf("%5d %s", seen[k], k)
+	}
 }

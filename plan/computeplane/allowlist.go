@@ -17,34 +17,44 @@ import (
 type shape struct {
 	kind   chartvalues.Kind
 	fields map[string]shape
+	// required: the values schema requires the key in its map.
+	required bool
+	// emptyUnset: "" is not forwarded, because the wrapped chart read it as
+	// unset where the pool chart would not.
+	emptyUnset bool
 }
 
 // nodeGroupFields is every per-pool field forwarded to a pool release (SPEC section
-// 7). Everything else a tenant writes in a node group is dropped: osImage by
-// name, because the worker OS image is the operator's decision, never the
-// tenant's; and the rest because a field nobody reviewed for a single-tenant
-// cluster of untrusted code does not reach it.
+// 7), each of the type the computeplane and kubernetes-nodes values schemas
+// give it. Everything else a tenant writes in a node group is dropped:
+// osImage by name, because the worker OS image is the operator's decision,
+// never the tenant's; and the rest because a field nobody reviewed for a
+// single-tenant cluster of untrusted code does not reach it.
 var nodeGroupFields = map[string]shape{
 	"minReplicas":  {kind: chartvalues.Count},
 	"maxReplicas":  {kind: chartvalues.Count},
 	"instanceType": {kind: chartvalues.Text},
-	"diskSize":     {kind: chartvalues.Scalar},
-	"storageClass": {kind: chartvalues.Text},
+	"diskSize":     {kind: chartvalues.Quantity},
+	// The wrapped chart wrote `storageClass | default $.Values.storageClass`,
+	// the application's replicated: an empty class was never the cluster
+	// default, which it is to the pool chart. Left out, the pool chart's own
+	// default, replicated, applies.
+	"storageClass": {kind: chartvalues.Text, emptyUnset: true},
 	"roles":        {kind: chartvalues.Texts},
 	"resources": {kind: chartvalues.Object, fields: map[string]shape{
-		"cpu":    {kind: chartvalues.Scalar},
-		"memory": {kind: chartvalues.Scalar},
+		"cpu":    {kind: chartvalues.Quantity},
+		"memory": {kind: chartvalues.Quantity},
 	}},
 	"gpus": {kind: chartvalues.Objects, fields: map[string]shape{
-		"name": {kind: chartvalues.Text},
+		"name": {kind: chartvalues.Text, required: true},
 	}},
 	"kubelet": {kind: chartvalues.Object, fields: map[string]shape{
-		"systemReservedMemory": {kind: chartvalues.Scalar},
-		"kubeReservedMemory":   {kind: chartvalues.Scalar},
-		"systemReservedCpu":    {kind: chartvalues.Scalar},
-		"kubeReservedCpu":      {kind: chartvalues.Scalar},
-		"evictionHardMemory":   {kind: chartvalues.Scalar},
-		"evictionSoftMemory":   {kind: chartvalues.Scalar},
+		"systemReservedMemory": {kind: chartvalues.Text},
+		"kubeReservedMemory":   {kind: chartvalues.Text},
+		"systemReservedCpu":    {kind: chartvalues.Text},
+		"kubeReservedCpu":      {kind: chartvalues.Text},
+		"evictionHardMemory":   {kind: chartvalues.Text},
+		"evictionSoftMemory":   {kind: chartvalues.Text},
 	}},
 }
 
@@ -77,21 +87,28 @@ func forward(v any, s shape, fld *field.Path, c *findings.Collector) (any, bool)
 	return nil, false
 }
 
-// forwardMap forwards the allowlisted keys of m. A null, as in Helm, is not
-// set, and an empty string is not set either: the pool chart's default
-// applies (an empty storageClass is the application's replicated, never
-// the cluster default, and an empty diskSize would fail the pool chart's
-// schema). Neither is forwarded nor reported.
+// forwardMap forwards the allowlisted keys of m as the computeplane chart
+// forwarded them: verbatim. Its values schema sees a group as written
+// (Helm's coalescing deletes nulls only where the chart's values.yaml has
+// the key, and it has no group), so a null is refused where the schema
+// types the key, and skipped elsewhere; a required key left out is refused.
+// "" is forwarded as written but where the shape says otherwise
+// (storageClass).
 func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *findings.Collector) (map[string]any, bool) {
 	out := make(map[string]any, len(m))
 	valid := true
 	for _, key := range slices.Sorted(maps.Keys(m)) {
 		val := m[key]
-		if val == nil || val == "" {
-			continue
-		}
 		s, allowed := fields[key]
-		if !allowed {
+		switch {
+		case val == nil && allowed:
+			c.Refuse(guard.InvalidValue, fld.Child(key), nil,
+				"%s is null, where %s belongs: the computeplane values schema refuses a null here, so the release fails; leave %s out, or set it", fld.Child(key), s.kind, key)
+			valid = false
+			continue
+		case val == nil, val == "" && s.emptyUnset:
+			continue
+		case !allowed:
 			c.Warn(guard.DroppedField, fld.Child(key),
 				"not forwarded to the pool release, so it has no effect; a ComputePlane pool takes only %s here, and its worker OS image is the operator's",
 				allowedList(fields))
@@ -103,6 +120,13 @@ func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *f
 			continue
 		}
 		out[key] = fv
+	}
+	for _, key := range slices.Sorted(maps.Keys(fields)) {
+		if _, present := m[key]; !present && fields[key].required {
+			c.Refuse(guard.InvalidValue, fld.Child(key), nil,
+				"%s is not set: the computeplane values schema requires it, so the release fails; set %s", fld.Child(key), key)
+			valid = false
+		}
 	}
 	return out, valid
 }

@@ -20,8 +20,15 @@
 // chart drops unknown fields silently; saying so is better. Every pool's
 // values carry cluster: computeplane-cluster, which the tenant cannot set.
 //
-// Null, as in Helm, is not set: a null field is neither forwarded nor
-// reported, and a null node group is not supplied.
+// What is forwarded is forwarded as the pre-feature computeplane chart
+// forwarded it, verbatim ("" included, and a number as the float64 Flux
+// hands Helm), but for storageClass: "": the wrapped chart gave an empty
+// class the application's replicated, never the cluster default, so it is
+// left out and the pool chart's own default, replicated, applies (SPEC
+// section 13). A null node group is not supplied: Helm's coalescing
+// deletes it. A null inside a group survives coalescing (the chart's values
+// have no group to coalesce it with), and the values schema refuses it
+// where it types the key; a null elsewhere is dropped without a word.
 //
 // # Defaults
 //
@@ -39,11 +46,23 @@
 //   - MissingIngressPool (at nodeGroups): supplied groups of which none has
 //     role ingress-nginx and maxReplicas of 1 or more; an omitted maxReplicas
 //     counts as the pool chart's 10.
-//   - IncompleteResources: resources with only one of cpu and memory.
-//   - InvalidQuantity: a diskSize, resources.cpu or resources.memory that is
-//     not a positive quantity ("" is not set, as the chart reads it).
-//   - InvalidValue: a value of a type the chart cannot read (a list where a
-//     map belongs, a map where a string belongs).
+//   - IncompleteResources: resources with only one of cpu and memory beside
+//     an instanceType (an omitted one is the pool chart's u1.medium), as the
+//     pool chart's template fails them; 0 and "" are not set to it.
+//   - InvalidQuantity: a diskSize, resources.cpu or resources.memory string
+//     that the values schemas' quantity pattern refuses, "" among them
+//     (SPEC section 13 reads diskSize: "" as 20Gi; the computeplane schema
+//     refuses it); a resources.cpu or resources.memory that is not a
+//     positive quantity. A diskSize that is not positive ("0", -5) renders
+//     as given, as the pre-feature chart did: a warning, since the HTTP
+//     path gains no refusal; diskSize: 0 is unset to the chart's default,
+//     20Gi, and says nothing.
+//   - InvalidValue: a value of a type the values schemas refuse (a list
+//     where a map belongs, a number where a string belongs, a fraction where
+//     a whole number or a quantity string belongs, a null), a gpu without
+//     its name, and ephemeralStorage, null or not, which the wrapped chart
+//     failed (it is diskSize now; dropped, the size meant would silently
+//     be 20Gi).
 //
 // # Etcd
 //

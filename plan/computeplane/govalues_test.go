@@ -92,13 +92,15 @@ func TestPlanGoValues(t *testing.T) {
 	}
 }
 
-// TestPlanEmptyStringsNotForwarded: a group's storageClass: "" and
-// diskSize: "" are not set, as the pool chart's default reads them, so
-// they are not forwarded and the pool chart's defaults apply (replicated,
-// 20Gi; SPEC section 13: the wrapped chart gives an empty class the
-// application's replicated, never the cluster default). Neither is
-// reported. A value that is not empty is forwarded as written.
-func TestPlanEmptyStringsNotForwarded(t *testing.T) {
+// TestPlanEmptyStrings: a group is forwarded as the computeplane chart
+// forwarded it, verbatim, "" included, but for storageClass: "". The wrapped
+// chart gave an empty class the application's replicated, never the cluster
+// default, so it is left out and the pool chart's default, replicated,
+// applies (SPEC section 13). An empty instanceType names none in both
+// charts, and is forwarded; an empty diskSize or cpu matches no quantity,
+// and the values schema refuses it (SPEC 13 says diskSize: "" is 20Gi; the
+// computeplane chart refuses it).
+func TestPlanEmptyStrings(t *testing.T) {
 	cases := map[string]struct {
 		reason   string
 		group    string
@@ -121,10 +123,20 @@ func TestPlanEmptyStringsNotForwarded(t *testing.T) {
 			group:  `{roles: [ingress-nginx], storageClass: " "}`,
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "storageClass": " "}`,
 		},
+		"EmptyInstanceType": {
+			reason: `instanceType: "" is forwarded: left out, the pool chart would size the VM by its u1.medium.`,
+			group:  `{roles: [ingress-nginx], instanceType: "", storageClass: ""}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "instanceType": ""}`,
+		},
+		"EmptyKubelet": {
+			reason: "An empty reservation is forwarded; both charts compute it then.",
+			group:  `{roles: [ingress-nginx], kubelet: {systemReservedMemory: ""}}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "kubelet": {"systemReservedMemory": ""}}`,
+		},
 		"EmptyDiskSize": {
-			reason: `diskSize: "" leaves the size to the pool chart's default, with no InvalidQuantity.`,
-			group:  `{roles: [ingress-nginx], diskSize: ""}`,
-			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"]}`,
+			reason:   `diskSize: "" fails the values schema's quantity pattern.`,
+			group:    `{roles: [ingress-nginx], diskSize: ""}`,
+			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 		},
 		"DiskSize": {
 			reason: "Neighbour: a size is forwarded.",
@@ -132,19 +144,14 @@ func TestPlanEmptyStringsNotForwarded(t *testing.T) {
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "diskSize": "30Gi"}`,
 		},
 		"MalformedDiskSize": {
-			reason:   "Neighbour: a size that is set is checked.",
+			reason:   "Neighbour: a blank fails the pattern too.",
 			group:    `{roles: [ingress-nginx], diskSize: " "}`,
 			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 		},
-		"BothEmpty": {
-			reason: "Both at once, beside the fields that are set.",
-			group:  `{roles: [ingress-nginx], storageClass: "", diskSize: "", instanceType: u1.large}`,
-			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "instanceType": "u1.large"}`,
-		},
 		"EmptyCpu": {
-			reason:   "resources.cpu: \"\" is not set either, so a lone memory is incomplete.",
+			reason:   `resources.cpu: "" fails the pattern, and is not set to the template's and, so a lone memory is incomplete.`,
 			group:    `{roles: [ingress-nginx], resources: {cpu: "", memory: 4Gi}}`,
-			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
+			refusals: []string{"InvalidQuantity nodeGroups.md0.resources.cpu", "IncompleteResources nodeGroups.md0.resources"},
 		},
 		"Cpu": {
 			reason: "Neighbour: both set are forwarded.",

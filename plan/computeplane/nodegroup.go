@@ -2,6 +2,7 @@ package computeplane
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,10 +38,19 @@ func planGroup(name string, raw any, fld *field.Path, c *findings.Collector) (Po
 		chartvalues.RefuseType(c, raw, chartvalues.Object, fld)
 		return Pool{}, ingressUnknown
 	}
+	if v, present := group["ephemeralStorage"]; present {
+		// The wrapped chart failed a group that still had it, null or not
+		// (`hasKey .group "ephemeralStorage"`): dropped, the size the tenant
+		// meant would silently be diskSize's default.
+		c.Refuse(guard.InvalidValue, fld.Child("ephemeralStorage"), v,
+			"ephemeralStorage is no longer supported (Cozystack's migration 41 moves it to diskSize), and the computeplane chart fails a group that has it; set diskSize instead")
+		group = maps.Clone(group)
+		delete(group, "ephemeralStorage")
+	}
 	values, _ := forwardMap(group, nodeGroupFields, fld, c)
-	checkQuantity(group["diskSize"], "20Gi", fld.Child("diskSize"), c)
+	checkQuantity(group["diskSize"], "20Gi", false, fld.Child("diskSize"), c)
 	if res, ok := chartvalues.Map(group["resources"]); ok {
-		checkResources(res, fld.Child("resources"), c)
+		checkResources(res, sizedByType(group), fld.Child("resources"), c)
 	}
 	values["cluster"] = ClusterRelease
 	return Pool{Name: name, ReleaseName: ReleaseName(name), Values: values}, ingressOf(group)
@@ -61,14 +71,16 @@ func checkPoolName(name string, fld *field.Path, c *findings.Collector) {
 	}
 }
 
-// checkResources refuses resources that set only one of cpu and memory: the
-// pool chart sizes a VM from resources only when both are set, and from its
-// instanceType otherwise, so a lone cpu or memory is silently ignored.
-func checkResources(res map[string]any, fld *field.Path, c *findings.Collector) {
-	checkQuantity(res["cpu"], "2 or 500m", fld.Child("cpu"), c)
-	checkQuantity(res["memory"], "4Gi", fld.Child("memory"), c)
-	cpu, memory := isSet(res["cpu"]), isSet(res["memory"])
-	if cpu == memory {
+// checkResources refuses resources that set only one of cpu and memory
+// beside an instanceType, as the pool chart's template fails them: it sizes
+// a VM from resources only when both are set, and KubeVirt rejects an
+// instancetype beside one domain override. Set means what the template's
+// `and` reads as true: not null, "", 0 or false.
+func checkResources(res map[string]any, byType bool, fld *field.Path, c *findings.Collector) {
+	checkQuantity(res["cpu"], "2 or 500m", true, fld.Child("cpu"), c)
+	checkQuantity(res["memory"], "4Gi", true, fld.Child("memory"), c)
+	cpu, memory := !chartvalues.Empty(res["cpu"]), !chartvalues.Empty(res["memory"])
+	if cpu == memory || !byType {
 		return
 	}
 	set, missing := "cpu", "memory"
@@ -79,35 +91,53 @@ func checkResources(res map[string]any, fld *field.Path, c *findings.Collector) 
 		"resources sets %s but not %s; set both, or neither to size the workers by instanceType", set, missing)
 }
 
-// checkQuantity refuses a value that is not a positive Kubernetes quantity.
-// An empty string is not set, as the pool chart's default reads it; a value
-// of another type is refused by forward.
-func checkQuantity(v any, example string, fld *field.Path, c *findings.Collector) {
-	s, ok := v.(string)
-	if !ok {
-		if s, ok = chartvalues.Decimal(v); !ok {
-			return
-		}
-	}
-	if s == "" {
+// sizedByType reports whether a group's pool names an instanceType: an
+// omitted one is the pool chart's u1.medium, an empty one none.
+func sizedByType(group map[string]any) bool {
+	t, present := group["instanceType"]
+	return !present || !chartvalues.Empty(t)
+}
+
+// checkQuantity checks a quantity as the values schemas and the pool chart
+// read it. A string the schemas' quantity pattern refuses ("" among them)
+// fails the release: InvalidQuantity. A number, or a string of the pattern,
+// that is not a positive quantity renders as given (0, which the chart's
+// default reads as unset, aside): refused when positive is set, else a
+// warning, since the pre-feature chart rendered it (a diskSize: the HTTP
+// path gains no refusal). A value of another type is refused by forward.
+func checkQuantity(v any, example string, positive bool, fld *field.Path, c *findings.Collector) {
+	s, isString := v.(string)
+	switch {
+	case isString && !chartvalues.IsQuantity(s):
+		c.Refuse(guard.InvalidQuantity, fld, v,
+			"%q is not a quantity, and the values schema refuses it, so the release fails; write one such as %s", s, example)
 		return
+	case isString:
+	case !chartvalues.Quantity.Accepts(v):
+		return
+	case chartvalues.Empty(v) && !positive:
+		return
+	default:
+		s, _ = chartvalues.Decimal(v)
 	}
 	if q, err := resource.ParseQuantity(s); err == nil && q.Sign() > 0 {
 		return
 	}
-	c.Refuse(guard.InvalidQuantity, fld, v,
-		"%q is not a positive Kubernetes quantity; write one such as %s", s, example)
+	if positive {
+		c.Refuse(guard.InvalidQuantity, fld, v,
+			"%q is not a positive Kubernetes quantity; write one such as %s", s, example)
+		return
+	}
+	c.Warn(guard.InvalidQuantity, fld,
+		"%q is not a positive Kubernetes quantity; the pool chart renders it as given, as the chart always did, and the API server will reject the disk; write one such as %s", s, example)
 }
 
-// isSet reports whether a value counts as set: Helm's default treats null and
-// "" as unset.
-func isSet(v any) bool { return v != nil && v != "" }
-
 // ingressOf reads a group as the pool chart will run it: omitted roles are
-// none, and an omitted maxReplicas is the chart's DefaultMaxReplicas.
+// none, and an omitted maxReplicas is the chart's DefaultMaxReplicas; a
+// null, refused, is unknown.
 func ingressOf(group map[string]any) ingress {
 	role := noIngress
-	if raw := group["roles"]; raw != nil {
+	if raw, present := group["roles"]; present {
 		roles, ok := chartvalues.List(raw)
 		switch {
 		case !ok:
@@ -117,7 +147,7 @@ func ingressOf(group map[string]any) ingress {
 		}
 	}
 	scales := servesIngress
-	if v := group["maxReplicas"]; v != nil {
+	if v, present := group["maxReplicas"]; present {
 		n, ok := chartvalues.Integer(v)
 		switch {
 		case !ok || n < 0:

@@ -203,8 +203,23 @@ func TestPlan(t *testing.T) {
 			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
 		},
 		"ResourcesMemoryEmpty": {
-			reason:   "An empty memory is not set.",
+			reason:   "An empty memory matches no quantity, which the values schema refuses; it is not set either, so cpu stands alone.",
 			values:   withEtcd + "nodeGroups:\n  md0: {resources: {cpu: \"2\", memory: \"\"}}\n" + ingressGroup,
+			refusals: []string{"InvalidQuantity nodeGroups.md0.resources.memory", "IncompleteResources nodeGroups.md0.resources"},
+		},
+		"ResourcesMemoryZero": {
+			reason:   "A memory of 0 is no positive quantity, and to the pool chart's `and` it is not set.",
+			values:   withEtcd + "nodeGroups:\n  md0: {resources: {cpu: \"2\", memory: 0}}\n" + ingressGroup,
+			refusals: []string{"InvalidQuantity nodeGroups.md0.resources.memory", "IncompleteResources nodeGroups.md0.resources"},
+		},
+		"ResourcesCPUOnlyNoInstanceType": {
+			reason: "The pool chart fails a lone cpu only beside an instanceType; an empty one names none.",
+			values: withEtcd + "nodeGroups:\n  md0: {resources: {cpu: 2}, instanceType: \"\"}\n" + ingressGroup,
+			pools:  []string{"ing", "md0"},
+		},
+		"ResourcesCPUOnlyInstanceType": {
+			reason:   "Neighbour: beside an instanceType that is set, a lone cpu fails.",
+			values:   withEtcd + "nodeGroups:\n  md0: {resources: {cpu: 2}, instanceType: u1.large}\n" + ingressGroup,
 			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
 		},
 		"ResourcesBoth": {
@@ -214,7 +229,7 @@ func TestPlan(t *testing.T) {
 		},
 		"ResourcesNeither": {
 			reason: "Neighbour: neither set (the chart sizes by instanceType).",
-			values: withEtcd + "nodeGroups:\n  md0: {resources: {cpu: \"\", memory: \"\"}}\n" + ingressGroup,
+			values: withEtcd + "nodeGroups:\n  md0: {resources: {}}\n" + ingressGroup,
 			pools:  []string{"ing", "md0"},
 		},
 
@@ -225,14 +240,37 @@ func TestPlan(t *testing.T) {
 			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 		},
 		"DiskSizeZero": {
-			reason:   "A disk of no size is not a positive quantity.",
+			reason:   "A disk of no size is not a positive quantity, but the pre-feature chart rendered \"0\": a warning, no refusal the chart did not have.",
 			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: \"0\"}\n" + ingressGroup,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeNumberZero": {
+			reason: "Neighbour: the number 0 is unset to the chart's default, which renders 20Gi.",
+			values: withEtcd + "nodeGroups:\n  md0: {diskSize: 0}\n" + ingressGroup,
+			pools:  []string{"ing", "md0"},
 		},
 		"DiskSizeNegative": {
-			reason:   "A negative diskSize.",
+			reason:   "A negative diskSize renders as given: a warning.",
 			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: -1Gi}\n" + ingressGroup,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeNegativeNumber": {
+			reason:   "A negative number too.",
+			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: -5}\n" + ingressGroup,
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeFraction": {
+			reason:   "A fraction is no whole number, and no string: the values schema refuses it.",
+			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: 1.5}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeWholeFraction": {
+			reason: "Neighbour: 2.0 is whole.",
+			values: withEtcd + "nodeGroups:\n  md0: {diskSize: 2.0}\n" + ingressGroup,
+			pools:  []string{"ing", "md0"},
 		},
 		"DiskSizeOneByte": {
 			reason: "Neighbour: the smallest positive size passes.",
@@ -240,8 +278,34 @@ func TestPlan(t *testing.T) {
 			pools:  []string{"ing", "md0"},
 		},
 		"DiskSizeEmpty": {
-			reason: "An empty diskSize is not set: the chart defaults it to 20Gi.",
-			values: withEtcd + "nodeGroups:\n  md0: {diskSize: \"\"}\n" + ingressGroup,
+			reason:   "An empty diskSize matches no quantity: the values schema refuses it before the chart's default could read it as 20Gi.",
+			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: \"\"}\n" + ingressGroup,
+			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeNull": {
+			reason:   "A null inside a group survives Helm's coalescing (the chart's values have no group), and the values schema refuses it.",
+			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: null}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.diskSize"},
+		},
+		"StorageClassNull": {
+			reason:   "storageClass: null likewise.",
+			values:   withEtcd + "nodeGroups:\n  md0: {storageClass: null}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.storageClass"},
+		},
+		"RolesNull": {
+			reason:   "roles: null likewise, without a guessed MissingIngressPool.",
+			values:   withEtcd + "nodeGroups:\n  md0: {roles: null, maxReplicas: 2}\n",
+			refusals: []string{"InvalidValue nodeGroups.md0.roles"},
+		},
+		"NestedNull": {
+			reason: "A null inside resources, kubelet or a gpu is refused at its path.",
+			values: withEtcd + "nodeGroups:\n  md0: {resources: {cpu: null, memory: 4Gi}, kubelet: {kubeReservedCpu: null}, gpus: [{name: null}]}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.gpus[0].name", "InvalidValue nodeGroups.md0.kubelet.kubeReservedCpu", "InvalidValue nodeGroups.md0.resources.cpu",
+				"IncompleteResources nodeGroups.md0.resources"},
+		},
+		"UnknownNull": {
+			reason: "Neighbour: a null the schema does not type passes it, and is dropped without a word.",
+			values: withEtcd + "nodeGroups:\n  md0: {podCpuLimit: null}\n" + ingressGroup,
 			pools:  []string{"ing", "md0"},
 		},
 		"CPUMalformed": {
@@ -285,6 +349,32 @@ func TestPlan(t *testing.T) {
 			reason:   "A gpus item must be a map.",
 			values:   withEtcd + "nodeGroups:\n  md0: {gpus: [nvidia]}\n" + ingressGroup,
 			refusals: []string{"InvalidValue nodeGroups.md0.gpus[0]"},
+		},
+		"EphemeralStorage": {
+			reason:   "The wrapped chart failed a group that still had ephemeralStorage (migration 41 moves it to diskSize); dropped, the size meant would silently be 20Gi.",
+			values:   withEtcd + "nodeGroups:\n  md0: {ephemeralStorage: 50Gi}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.ephemeralStorage"},
+		},
+		"EphemeralStorageNull": {
+			reason:   "A null one too: the wrapped chart asked whether the group has the key, and a null inside a group survives Helm's coalescing.",
+			values:   withEtcd + "nodeGroups:\n  md0: {ephemeralStorage: null, diskSize: 50Gi}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.ephemeralStorage"},
+		},
+		"EphemeralStorageElsewhere": {
+			reason:   "Neighbour: the key inside resources is another field, dropped as any other.",
+			values:   withEtcd + "nodeGroups:\n  md0: {resources: {ephemeralStorage: 10Gi}}\n" + ingressGroup,
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"DroppedField nodeGroups.md0.resources.ephemeralStorage"},
+		},
+		"GPUNameMissing": {
+			reason:   "The values schema requires a gpu's name.",
+			values:   withEtcd + "nodeGroups:\n  md0: {gpus: [{}]}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.gpus[0].name"},
+		},
+		"KubeletNumber": {
+			reason:   "The values schemas type the kubelet reservations as strings.",
+			values:   withEtcd + "nodeGroups:\n  md0: {kubelet: {kubeReservedCpu: 1}}\n" + ingressGroup,
+			refusals: []string{"InvalidValue nodeGroups.md0.kubelet.kubeReservedCpu"},
 		},
 		"GPUNameNumber": {
 			reason:   "A gpu name must be a string.",

@@ -62,10 +62,12 @@ func Constraints(raw string) (string, error) {
 	return toYAML(m), nil
 }
 
-// podResources is the virt-launcher's resources as the define writes them:
-// sanitize's limits and requests of ephemeral-storage, with podCpuLimit and
-// podCpuRequest set into them when the pool sets them, through toYaml.
-func podResources(ephemeralRequest string, cpuLimit, cpuRequest *string) string {
+// PodResources is the virt-launcher's resources as the define writes them:
+// cozy-lib's sanitize of the 2Gi ephemeral-storage limit (its request is
+// ephemeralRequest, EphemeralRequest's), with podCpuLimit and
+// podCpuRequest, as toString prints them, set into the limits and the
+// requests when the pool sets them (nil when not), through toYaml.
+func PodResources(ephemeralRequest string, cpuLimit, cpuRequest *string) string {
 	limits := map[string]any{"ephemeral-storage": ephemeralLimit}
 	requests := map[string]any{"ephemeral-storage": ephemeralRequest}
 	if cpuLimit != nil {

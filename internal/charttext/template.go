@@ -31,16 +31,12 @@ type Template struct {
 	GPUs []string
 	// LogSerialConsole writes logSerialConsole: true.
 	LogSerialConsole bool
-	// PodCPULimit and PodCPURequest are podCpuLimit and podCpuRequest as
-	// toString prints them, nil when the pool does not set them.
-	PodCPULimit, PodCPURequest *string
 	// Disk is the disk-system entry's text at Indent, each line ending in
 	// "\n".
 	Disk string
-	// EphemeralRequest is the virt-launcher's ephemeral-storage request,
-	// 2Gi over the platform's ephemeral-storage allocation ratio
-	// (EphemeralRequest computes it).
-	EphemeralRequest string
+	// PodResources is the virt-launcher's resources as the define writes
+	// them (PodResources writes them).
+	PodResources string
 	// Constraints is the platform's globalAppTopologySpreadConstraints as
 	// the template writes them (fromYaml | toYaml, Constraints computes
 	// it), "" for none.
@@ -50,116 +46,164 @@ type Template struct {
 // ClusterName is the parent cluster's CAPI name.
 func (t *Template) ClusterName() string { return "kubernetes-" + t.Cluster }
 
-// Name is the KubevirtMachineTemplate's name for text, the define's
-// output: "<clusterName>-<group>-<first 6 hex digits of its sha256>", as
-// the chart's `sha256sum | trunc 6` names it.
-func (t *Template) Name(text string) string {
-	sum := sha256.Sum256([]byte(text))
+// Name is the KubevirtMachineTemplate's name for the sha256 of the
+// define's output: "<clusterName>-<group>-<first 6 hex digits>", as the
+// chart's `sha256sum | trunc 6` names it.
+func (t *Template) Name(sum [sha256.Size]byte) string {
 	return t.ClusterName() + "-" + t.Group + "-" + hex.EncodeToString(sum[:3])
 }
 
+// Sum is the sha256 of the define's output, written into buf (reused, and
+// returned for reuse).
+func (t *Template) Sum(buf []byte) ([sha256.Size]byte, []byte) {
+	buf = t.Append(buf[:0])
+	return sha256.Sum256(buf), buf
+}
+
 // Text is the define's output, byte for byte: the text the template's
-// name hashes. The define renders from `spec:` to the networks' last line,
-// without a final newline; its whitespace, a line of 14 spaces before the
-// resources included, is the chart's.
-func (t *Template) Text() string {
-	var w Lines
-	w.Grow(2200 + len(t.Disk) + len(t.Constraints))
-	cluster := t.ClusterName()
-	w.Line(0, "spec:")
-	w.Line(2, "virtualMachineBootstrapCheck:")
-	w.Line(4, "checkStrategy: none")
-	w.Line(2, "virtualMachineTemplate:")
-	w.Line(4, "metadata:")
-	w.Field(6, "namespace: ", t.Namespace)
-	w.Line(6, "labels:")
+// name hashes.
+func (t *Template) Text() string { return string(t.Append(nil)) }
+
+// Append appends the define's output to dst. The define renders from
+// `spec:` to the networks' last line, without a final newline; its
+// whitespace, a line of 14 spaces before the resources included, is the
+// chart's.
+func (t *Template) Append(dst []byte) []byte {
+	w := textBuf{b: dst}
+	w.line(0, "spec:")
+	w.line(2, "virtualMachineBootstrapCheck:")
+	w.line(4, "checkStrategy: none")
+	w.line(2, "virtualMachineTemplate:")
+	w.line(4, "metadata:")
+	w.field(6, "namespace: ", t.Namespace)
+	w.line(6, "labels:")
 	t.roles(&w, 8)
-	w.Line(4, "spec:")
+	w.line(4, "spec:")
 	if t.InstanceType != "" && (t.CPU == "" || t.Memory == "") {
-		w.Line(6, "instancetype:")
-		w.Line(8, "kind: VirtualMachineClusterInstancetype")
-		w.Field(8, "name: ", t.InstanceType)
+		w.line(6, "instancetype:")
+		w.line(8, "kind: VirtualMachineClusterInstancetype")
+		w.field(8, "name: ", t.InstanceType)
 	}
-	w.Line(6, "runStrategy: Always")
-	w.Line(6, "dataVolumeTemplates:")
-	w.WriteString(t.Disk)
-	w.Line(6, "template:")
-	w.Line(8, "metadata:")
-	w.Line(10, "annotations:")
-	w.Line(12, `kubevirt.io/allow-pod-bridge-network-live-migration: "true"`)
-	w.Line(10, "labels:")
-	w.Line(12, "apps.cozystack.io/application.group: apps.cozystack.io")
-	w.Line(12, "apps.cozystack.io/application.kind: Kubernetes")
-	w.Quoted(12, "apps.cozystack.io/application.name: ", strings.TrimPrefix(cluster, "kubernetes-"))
+	w.line(6, "runStrategy: Always")
+	w.line(6, "dataVolumeTemplates:")
+	w.b = append(w.b, t.Disk...)
+	w.line(6, "template:")
+	w.line(8, "metadata:")
+	w.line(10, "annotations:")
+	w.line(12, `kubevirt.io/allow-pod-bridge-network-live-migration: "true"`)
+	w.line(10, "labels:")
+	w.line(12, "apps.cozystack.io/application.group: apps.cozystack.io")
+	w.line(12, "apps.cozystack.io/application.kind: Kubernetes")
+	// {{ .clusterName | trimPrefix "kubernetes-" | quote }}: the cluster.
+	w.indent(12)
+	w.b = append(w.b, "apps.cozystack.io/application.name: "...)
+	w.b = strconv.AppendQuote(w.b, t.Cluster)
+	w.b = append(w.b, '\n')
 	t.roles(&w, 12)
-	w.Field(12, "cluster.x-k8s.io/deployment-name: ", cluster+"-"+t.Group)
-	w.WriteString("        spec:")
+	w.indent(12)
+	w.b = append(w.b, "cluster.x-k8s.io/deployment-name: kubernetes-"...)
+	w.b = append(append(append(w.b, t.Cluster...), '-'), t.Group...)
+	w.b = append(w.b, "\n        spec:"...)
 	if t.Constraints != "" {
-		w.WriteString(nindent(10, t.Constraints))
-		w.WriteString("\n            labelSelector:\n              matchLabels:\n                cluster.x-k8s.io/cluster-name: ")
-		w.WriteString(cluster)
+		w.nindent(10, t.Constraints)
+		w.b = append(w.b, "\n            labelSelector:\n              matchLabels:\n                cluster.x-k8s.io/cluster-name: kubernetes-"...)
+		w.b = append(w.b, t.Cluster...)
 	}
-	w.WriteByte('\n')
-	w.Line(10, "domain:")
+	w.b = append(w.b, '\n')
+	w.line(10, "domain:")
 	if t.CPU != "" {
-		w.Line(12, "cpu:")
-		w.Line(14, "threads: 1")
-		w.Field(14, "cores: ", t.CPU)
-		w.Line(14, "sockets: 1")
+		w.line(12, "cpu:")
+		w.line(14, "threads: 1")
+		w.field(14, "cores: ", t.CPU)
+		w.line(14, "sockets: 1")
 	}
-	w.Line(12, "devices:")
+	w.line(12, "devices:")
 	if len(t.GPUs) > 0 {
-		w.Line(14, "gpus:")
+		w.line(14, "gpus:")
 		for i, g := range t.GPUs {
-			w.Field(14, "- name: gpu", strconv.Itoa(i+1))
-			w.Field(16, "deviceName: ", g)
+			w.indent(14)
+			w.b = strconv.AppendInt(append(w.b, "- name: gpu"...), int64(i+1), 10)
+			w.b = append(w.b, '\n')
+			w.field(16, "deviceName: ", g)
 		}
 	}
-	w.Line(14, "disks:")
-	w.Line(14, "- name: system")
-	w.Line(16, "disk:")
-	w.Line(18, "bus: virtio")
-	w.Line(18, "pciAddress: 0000:07:00.0")
-	w.Line(16, "blockSize:")
-	w.Line(18, "custom:")
-	w.Line(20, "logical: 512")
-	w.Line(20, "physical: 4096")
-	w.Line(14, "interfaces:")
-	w.Line(14, "- name: default")
-	w.Line(16, "bridge: {}")
+	w.line(14, "disks:")
+	w.line(14, "- name: system")
+	w.line(16, "disk:")
+	w.line(18, "bus: virtio")
+	w.line(18, "pciAddress: 0000:07:00.0")
+	w.line(16, "blockSize:")
+	w.line(18, "custom:")
+	w.line(20, "logical: 512")
+	w.line(20, "physical: 4096")
+	w.line(14, "interfaces:")
+	w.line(14, "- name: default")
+	w.line(16, "bridge: {}")
 	if t.LogSerialConsole {
-		w.Line(14, "logSerialConsole: true")
+		w.line(14, "logSerialConsole: true")
 	}
 	if t.Memory != "" {
-		w.Line(12, "memory:")
-		w.Field(14, "guest: ", t.Memory)
+		w.line(12, "memory:")
+		w.field(14, "guest: ", t.Memory)
 	}
-	w.Line(12, "resources:")
+	w.line(12, "resources:")
 	// The line of a template comment, "{{/* 2Gi is enough … */}}", whose
 	// indentation no trim marker removes.
 	w.indent(14)
-	w.WriteString(nindent(14, podResources(t.EphemeralRequest, t.PodCPULimit, t.PodCPURequest)))
-	w.WriteByte('\n')
-	w.Line(10, "evictionStrategy: External")
-	w.Line(10, "volumes:")
-	w.Line(10, "- name: system")
-	w.Line(12, "dataVolume:")
-	w.Line(14, "name: disk-system")
-	w.Line(10, "networks:")
-	w.Line(10, "- name: default")
+	w.nindent(14, t.PodResources)
+	w.b = append(w.b, '\n')
+	w.line(10, "evictionStrategy: External")
+	w.line(10, "volumes:")
+	w.line(10, "- name: system")
+	w.line(12, "dataVolume:")
+	w.line(14, "name: disk-system")
+	w.line(10, "networks:")
+	w.line(10, "- name: default")
 	w.indent(12)
-	w.WriteString("pod: {}")
-	return w.String()
+	w.b = append(w.b, "pod: {}"...)
+	return w.b
 }
 
-func (t *Template) roles(w *Lines, indent int) {
+func (t *Template) roles(w *textBuf, indent int) {
 	for _, r := range t.Roles {
-		w.Field(indent, "node-role.kubernetes.io/", r+`: ""`)
+		w.indent(indent)
+		w.b = append(append(append(w.b, "node-role.kubernetes.io/"...), r...), `: ""`...)
+		w.b = append(w.b, '\n')
 	}
 }
 
+// textBuf appends indented lines to a byte slice, as Lines writes them, so
+// that a fleet's templates are hashed in one reused buffer.
+type textBuf struct{ b []byte }
+
+func (w *textBuf) indent(n int) {
+	for n > len(spaces) {
+		w.b = append(w.b, spaces...)
+		n -= len(spaces)
+	}
+	w.b = append(w.b, spaces[:n]...)
+}
+
+func (w *textBuf) line(indent int, s string) {
+	w.indent(indent)
+	w.b = append(append(w.b, s...), '\n')
+}
+
+func (w *textBuf) field(indent int, key, value string) {
+	w.indent(indent)
+	w.b = append(append(append(w.b, key...), value...), '\n')
+}
+
 // nindent is sprig's: a newline, then s with every line indented by n.
-func nindent(n int, s string) string {
-	pad := spaces[:n]
-	return "\n" + pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+func (w *textBuf) nindent(n int, s string) {
+	for {
+		w.b = append(w.b, '\n')
+		w.indent(n)
+		line, rest, more := strings.Cut(s, "\n")
+		w.b = append(w.b, line...)
+		if !more {
+			return
+		}
+		s = rest
+	}
 }

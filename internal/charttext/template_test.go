@@ -1,6 +1,7 @@
 package charttext
 
 import (
+	"crypto/sha256"
 	"strings"
 	"testing"
 
@@ -84,12 +85,16 @@ func TestTextOfTheChartsDefaults(t *testing.T) {
 	if !ok {
 		t.Fatal("ratio 40 does not divide")
 	}
-	tm := Template{Namespace: "tenant-demo", Cluster: "demo", Group: "md0", InstanceType: "u1.medium", Disk: disk.Text(Indent), EphemeralRequest: req}
+	tm := Template{Namespace: "tenant-demo", Cluster: "demo", Group: "md0", InstanceType: "u1.medium", Disk: disk.Text(Indent), PodResources: PodResources(req, nil, nil)}
 	got := tm.Text()
 	if got != chartDefaults {
 		t.Errorf("the define's text differs from the chart's\n-want:\n%s\n+got:\n%s", chartDefaults, got)
 	}
-	if name := tm.Name(got); name != "kubernetes-demo-md0-610acb" {
+	sum, _ := tm.Sum(nil)
+	if sum != sha256.Sum256([]byte(got)) {
+		t.Error("Sum is not the text's sha256")
+	}
+	if name := tm.Name(sum); name != "kubernetes-demo-md0-610acb" {
 		t.Errorf("name %s, the chart names it kubernetes-demo-md0-610acb", name)
 	}
 }

@@ -320,7 +320,7 @@ func (a *app) writeDiff(rep *plan.DiffReport, summary *offlineSummary) {
 	fmt.Fprintln(w)
 	writeStepsAndTransfer(w, rep)
 	n := len(rep.Pools)
-	printf(w, "%d %s: %d %s, %d refused after the change\n", n, plural(n, "pool"), rolling, rollWord(rolling), refused)
+	printf(w, "%d %s: %d rolling, %d refused after the change\n", n, plural(n, "pool"), rolling, refused)
 	if platformNote != "" {
 		printf(a.stderr, "note: KubevirtMachineTemplate names not computed: %s; pass --cozystack-values with the values.yaml of a tenant's cozystack-values Secret\n", platformNote)
 	}
@@ -342,13 +342,6 @@ func writeStepsAndTransfer(w io.Writer, rep *plan.DiffReport) {
 	if len(t.Unverified) > 0 {
 		printf(w, "%sworkers not counted for %s: the DataVolumes and PersistentVolumeClaims of their namespaces were not read\n", humanIndent, strings.Join(t.Unverified, ", "))
 	}
-}
-
-func rollWord(n int) string {
-	if n == 1 {
-		return "rolls"
-	}
-	return "roll"
 }
 
 // diffHeadline says in a few words what the change does to a pool.

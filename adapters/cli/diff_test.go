@@ -157,7 +157,7 @@ func TestDiffText(t *testing.T) {
 		"  after:  refused; clone of golden " + golden1137 + " (not-in-catalog)",
 		"  refused GoldenNotInCatalog at osImage.builtin: ",
 		"  4. roll-pool tenant-demo/demo-md0",
-		"2 pools: 2 roll, 1 refused after the change",
+		"2 pools: 2 rolling, 1 refused after the change",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("no %q in\n%s", want, r.stdout)

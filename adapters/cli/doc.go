@@ -7,6 +7,7 @@
 // # Commands
 //
 //	worker-image plan [kubernetesnodes/NAME ...] [-f POOL.yaml ...] [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...]] [-n NAMESPACE | -A] [--strict] [-o yaml|json|chart|wide]
+//	worker-image diff [kubernetesnodes/NAME ...] [-f POOL.yaml ...] [--catalog CATALOG.yaml] [--after-pools POOL.yaml] [--after-catalog CATALOG.yaml] [--set KEY=VALUE ...] [--cozystack-values VALUES.yaml] [--state …] [-n NAMESPACE | -A] [--strict] [-o yaml|json|wide]
 //	worker-image catalog render --catalog CATALOG.yaml [--state …] [--strict] [-o yaml|json]
 //	worker-image catalog consumers GOLDEN [--state …] [--strict] [-o yaml|json|wide]
 //	worker-image catalog prune --catalog CATALOG.yaml [--state …] [--strict] [-o yaml|json]

@@ -56,6 +56,20 @@ func (a *app) readPools(o *options) ([]plan.Pool, error) {
 			return nil, err
 		}
 	}
+	values, err := a.poolValues(o, inputs)
+	if err != nil {
+		return nil, err
+	}
+	pools := make([]plan.Pool, len(values))
+	for i, v := range values {
+		pools[i] = plan.DecodePool(v.Namespace, v.Name, v.Spec)
+	}
+	return pools, nil
+}
+
+// poolValues reads the pools of inputs as their values, as readPools
+// reads them.
+func (a *app) poolValues(o *options, inputs []input) ([]plan.PoolValues, error) {
 	ns, err := a.namespaceOf(o)
 	if err != nil {
 		return nil, err
@@ -71,9 +85,9 @@ func (a *app) readPools(o *options) ([]plan.Pool, error) {
 		if kind, _ := m["kind"].(string); kind != "" {
 			return nil, badUsage("--name reads %s as bare values, but it holds a %s; drop --name to read its documents", inputs[0].name, kind)
 		}
-		return []plan.Pool{plan.DecodePool(ns, o.name, m)}, nil
+		return []plan.PoolValues{{Namespace: ns, Name: o.name, Spec: m}}, nil
 	}
-	var pools []plan.Pool
+	var pools []plan.PoolValues
 	for _, in := range inputs {
 		docs, err := a.documents(in.name, in.data)
 		if err != nil {
@@ -83,7 +97,7 @@ func (a *app) readPools(o *options) ([]plan.Pool, error) {
 			return nil, err
 		}
 		for _, d := range docs {
-			pool, err := plan.PoolFromObject(d.Object.Object)
+			pool, err := plan.PoolValuesFromObject(d.Object.Object)
 			if err != nil {
 				obj := d.Object
 				printf(a.stderr, "note: %s:%d: skipped %s %s %s: not a %s\n", in.name, d.Line, obj.GetAPIVersion(), obj.GetKind(), obj.GetName(), plan.PoolKind)
@@ -154,6 +168,23 @@ func poolNames(args []string) ([]string, error) {
 // pool the cluster does not serve, may not be read or does not exist is
 // status 1.
 func (a *app) clusterPools(o *options, names []string, all bool) ([]plan.Pool, error) {
+	objs, err := a.clusterPoolObjects(o, names, all)
+	if err != nil {
+		return nil, err
+	}
+	pools := make([]plan.Pool, 0, len(objs))
+	for i := range objs {
+		pool, err := plan.PoolFromObject(objs[i].Object)
+		if err != nil {
+			return nil, failed("%s %s/%s: %v", plan.PoolKind, objs[i].GetNamespace(), objs[i].GetName(), err)
+		}
+		pools = append(pools, pool)
+	}
+	return pools, nil
+}
+
+// clusterPoolObjects reads the KubernetesNodes objects clusterPools plans.
+func (a *app) clusterPoolObjects(o *options, names []string, all bool) ([]unstructured.Unstructured, error) {
 	if a.conn == nil {
 		var err error
 		if a.conn, err = a.connect(o); err != nil {
@@ -214,13 +245,5 @@ func (a *app) clusterPools(o *options, names []string, all bool) ([]plan.Pool, e
 			printf(a.stderr, "note: no %s in %s of %s\n", plan.PoolKind, where, c.name)
 		}
 	}
-	pools := make([]plan.Pool, 0, len(objs))
-	for i := range objs {
-		pool, err := plan.PoolFromObject(objs[i].Object)
-		if err != nil {
-			return nil, failed("%s %s/%s: %v", plan.PoolKind, objs[i].GetNamespace(), objs[i].GetName(), err)
-		}
-		pools = append(pools, pool)
-	}
-	return pools, nil
+	return objs, nil
 }

@@ -165,7 +165,7 @@ with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("{{.DisplayName}} version {{.Version}}\n")
-	root.AddCommand(a.planCommand(), a.catalogCommand(), a.computePlaneCommand(), a.verifyCommand())
+	root.AddCommand(a.planCommand(), a.diffCommand(), a.catalogCommand(), a.computePlaneCommand(), a.verifyCommand())
 	for _, c := range commands {
 		root.AddCommand(c.cobraCommand(a))
 	}

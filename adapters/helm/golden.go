@@ -3,6 +3,7 @@ package helm
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
@@ -44,33 +46,33 @@ func GoldenText(dv *cdiv1.DataVolume) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("DataVolume %s/%s has fields outside the catalog chart's layout; write it as YAML instead", dv.Namespace, dv.Name)
 	}
-	var w lines
-	w.line(0, "apiVersion: "+cdiv1.SchemeGroupVersion.String())
-	w.line(0, "kind: DataVolume")
-	w.line(0, "metadata:")
-	w.line(2, "name: "+dv.Name)
-	w.line(2, "namespace: "+dv.Namespace)
-	w.line(2, "annotations:")
+	var w charttext.Lines
+	w.Line(0, "apiVersion: "+cdiv1.SchemeGroupVersion.String())
+	w.Line(0, "kind: DataVolume")
+	w.Line(0, "metadata:")
+	w.Line(2, "name: "+dv.Name)
+	w.Line(2, "namespace: "+dv.Namespace)
+	w.Line(2, "annotations:")
 	for _, a := range goldenAnnotations {
 		v := dv.Annotations[a.key]
 		if a.quoted {
-			v = quote(v)
+			v = strconv.Quote(v)
 		}
-		w.line(4, a.key+": "+v)
+		w.Line(4, a.key+": "+v)
 	}
-	w.line(2, "labels:")
-	w.line(4, naming.ManagedByLabel+": "+naming.ManagedBy)
-	w.line(0, "spec:")
-	w.line(2, "contentType: "+string(cdiv1.DataVolumeKubeVirt))
-	w.line(2, "source:")
-	w.line(4, "http:")
-	w.line(6, "url: "+quote(url))
-	w.line(2, "storage:")
-	w.line(4, "resources:")
-	w.line(6, "requests:")
-	w.line(8, "storage: "+quote(size.String()))
+	w.Line(2, "labels:")
+	w.Line(4, naming.ManagedByLabel+": "+naming.ManagedBy)
+	w.Line(0, "spec:")
+	w.Line(2, "contentType: "+string(cdiv1.DataVolumeKubeVirt))
+	w.Line(2, "source:")
+	w.Line(4, "http:")
+	w.Line(6, "url: "+strconv.Quote(url))
+	w.Line(2, "storage:")
+	w.Line(4, "resources:")
+	w.Line(6, "requests:")
+	w.Line(8, "storage: "+strconv.Quote(size.String()))
 	if class != "" {
-		w.line(4, "storageClassName: "+quote(class))
+		w.Line(4, "storageClassName: "+strconv.Quote(class))
 	}
 	return w.String(), nil
 }

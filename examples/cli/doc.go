@@ -6,7 +6,9 @@
 // `kubectl get -o yaml` prints it, and a ComputePlane's values.
 //
 // The same files are plain YAML beside this one, for the commands of the
-// README's walkthrough.
+// README's walkthrough, with one more: cozystack-values.yaml, the
+// platform's values every pool release merges, which `worker-image diff
+// --cozystack-values` reads to name the pools' KubevirtMachineTemplates.
 //
 // # Rules
 //

@@ -1,0 +1,561 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// PoolValues is a pool as its values: a KubernetesNodes resource's
+// namespace, name and spec (the kubernetes-nodes chart's values as Helm
+// holds them, read as DecodePool reads them). Diff takes pools so, because
+// a new chart default applies to the values, only where a pool does not
+// set the key, and the KubevirtMachineTemplate's name hashes values the
+// disk does not hold.
+type PoolValues struct {
+	Namespace string
+	Name      string
+	Spec      any
+}
+
+// PoolValuesFromObject reads a KubernetesNodes object, as PoolFromObject
+// does, keeping its spec as given.
+func PoolValuesFromObject(obj map[string]any) (PoolValues, error) {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion != PoolAPIVersion || kind != PoolKind {
+		return PoolValues{}, fmt.Errorf("the object is %s %s, not a %s of %s", orNone(apiVersion), orNone(kind), PoolKind, PoolAPIVersion)
+	}
+	meta, _ := chartvalues.Map(obj["metadata"])
+	namespace, _ := meta["namespace"].(string)
+	name, _ := meta["name"].(string)
+	return PoolValues{Namespace: namespace, Name: name, Spec: obj["spec"]}, nil
+}
+
+// DefaultImageSize is what one import of the Talos worker image pulls over
+// HTTP (SPEC section 1: ~4.15 GiB), and what a storage-layer clone of its
+// golden moves.
+var DefaultImageSize = resource.MustParse("4.15Gi")
+
+// DiffInput is what both plans of Diff share: the pools and the catalog
+// before the change, and the cluster as it is.
+type DiffInput struct {
+	// Pools are the pools before the change.
+	Pools []PoolValues
+	// Catalog is the catalog before the change; nil is an empty, disabled
+	// one.
+	Catalog *catalog.Catalog
+	// Snapshot is the cluster's state, the same for both plans; nil knows
+	// nothing of the cluster.
+	Snapshot *state.Snapshot
+	// Platform is the platform's values every pool release merges; nil
+	// when they are not known, and then no template name is computed.
+	Platform *Platform
+	// Templates are the cluster's KubevirtMachineTemplates, when
+	// TemplatesObserved says they were read: a pool's template before the
+	// change is then the one it has in the cluster.
+	Templates         []TemplateRef
+	TemplatesObserved bool
+	// ImageSize is the bytes one HTTP import pulls and one clone moves;
+	// zero is DefaultImageSize.
+	ImageSize resource.Quantity
+}
+
+// TemplateRef names a KubevirtMachineTemplate of the cluster.
+type TemplateRef struct{ Namespace, Name string }
+
+// Change is what moves between the two plans of Diff. Each part left zero
+// keeps what DiffInput holds.
+type Change struct {
+	// Pools replace the pools before the change, all of them: a pool of
+	// DiffInput.Pools missing here is removed, a new one added. Nil keeps
+	// DiffInput.Pools.
+	Pools []PoolValues
+	// Catalog replaces the catalog; nil keeps DiffInput.Catalog.
+	Catalog *catalog.Catalog
+	// Defaults are new chart defaults, applied to every pool after the
+	// change (ChartDefault says how).
+	Defaults []ChartDefault
+}
+
+// DiffReport is what a change does to the pools.
+//
+// It marshals with encoding/json to the shape of `worker-image diff -o
+// json`: {"pools":[{"namespace","name","rolls","before","after"}],
+// "steps":[{"action","target"}],"transfer":{"httpBytes","cloneBytes"}},
+// each side a plan entry (Result's JSON) with its "kubevirtMachineTemplate",
+// "neededGolden" and "goldenState", the side before also its "workers"; a
+// side is null when the pool is not there.
+type DiffReport struct {
+	// Pools are in the order of the pools before the change, the added
+	// ones after them, and every pool whose plan after the change is
+	// refused first.
+	Pools    []PoolDiff `json:"pools"`
+	Steps    []Step     `json:"steps"`
+	Transfer Transfer   `json:"transfer"`
+}
+
+// Refused reports whether any pool's plan after the change is refused.
+func (r *DiffReport) Refused() bool {
+	for _, p := range r.Pools {
+		if p.After != nil && p.After.Outcome == Refused {
+			return true
+		}
+	}
+	return false
+}
+
+// PoolDiff is one pool before and after the change.
+type PoolDiff struct {
+	Namespace string
+	Name      string
+	// Rolls reports whether the change re-images the pool's workers: its
+	// KubevirtMachineTemplate's text changes, and with it its name, once
+	// the report's steps are done. A pool whose plan after the change stays
+	// refused even then does not roll: its release fails.
+	Rolls bool
+	// Before and After are nil where the pool is not there.
+	Before, After *DiffSide
+	// Workers is the pool's worker count from its disks in the cluster;
+	// WorkersKnown is false when its namespace's DataVolumes and PVCs were
+	// not observed.
+	Workers      int
+	WorkersKnown bool
+}
+
+// DiffSide is a pool's plan on one side of the change.
+type DiffSide struct {
+	Result
+	// Template is the pool's KubevirtMachineTemplate.
+	Template TemplateName
+	// GoldenState is the state of the golden the pool clones (Result.Golden,
+	// or for a refused plan the golden its values name); "" on the HTTP
+	// path.
+	GoldenState GoldenState
+	// NeededGolden is that golden's name ("" on the HTTP path): unlike
+	// Result.Golden, it is set for a refused plan too.
+	NeededGolden string
+	// populated: the golden is populated in the cluster, whatever the
+	// catalog says (one the change retires still is).
+	populated bool
+}
+
+// TemplateName is a KubevirtMachineTemplate's name, or why it is not
+// known.
+type TemplateName struct {
+	// Name is "" when it is not known.
+	Name string
+	// From says where Name comes from.
+	From TemplateFrom
+	// Unknown says why Name is not known.
+	Unknown string
+}
+
+// PlatformNotGiven is TemplateName.Unknown when DiffInput.Platform is nil.
+const PlatformNotGiven = "the template holds the platform's values (the _cluster of a tenant's cozystack-values Secret: its ephemeral-storage allocation ratio and topology spread constraints), which were not given"
+
+// TemplateFrom says where a template name comes from.
+type TemplateFrom string
+
+const (
+	// FromValues: the chart's hash of the define, rendered from the pool's
+	// values, its disk and the platform's values.
+	FromValues TemplateFrom = "values"
+	// FromCluster: the pool's template in the cluster.
+	FromCluster TemplateFrom = "cluster"
+)
+
+// Step is one thing to do before, or as, the change lands.
+type Step struct {
+	Action StepAction `json:"action"`
+	// Target is a golden's name, or a pool's "<namespace>/<name>".
+	Target string `json:"target"`
+}
+
+// StepAction is what a step does.
+type StepAction string
+
+const (
+	// AddCatalogEntry: add the golden's (schematicID, version) to the
+	// catalog after the change (or enable it), or keep the entry the change
+	// retires while pools still clone it.
+	AddCatalogEntry StepAction = "add-catalog-entry"
+	// WaitForGolden: wait until the golden's import succeeds; CDI holds the
+	// disks of the workers that clone it until then.
+	WaitForGolden StepAction = "wait-for-golden"
+	// RollPool: let the pool's release roll its workers onto the new
+	// template.
+	RollPool StepAction = "roll-pool"
+)
+
+// Transfer is what the rollout moves: the bytes the re-imaged workers pull
+// from an Image Factory over HTTP (with each golden's one import that has
+// still to happen), against the bytes storage-layer clones move. Each is
+// image size × workers; a figure is not known (Known false) when a rolling
+// pool's workers could not be counted.
+type Transfer struct {
+	HTTPBytes, CloneBytes int64
+	HTTPKnown, CloneKnown bool
+	// Unverified names the rolling pools whose workers were not counted.
+	Unverified []string
+}
+
+// templateHash is how the chart's names of a pool's KubevirtMachineTemplates
+// end: "<clusterName>-<group>-<6 hex digits>".
+var templateHash = regexp.MustCompile(`^[0-9a-f]{6}$`)
+
+// Diff plans every pool twice, before and after ch, against the same
+// cluster, and says which pools roll, what must happen first, and what the
+// rollout moves. It does no I/O and changes none of its inputs. The error
+// is for a change it cannot make (a default at a key the chart does not
+// define) or pools it cannot pair (one named twice): a guard.Refusals that
+// names each, nil otherwise. Refused plans are not errors: they are in the
+// report (DiffReport.Refused).
+//
+// For example a Cozystack upgrade that moves talos.version is
+// Diff(in, Change{Defaults: []ChartDefault{{Key: "talos.version", Value:
+// "v1.13.7"}}}): every pool that takes the chart's talos.version rolls, the
+// HTTP ones onto the new URL, the builtin ones onto the new flavor's golden,
+// whose catalog entry the steps add, and wait for, before those pools roll.
+func Diff(in DiffInput, ch Change) (DiffReport, error) {
+	rs := checkDefaults(ch.Defaults)
+	rs = append(rs, distinct(in.Pools, "the pools before the change")...)
+	if ch.Pools != nil {
+		rs = append(rs, distinct(ch.Pools, "the pools after the change")...)
+	}
+	if err := rs.Err(); err != nil {
+		return DiffReport{}, err
+	}
+	d := differ{in: in, before: in.Catalog, after: ch.Catalog, snap: in.Snapshot, size: in.ImageSize}
+	if d.before == nil {
+		d.before = emptyCatalog
+	}
+	if d.after == nil {
+		d.after = d.before
+	}
+	if d.snap == nil {
+		d.snap = emptySnapshot
+	}
+	if d.size.IsZero() {
+		d.size = DefaultImageSize
+	}
+	d.platform, d.platformWhy = chartPlatform, PlatformNotGiven
+	if in.Platform != nil {
+		d.platform, d.platformWhy = in.Platform.parts()
+		if d.platformWhy != "" {
+			d.platform = chartPlatform
+		}
+	}
+	d.workers = indexWorkers(d.snap)
+	return d.diff(in.Pools, changed(in.Pools, ch)), nil
+}
+
+// changed are the pools after ch: its pools, or those before it, with its
+// defaults applied.
+func changed(pools []PoolValues, ch Change) []PoolValues {
+	if ch.Pools != nil {
+		pools = ch.Pools
+	}
+	out := make([]PoolValues, len(pools))
+	for i, p := range pools {
+		for _, def := range ch.Defaults {
+			p.Spec = def.apply(p.Spec)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// distinct refuses a pool named twice: Diff pairs pools by name.
+func distinct(pools []PoolValues, which string) guard.Refusals {
+	seen := make(map[[2]string]bool, len(pools))
+	var rs guard.Refusals
+	for _, p := range pools {
+		k := [2]string{p.Namespace, p.Name}
+		if seen[k] {
+			r := guard.NewRefusal(guard.InvalidPoolName, field.NewPath("metadata", "name"), p.Name,
+				"%s name pool %s/%s twice; a pool is one KubernetesNodes, so remove one of them", which, p.Namespace, p.Name)
+			r.Subject = "pool " + p.Namespace + "/" + p.Name
+			rs = append(rs, r)
+		}
+		seen[k] = true
+	}
+	return rs
+}
+
+// differ is one run of Diff.
+type differ struct {
+	in            DiffInput
+	before, after *catalog.Catalog
+	snap          *state.Snapshot
+	size          resource.Quantity
+	platform      platformParts
+	platformWhy   string
+	workers       workerIndex
+	// beforeSteps and afterSteps complete each side's catalog.
+	beforeSteps, afterSteps completion
+	// buf holds each template's text while it is hashed.
+	buf []byte
+}
+
+// completion is a catalog and the entries its pools need that it does not
+// serve: with them (withEntries), as the steps add them, the plans it
+// refuses for them stand.
+type completion struct {
+	cat     *catalog.Catalog
+	missing []catalog.Flavor
+	seen    map[catalog.Flavor]bool
+	// done is cat with the missing entries, built when a plan needs it.
+	done *catalog.Catalog
+}
+
+// need records a golden, of flavor f, that a side needs and its catalog
+// does not serve.
+func (c *completion) need(s *side, f catalog.Flavor) {
+	if s.GoldenState != NotInCatalog || c.seen[f] {
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[catalog.Flavor]bool{}
+	}
+	c.seen[f] = true
+	c.missing = append(c.missing, f)
+}
+
+// withEntries is the catalog, enabled, with an entry for every missing
+// flavor, taking the catalog's own imageFactoryURL, storage and
+// storageClass.
+func (c *completion) withEntries() *catalog.Catalog {
+	if c.done == nil {
+		v := c.cat.Values()
+		v.Enabled = true
+		v.Images = append([]catalog.Image{}, v.Images...)
+		for _, f := range c.missing {
+			v.Images = append(v.Images, catalog.Image{SchematicID: f.SchematicID, Version: f.Version})
+		}
+		c.done = catalog.Compile(v)
+	}
+	return c.done
+}
+
+// side is one pool's plan on one side, and what it renders.
+type side struct {
+	values PoolValues
+	pool   Pool
+	DiffSide
+	// sum is the sha256 of the define's text, with the platform's part as
+	// given or, when it is not known, the chart's, so that two sides
+	// compare; rendered says whether it was. disk is the disk-system
+	// entry's text.
+	sum      [sha256.Size]byte
+	rendered bool
+	disk     string
+	// steps completes the catalog the side was planned against.
+	steps *completion
+}
+
+func (d *differ) diff(beforeValues, afterValues []PoolValues) DiffReport {
+	type pair struct{ before, after *side }
+	index := map[[2]string]int{}
+	var pairs []pair
+	d.beforeSteps.cat, d.afterSteps.cat = d.before, d.after
+	for _, v := range beforeValues {
+		s := d.plan(v, &d.beforeSteps)
+		index[[2]string{v.Namespace, v.Name}] = len(pairs)
+		pairs = append(pairs, pair{before: s})
+	}
+	for _, v := range afterValues {
+		s := d.plan(v, &d.afterSteps)
+		if i, ok := index[[2]string{v.Namespace, v.Name}]; ok {
+			pairs[i].after = s
+			continue
+		}
+		pairs = append(pairs, pair{after: s})
+	}
+	rep := DiffReport{Pools: make([]PoolDiff, 0, len(pairs))}
+	for _, p := range pairs {
+		rep.Pools = append(rep.Pools, d.compare(p.before, p.after))
+	}
+	// Refused after the change first, each group in order.
+	slices.SortStableFunc(rep.Pools, func(a, b PoolDiff) int {
+		return refusedRank(a) - refusedRank(b)
+	})
+	rep.Steps = steps(rep.Pools)
+	rep.Transfer = transfer(rep.Pools, d.size.Value())
+	return rep
+}
+
+func refusedRank(p PoolDiff) int {
+	if p.After != nil && p.After.Outcome == Refused {
+		return 0
+	}
+	return 1
+}
+
+// plan plans v against steps' catalog and renders what the chart would.
+func (d *differ) plan(v PoolValues, steps *completion) *side {
+	s := &side{values: v, pool: DecodePool(v.Namespace, v.Name, v.Spec), steps: steps}
+	s.Result, _ = Plan(s.pool, steps.cat, d.snap)
+	var f catalog.Flavor
+	s.NeededGolden, f = builtinGolden(&s.pool.Spec, s.Golden)
+	if s.NeededGolden != "" {
+		s.GoldenState, s.populated = goldenState(s.NeededGolden, f, steps.cat, d.snap)
+		steps.need(s, f)
+	}
+	s.render(s.Result, d)
+	return s
+}
+
+// render renders the define of r, a plan of s's pool (its own, or its
+// plan once the steps are done).
+func (s *side) render(r Result, d *differ) {
+	s.rendered, s.disk = false, ""
+	t, why := template(r, s.values.Spec, s.pool.Spec.Cluster, d.platform)
+	s.disk = t.Disk
+	if why != "" {
+		s.Template = TemplateName{Unknown: why}
+		return
+	}
+	s.sum, d.buf = t.Sum(d.buf)
+	s.rendered = true
+	if d.platformWhy != "" {
+		s.Template = TemplateName{Unknown: d.platformWhy}
+		return
+	}
+	s.Template = TemplateName{Name: t.Name(s.sum), From: FromValues}
+}
+
+// compare pairs a pool's two sides.
+func (d *differ) compare(before, after *side) PoolDiff {
+	var pd PoolDiff
+	for _, s := range []*side{before, after} {
+		if s != nil {
+			pd.Namespace, pd.Name = s.values.Namespace, s.values.Name
+		}
+	}
+	pd.Workers, pd.WorkersKnown = d.workers.workers(d.snap, pd.Namespace, pd.Name)
+	if before != nil {
+		// Compared as the after side is, once its catalog has what it
+		// needs; its template stays the one it has.
+		template := before.Template
+		d.stepsDone(before)
+		before.Template = template
+		d.live(before)
+		pd.Before = &before.DiffSide
+	}
+	if after != nil {
+		d.stepsDone(after)
+		pd.After = &after.DiffSide
+	}
+	if before != nil && after != nil {
+		pd.Rolls = rolls(before, after)
+	}
+	return pd
+}
+
+// live names the pool's template before the change from the cluster, when
+// its templates were observed.
+func (d *differ) live(s *side) {
+	if !d.in.TemplatesObserved {
+		return
+	}
+	prefix := naming.PoolCAPIName(s.values.Name) + "-"
+	var names []string
+	for _, t := range d.in.Templates {
+		if t.Namespace != s.values.Namespace {
+			continue
+		}
+		if hash, ok := strings.CutPrefix(t.Name, prefix); ok && templateHash.MatchString(hash) {
+			names = append(names, t.Name)
+		}
+	}
+	switch {
+	case len(names) == 1:
+		s.Template = TemplateName{Name: names[0], From: FromCluster}
+	case len(names) == 0:
+		s.Template = TemplateName{Unknown: "the pool has no KubevirtMachineTemplate in the cluster"}
+	case slices.Contains(names, s.Template.Name):
+		s.Template.From = FromCluster
+	default:
+		slices.Sort(names)
+		s.Template = TemplateName{Unknown: fmt.Sprintf("the pool has %d KubevirtMachineTemplates in the cluster (%v), and which one its MachineDeployment uses was not read", len(names), names)}
+	}
+}
+
+// stepsDone renders a plan refused only for the catalog entry it lacks as
+// it will be once the steps have added it: what the pool rolls onto then.
+// Its Result stays the refused plan.
+func (d *differ) stepsDone(s *side) {
+	if s.Outcome != Refused || s.GoldenState != NotInCatalog || !refusedOnlyFor(s.Refusals, guard.GoldenNotInCatalog) {
+		return
+	}
+	r, _ := Plan(s.pool, s.steps.withEntries(), d.snap)
+	template := s.Template
+	s.render(r, d)
+	if r.Outcome != Planned {
+		s.Template = template
+	}
+}
+
+// refusedOnlyFor reports whether every refusal is of reason.
+func refusedOnlyFor(rs guard.Refusals, reason guard.Reason) bool {
+	for _, r := range rs {
+		if r.Reason != reason {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// rolls reports whether a pool's workers are re-imaged: its template's
+// text changes. The template is compared whole, by the sha256 of its text,
+// where both sides render it (with the same platform values on both sides,
+// so the platform cannot make a difference appear or vanish); against the
+// pool's template in the cluster where that is known; where the pool's
+// values do not render it, by the disk-system entry alone. A pool whose plan after the change is
+// refused, even once the steps are done, does not roll (its release
+// fails); one refused before rolls onto whatever it renders after.
+func rolls(before, after *side) bool {
+	switch {
+	case after.disk == "":
+		return false
+	case before.disk == "":
+		return true
+	case before.Template.From == FromCluster && after.Template.Name != "":
+		return before.Template.Name != after.Template.Name
+	case before.rendered && after.rendered:
+		return before.sum != after.sum
+	}
+	return before.disk != after.disk
+}
+
+// DiffNeeds says what Diff(DiffInput{Pools: pools, …}, ch) reads of the
+// cluster, so an adapter reads exactly that: what each pool's plan reads,
+// before and after the change, and every pool namespace's DataVolumes and
+// PVCs, which its workers are counted from.
+func DiffNeeds(pools []PoolValues, ch Change) state.Request {
+	var decoded []Pool
+	var r state.Request
+	add := func(v PoolValues) {
+		decoded = append(decoded, DecodePool(v.Namespace, v.Name, v.Spec))
+		r.Lists = append(r.Lists, state.Ref{Kind: state.DataVolume, Namespace: v.Namespace}, state.Ref{Kind: state.PersistentVolumeClaim, Namespace: v.Namespace})
+	}
+	for _, v := range pools {
+		add(v)
+	}
+	for _, v := range changed(pools, ch) {
+		add(v)
+	}
+	return r.Merge(NeedsAll(decoded))
+}

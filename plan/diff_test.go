@@ -1,0 +1,414 @@
+package plan_test
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+const (
+	tenant = fixtures.TenantNamespace
+	v1137  = "v1.13.7"
+)
+
+var golden1137, _ = naming.GoldenName(fixtures.DefaultSchematicID, v1137, nil, nil)
+
+// tenantPools is cluster demo's pools in tenant-demo:
+//   - demo-md0 clones the chart's flavor (osImage.builtin: {}) and has
+//     cloned it once (fixtures.Cluster's disk);
+//   - demo-md1 imports over HTTP from talos.* and runs two workers;
+//   - demo-pinned clones the flavor it names, v1.13.6, and runs none;
+//   - demo-own imports over HTTP the talos.version it sets itself.
+func tenantPools() []plan.PoolValues {
+	return []plan.PoolValues{
+		{Namespace: tenant, Name: "demo-md0", Spec: map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}}},
+		{Namespace: tenant, Name: "demo-md1", Spec: map[string]any{"cluster": "demo", "instanceType": "u1.large"}},
+		{Namespace: tenant, Name: "demo-pinned", Spec: map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{"version": fixtures.DefaultVersion}}}},
+		{Namespace: tenant, Name: "demo-own", Spec: map[string]any{"cluster": "demo", "talos": map[string]any{"version": "v1.12.0"}}},
+	}
+}
+
+// httpWorker is a worker disk of pool (its KubernetesNodes name) imported
+// over HTTP, named as CAPI and CAPK name it, as its DataVolume and PVC.
+func httpWorker(pool, machine string) []client.Object {
+	name := naming.PoolCAPIName(pool) + "-58c4d-" + machine + "-disk-system"
+	url := naming.ImageURL(fixtures.DefaultImageFactoryURL, fixtures.DefaultSchematicID, fixtures.DefaultVersion)
+	return []client.Object{
+		fixtures.DataVolume(tenant, name).HTTP(url).Class(fixtures.ReplicatedClass).Phase(cdiv1.Succeeded).Obj(),
+		fixtures.PVC(tenant, name).Class(fixtures.ReplicatedClass).Bound().Obj(),
+	}
+}
+
+// cozystack is fixtures.Cluster, observed whole, with demo-md1's two
+// workers and a worker of a sibling pool, demo-md1-large, which is not
+// demo-md1's.
+func cozystack(extra ...client.Object) *state.Snapshot {
+	objs := append(fixtures.Cluster(), httpWorker("demo-md1", "r4t7m")...)
+	objs = append(objs, httpWorker("demo-md1", "x2kqz")...)
+	objs = append(objs, httpWorker("demo-md1-large", "p8vnd")...)
+	return state.NewSnapshot(fixtures.State(state.AllKinds, append(objs, extra...)...))
+}
+
+// defaultCatalog is enabled and holds the chart's flavor.
+func defaultCatalog() *catalog.Catalog {
+	return catalog.Compile(catalog.Values{Enabled: true, ImageFactoryURL: fixtures.DefaultImageFactoryURL, StorageClass: fixtures.ReplicatedClass, Storage: "6Gi",
+		Images: []catalog.Image{{SchematicID: fixtures.DefaultSchematicID, Version: fixtures.DefaultVersion}}})
+}
+
+func byName(t *testing.T, rep plan.DiffReport, name string) plan.PoolDiff {
+	t.Helper()
+	for _, p := range rep.Pools {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no pool %s in the report", name)
+	return plan.PoolDiff{}
+}
+
+func reasons(rs guard.Refusals) []guard.Reason {
+	out := []guard.Reason{}
+	for _, r := range rs {
+		out = append(out, r.Reason)
+	}
+	return out
+}
+
+// A Cozystack upgrade moves the chart's talos.version: the HTTP pools that
+// take the chart's version roll onto the new URL at once; the builtin pool
+// that takes it needs the new flavor's golden, which the catalog does not
+// hold yet, so its plan is refused until the entry is added, and its steps
+// are: add the entry, wait for the golden's import, roll. Pools that set
+// their flavor themselves do not roll.
+func TestDiffDefaultBump(t *testing.T) {
+	size := plan.DefaultImageSize.Value()
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
+		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Refused() {
+		t.Error("demo-md0's plan after the change is refused: the report says so (exit 3)")
+	}
+	if rep.Pools[0].Name != "demo-md0" {
+		t.Errorf("the pool refused after the change comes first, not %s", rep.Pools[0].Name)
+	}
+	cases := map[string]struct {
+		reason      string
+		rolls       bool
+		before      plan.Source
+		after       plan.Outcome
+		refusals    []guard.Reason
+		golden      string
+		goldenState plan.GoldenState
+		workers     int
+	}{
+		"demo-md0":    {"builtin on the chart's flavor: onto v1.13.7's golden, once the catalog has it", true, plan.Clone, plan.Refused, []guard.Reason{guard.GoldenNotInCatalog}, golden1137, plan.NotInCatalog, 1},
+		"demo-md1":    {"HTTP from talos.*: onto the new URL", true, plan.HTTP, plan.Planned, []guard.Reason{}, "", "", 2},
+		"demo-pinned": {"builtin on the flavor it names: unchanged", false, plan.Clone, plan.Planned, []guard.Reason{}, fixtures.Golden, plan.Imported, 0},
+		"demo-own":    {"HTTP from its own talos.version: unchanged", false, plan.HTTP, plan.Planned, []guard.Reason{}, "", "", 0},
+	}
+	for name, tc := range cases {
+		p := byName(t, rep, name)
+		if p.Rolls != tc.rolls || p.Before.Source != tc.before || p.After.Outcome != tc.after ||
+			!slices.Equal(reasons(p.After.Refusals), tc.refusals) || p.After.NeededGolden != tc.golden ||
+			p.After.GoldenState != tc.goldenState || !p.WorkersKnown || p.Workers != tc.workers {
+			t.Errorf("%s: %s: rolls %t, before %s, after %s %v, golden %s (%s), %d workers", name, tc.reason,
+				p.Rolls, p.Before.Source, p.After.Outcome, reasons(p.After.Refusals), p.After.NeededGolden, p.After.GoldenState, p.Workers)
+		}
+	}
+	if p := byName(t, rep, "demo-md1"); p.After.Disk.Spec.Source.HTTP.URL != naming.ImageURL(fixtures.DefaultImageFactoryURL, fixtures.DefaultSchematicID, v1137) {
+		t.Errorf("demo-md1 imports %s after the change", p.After.Disk.Spec.Source.HTTP.URL)
+	}
+	want := []plan.Step{
+		{Action: plan.AddCatalogEntry, Target: golden1137},
+		{Action: plan.RollPool, Target: tenant + "/demo-md1"},
+		{Action: plan.WaitForGolden, Target: golden1137},
+		{Action: plan.RollPool, Target: tenant + "/demo-md0"},
+	}
+	if !slices.Equal(rep.Steps, want) {
+		t.Errorf("steps %v, want %v", rep.Steps, want)
+	}
+	// demo-md1's two workers and the new golden's one import over HTTP;
+	// demo-md0's one worker cloned.
+	wantT := plan.Transfer{HTTPBytes: 3 * size, CloneBytes: size, HTTPKnown: true, CloneKnown: true}
+	if !equalTransfer(rep.Transfer, wantT) {
+		t.Errorf("transfer %+v, want %+v", rep.Transfer, wantT)
+	}
+}
+
+func equalTransfer(a, b plan.Transfer) bool {
+	return a.HTTPBytes == b.HTTPBytes && a.CloneBytes == b.CloneBytes && a.HTTPKnown == b.HTTPKnown && a.CloneKnown == b.CloneKnown &&
+		slices.Equal(a.Unverified, b.Unverified)
+}
+
+// The catalog after the change has the new flavor, its golden not created
+// yet: every plan stands (the golden pending), and the steps wait for it
+// before demo-md0 rolls.
+func TestDiffDefaultBumpWithTheEntry(t *testing.T) {
+	v := defaultCatalog().Values()
+	v.Images = append(v.Images, catalog.Image{SchematicID: fixtures.DefaultSchematicID, Version: v1137})
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
+		plan.Change{Catalog: catalog.Compile(v), Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Refused() {
+		t.Errorf("nothing is refused: %+v", rep.Pools[0].After.Refusals)
+	}
+	p := byName(t, rep, "demo-md0")
+	if !p.Rolls || p.After.Golden != golden1137 || p.After.GoldenState != plan.NotCreated {
+		t.Errorf("demo-md0: rolls %t onto %s (%s)", p.Rolls, p.After.Golden, p.After.GoldenState)
+	}
+	want := []plan.Step{
+		{Action: plan.RollPool, Target: tenant + "/demo-md1"},
+		{Action: plan.WaitForGolden, Target: golden1137},
+		{Action: plan.RollPool, Target: tenant + "/demo-md0"},
+	}
+	if !slices.Equal(rep.Steps, want) {
+		t.Errorf("steps %v, want %v", rep.Steps, want)
+	}
+}
+
+// An entry retired while pools still clone it: nothing rolls (no pool's
+// text changes), the pool that has cloned it plans with GoldenUnavailable
+// (its next workers will not boot), the scaled-to-zero pool that has not is
+// refused, first; the one step is to keep the entry, whose golden is still
+// populated, so there is nothing to wait for.
+func TestDiffRetiredEntry(t *testing.T) {
+	pools := []plan.PoolValues{
+		tenantPools()[0],
+		{Namespace: tenant, Name: "demo-zero", Spec: map[string]any{"cluster": "demo", "minReplicas": 0, "osImage": map[string]any{"builtin": map[string]any{}}}},
+		tenantPools()[1],
+	}
+	retired := defaultCatalog().Values()
+	retired.Images = []catalog.Image{}
+	rep, err := plan.Diff(plan.DiffInput{Pools: pools, Catalog: defaultCatalog(), Snapshot: cozystack()}, plan.Change{Catalog: catalog.Compile(retired)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{rep.Pools[0].Name, rep.Pools[1].Name, rep.Pools[2].Name}; !slices.Equal(got, []string{"demo-zero", "demo-md0", "demo-md1"}) {
+		t.Errorf("order %v: the refused pool first, then the others in order", got)
+	}
+	for _, p := range rep.Pools {
+		if p.Rolls {
+			t.Errorf("%s rolls: retiring an entry changes no pool's text", p.Name)
+		}
+	}
+	zero, md0 := byName(t, rep, "demo-zero"), byName(t, rep, "demo-md0")
+	if zero.After.Outcome != plan.Refused || !slices.Equal(reasons(zero.After.Refusals), []guard.Reason{guard.GoldenNotInCatalog}) || zero.After.GoldenState != plan.NotInCatalog {
+		t.Errorf("demo-zero, which has not cloned: %s %v (%s)", zero.After.Outcome, reasons(zero.After.Refusals), zero.After.GoldenState)
+	}
+	var warned bool
+	for _, w := range md0.After.Warnings {
+		warned = warned || w.Reason == guard.GoldenUnavailable
+	}
+	if md0.After.Outcome != plan.Planned || !warned || md0.After.GoldenState != plan.NotInCatalog {
+		t.Errorf("demo-md0, which has cloned: %s, warnings %v (%s)", md0.After.Outcome, md0.After.Warnings, md0.After.GoldenState)
+	}
+	if want := []plan.Step{{Action: plan.AddCatalogEntry, Target: fixtures.Golden}}; !slices.Equal(rep.Steps, want) {
+		t.Errorf("steps %v, want %v", rep.Steps, want)
+	}
+	if !equalTransfer(rep.Transfer, plan.Transfer{HTTPKnown: true, CloneKnown: true}) {
+		t.Errorf("nothing rolls, so nothing moves: %+v", rep.Transfer)
+	}
+}
+
+// The report's JSON has exactly the shape of `worker-image diff -o json`.
+func TestDiffJSONShape(t *testing.T) {
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[:2], Catalog: defaultCatalog(), Snapshot: cozystack()},
+		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Pools    []map[string]json.RawMessage `json:"pools"`
+		Steps    []map[string]json.RawMessage `json:"steps"`
+		Transfer map[string]json.RawMessage   `json:"transfer"`
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	assertKeys(t, "report", top, "pools", "steps", "transfer")
+	assertKeys(t, "transfer", got.Transfer, "httpBytes", "cloneBytes")
+	for _, s := range got.Steps {
+		assertKeys(t, "step", s, "action", "target")
+	}
+	entry := []string{"namespace", "name", "outcome", "source", "golden", "installerImage", "storageClass", "warnings", "refusals", "kubevirtMachineTemplate", "neededGolden", "goldenState"}
+	for _, p := range got.Pools {
+		assertKeys(t, "pool", p, "namespace", "name", "rolls", "before", "after")
+		var before, after map[string]json.RawMessage
+		if err := json.Unmarshal(p["before"], &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(p["after"], &after); err != nil {
+			t.Fatal(err)
+		}
+		assertKeys(t, "before", before, append(slices.Clone(entry), "disk", "workers")...)
+		if _, planned := after["disk"]; planned {
+			assertKeys(t, "after", after, append(slices.Clone(entry), "disk")...)
+		} else {
+			assertKeys(t, "after", after, entry...)
+		}
+	}
+}
+
+func assertKeys(t *testing.T, what string, m map[string]json.RawMessage, keys ...string) {
+	t.Helper()
+	var got []string
+	for k := range m {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	slices.Sort(keys)
+	if !slices.Equal(got, keys) {
+		t.Errorf("%s keys %v, want %v", what, got, keys)
+	}
+}
+
+// Workers are counted from the pool's disks only where the pool's
+// namespace's DataVolumes and PVCs were read; otherwise the rollout's
+// transfer is not known, rather than zero.
+func TestDiffTransferNotKnownOffline(t *testing.T) {
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Catalog: defaultCatalog()},
+		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Pools[0]
+	if !p.Rolls || p.WorkersKnown {
+		t.Errorf("demo-md1 rolls (%t) with workers not counted (known %t)", p.Rolls, p.WorkersKnown)
+	}
+	want := plan.Transfer{CloneKnown: true, Unverified: []string{tenant + "/demo-md1"}}
+	if !equalTransfer(rep.Transfer, want) {
+		t.Errorf("transfer %+v, want %+v", rep.Transfer, want)
+	}
+	data, err := json.Marshal(rep.Transfer)
+	if err != nil || string(data) != `{"httpBytes":null,"cloneBytes":0}` {
+		t.Errorf("transfer JSON %s, %v: a figure not known is null", data, err)
+	}
+}
+
+// With the platform's values the names are the chart's: a pool that rolls
+// gets a new one, a pool that does not keeps its own; a pool refused until
+// the steps add its entry is named as it will render then.
+func TestDiffTemplateNames(t *testing.T) {
+	pf, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack(), Platform: pf},
+		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Pools {
+		b, a := p.Before.Template, p.After.Template
+		if b.Name == "" || a.Name == "" || b.From != plan.FromValues || a.From != plan.FromValues {
+			t.Errorf("%s: template %+v → %+v: both are known", p.Name, b, a)
+		}
+		if (b.Name != a.Name) != p.Rolls {
+			t.Errorf("%s: rolls %t, template %s → %s", p.Name, p.Rolls, b.Name, a.Name)
+		}
+	}
+	// The chart names it so (Helm v4.1.1, the pre-feature chart).
+	if got := byName(t, rep, "demo-md1").Before.Template.Name; got != "kubernetes-demo-md1-0b63f5" {
+		t.Errorf("demo-md1's template before the change is %s", got)
+	}
+	// Without them, no name, and why.
+	rep, err = plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()}, plan.Change{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tn := rep.Pools[0].Before.Template; tn.Name != "" || tn.Unknown != plan.PlatformNotGiven {
+		t.Errorf("without the platform's values: %+v", tn)
+	}
+}
+
+// A pool's template in the cluster is its template before the change: one
+// of its name is the one; of several, the one its values render; none, or
+// several none of which they render, leave it unknown. A sibling pool's
+// templates (demo-md1-large) are not demo-md1's. The change, a new default
+// instanceType, does not reach demo-md1, which sets its own: it rolls only
+// where its live template is not what its values render.
+func TestDiffLiveTemplates(t *testing.T) {
+	pf, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What demo-md1's values render, as the chart names it.
+	const rendered = "kubernetes-demo-md1-0b63f5"
+	sibling := plan.TemplateRef{Namespace: tenant, Name: "kubernetes-demo-md1-large-abcdef"}
+	cases := map[string]struct {
+		reason    string
+		templates []plan.TemplateRef
+		want      plan.TemplateName
+		rolls     bool
+	}{
+		"one": {"the pool's one template, whatever its hash", []plan.TemplateRef{{Namespace: tenant, Name: "kubernetes-demo-md1-0a0a0a"}, sibling},
+			plan.TemplateName{Name: "kubernetes-demo-md1-0a0a0a", From: plan.FromCluster}, true},
+		"rendered among several": {"the one the values render", []plan.TemplateRef{{Namespace: tenant, Name: "kubernetes-demo-md1-0a0a0a"}, {Namespace: tenant, Name: rendered}},
+			plan.TemplateName{Name: rendered, From: plan.FromCluster}, false},
+		"another namespace": {"a template of another namespace is not the pool's", []plan.TemplateRef{{Namespace: "tenant-other", Name: rendered}, sibling},
+			plan.TemplateName{Unknown: "the pool has no KubevirtMachineTemplate in the cluster"}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Snapshot: cozystack(), Platform: pf, Templates: tc.templates, TemplatesObserved: true},
+				plan.Change{Defaults: []plan.ChartDefault{{Key: "instanceType", Value: "u1.xlarge"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := rep.Pools[0]
+			if p.Before.Template != tc.want || p.Rolls != tc.rolls {
+				t.Errorf("%s: %+v (rolls %t), want %+v (rolls %t)", tc.reason, p.Before.Template, p.Rolls, tc.want, tc.rolls)
+			}
+		})
+	}
+}
+
+// Pools are paired by namespace and name: one the change adds has no side
+// before, one it removes none after; neither rolls. A pool named twice is
+// refused, as is every bad default, together.
+func TestDiffPairs(t *testing.T) {
+	added := plan.PoolValues{Namespace: tenant, Name: "demo-new", Spec: map[string]any{"cluster": "demo"}}
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[:2], Catalog: defaultCatalog(), Snapshot: cozystack()},
+		plan.Change{Pools: []plan.PoolValues{tenantPools()[1], added}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md0 := byName(t, rep, "demo-md0"); md0.After != nil || md0.Rolls {
+		t.Errorf("demo-md0 is removed: %+v", md0)
+	}
+	if n := byName(t, rep, "demo-new"); n.Before != nil || n.Rolls || n.After.Outcome != plan.Planned {
+		t.Errorf("demo-new is added: %+v", n)
+	}
+	if data, err := json.Marshal(byName(t, rep, "demo-md0")); err != nil || !json.Valid(data) {
+		t.Errorf("a removed pool's JSON: %s, %v", data, err)
+	}
+	twice := append(tenantPools(), tenantPools()[0])
+	_, err = plan.Diff(plan.DiffInput{Pools: twice}, plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.nope"}}})
+	var rs guard.Refusals
+	if !errors.As(err, &rs) || !slices.Equal(reasons(rs), []guard.Reason{guard.InvalidValue, guard.InvalidPoolName}) {
+		t.Errorf("error %v: both refusals, the default's and the pool's", err)
+	}
+}

@@ -1,0 +1,96 @@
+package plan
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// poolDiffJSON is a PoolDiff's JSON shape.
+type poolDiffJSON struct {
+	Namespace string          `json:"namespace"`
+	Name      string          `json:"name"`
+	Rolls     bool            `json:"rolls"`
+	Before    json.RawMessage `json:"before"`
+	After     json.RawMessage `json:"after"`
+}
+
+// MarshalJSON writes {"namespace","name","rolls","before","after"}, each
+// side a plan entry with its "kubevirtMachineTemplate", "neededGolden" and
+// "goldenState",
+// the side before also its "workers" (null when they were not counted);
+// a side is null where the pool is not there.
+func (p PoolDiff) MarshalJSON() ([]byte, error) {
+	out := poolDiffJSON{Namespace: p.Namespace, Name: p.Name, Rolls: p.Rolls, Before: json.RawMessage("null"), After: json.RawMessage("null")}
+	var err error
+	if p.Before != nil {
+		workers := json.RawMessage("null")
+		if p.WorkersKnown {
+			workers = json.RawMessage(strconv.Itoa(p.Workers))
+		}
+		if out.Before, err = p.Before.marshal(workers); err != nil {
+			return nil, err
+		}
+	}
+	if p.After != nil {
+		if out.After, err = p.After.marshal(nil); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(out)
+}
+
+// templateJSON is a TemplateName's JSON shape.
+type templateJSON struct {
+	Name    string       `json:"name"`
+	From    TemplateFrom `json:"from,omitempty"`
+	Unknown string       `json:"unknown,omitempty"`
+}
+
+// MarshalJSON writes {"name","from"} for a known name, {"name":"",
+// "unknown"} for one that is not.
+func (t TemplateName) MarshalJSON() ([]byte, error) {
+	return json.Marshal(templateJSON(t))
+}
+
+// marshal writes the side's plan entry with its template and golden state
+// (and workers, when given) after the entry's own keys.
+func (s *DiffSide) marshal(workers json.RawMessage) (json.RawMessage, error) {
+	entry, err := json.Marshal(s.Result)
+	if err != nil {
+		return nil, err
+	}
+	extra := struct {
+		Template     TemplateName    `json:"kubevirtMachineTemplate"`
+		NeededGolden string          `json:"neededGolden"`
+		GoldenState  GoldenState     `json:"goldenState"`
+		Workers      json.RawMessage `json:"workers,omitempty"`
+	}{s.Template, s.NeededGolden, s.GoldenState, workers}
+	more, err := json.Marshal(extra)
+	if err != nil {
+		return nil, err
+	}
+	// Both are objects: join them, the entry's keys first.
+	out := make([]byte, 0, len(entry)+len(more))
+	out = append(out, entry[:len(entry)-1]...)
+	out = append(out, ',')
+	return append(out, more[1:]...), nil
+}
+
+// transferJSON is a Transfer's JSON shape: a figure that is not known is
+// null.
+type transferJSON struct {
+	HTTPBytes  *int64 `json:"httpBytes"`
+	CloneBytes *int64 `json:"cloneBytes"`
+}
+
+// MarshalJSON writes {"httpBytes","cloneBytes"}, null where not known.
+func (t Transfer) MarshalJSON() ([]byte, error) {
+	var out transferJSON
+	if t.HTTPKnown {
+		out.HTTPBytes = &t.HTTPBytes
+	}
+	if t.CloneKnown {
+		out.CloneBytes = &t.CloneBytes
+	}
+	return json.Marshal(out)
+}

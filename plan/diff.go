@@ -3,9 +3,7 @@ package plan
 import (
 	"crypto/sha256"
 	"fmt"
-	"regexp"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,6 +13,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 // PoolValues is a pool as its values: a KubernetesNodes resource's
@@ -62,18 +61,10 @@ type DiffInput struct {
 	// Platform is the platform's values every pool release merges; nil
 	// when they are not known, and then no template name is computed.
 	Platform *Platform
-	// Templates are the cluster's KubevirtMachineTemplates, when
-	// TemplatesObserved says they were read: a pool's template before the
-	// change is then the one it has in the cluster.
-	Templates         []TemplateRef
-	TemplatesObserved bool
 	// ImageSize is the bytes one HTTP import pulls and one clone moves;
 	// zero is DefaultImageSize.
 	ImageSize resource.Quantity
 }
-
-// TemplateRef names a KubevirtMachineTemplate of the cluster.
-type TemplateRef struct{ Namespace, Name string }
 
 // Change is what moves between the two plans of Diff. Each part left zero
 // keeps what DiffInput holds.
@@ -210,10 +201,6 @@ type Transfer struct {
 	// Unverified names the rolling pools whose workers were not counted.
 	Unverified []string
 }
-
-// templateHash is how the chart's names of a pool's KubevirtMachineTemplates
-// end: "<clusterName>-<group>-<6 hex digits>".
-var templateHash = regexp.MustCompile(`^[0-9a-f]{6}$`)
 
 // Diff plans every pool twice, before and after ch, against the same
 // cluster, and says which pools roll, what must happen first, and what the
@@ -465,31 +452,23 @@ func (d *differ) compare(before, after *side) PoolDiff {
 }
 
 // live names the pool's template before the change from the cluster, when
-// its templates were observed.
+// the snapshot observed the templates of its namespace
+// (state.Snapshot.PoolTemplates, by the pool's CAPI labels): of several (a
+// pool mid-rollout), the one its values render if it is there, else the
+// newest (state.Snapshot.PoolTemplate, the one the chart last wrote). A
+// pool with none (not applied yet) keeps the name its values render.
 func (d *differ) live(s *side) {
-	if !d.in.TemplatesObserved {
+	snap := d.in.Snapshot
+	if snap == nil || !snap.CoversNamespace(state.KubevirtMachineTemplate, s.values.Namespace) {
 		return
 	}
-	prefix := naming.PoolCAPIName(s.values.Name) + "-"
-	var names []string
-	for _, t := range d.in.Templates {
-		if t.Namespace != s.values.Namespace {
-			continue
-		}
-		if hash, ok := strings.CutPrefix(t.Name, prefix); ok && templateHash.MatchString(hash) {
-			names = append(names, t.Name)
-		}
-	}
+	ts := snap.PoolTemplates(s.values.Namespace, naming.PoolCAPIName(s.values.Name))
 	switch {
-	case len(names) == 1:
-		s.Template = TemplateName{Name: names[0], From: FromCluster}
-	case len(names) == 0:
-		s.Template = TemplateName{Unknown: "the pool has no KubevirtMachineTemplate in the cluster"}
-	case slices.Contains(names, s.Template.Name):
+	case len(ts) == 0:
+	case s.Template.Name != "" && slices.ContainsFunc(ts, func(t *capk.KubevirtMachineTemplate) bool { return t.Name == s.Template.Name }):
 		s.Template.From = FromCluster
 	default:
-		slices.Sort(names)
-		s.Template = TemplateName{Unknown: fmt.Sprintf("the pool has %d KubevirtMachineTemplates in the cluster (%v), and which one its MachineDeployment uses was not read", len(names), names)}
+		s.Template = TemplateName{Name: ts[0].Name, From: FromCluster}
 	}
 }
 
@@ -557,5 +536,5 @@ func DiffNeeds(pools []PoolValues, ch Change) state.Request {
 	for _, v := range changed(pools, ch) {
 		add(v)
 	}
-	return r.Merge(NeedsAll(decoded))
+	return r.Merge(NeedsAll(decoded)).Merge(TemplateNeeds(decoded))
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 const (
@@ -54,10 +57,15 @@ func httpWorker(pool, machine string) []client.Object {
 // workers and a worker of a sibling pool, demo-md1-large, which is not
 // demo-md1's.
 func cozystack(extra ...client.Object) *state.Snapshot {
+	return cozystackObserved(state.AllKinds, extra...)
+}
+
+// cozystackObserved is cozystack with only the observed kinds read.
+func cozystackObserved(observed state.Kind, extra ...client.Object) *state.Snapshot {
 	objs := append(fixtures.Cluster(), httpWorker("demo-md1", "r4t7m")...)
 	objs = append(objs, httpWorker("demo-md1", "x2kqz")...)
 	objs = append(objs, httpWorker("demo-md1-large", "p8vnd")...)
-	return state.NewSnapshot(fixtures.State(state.AllKinds, append(objs, extra...)...))
+	return state.NewSnapshot(fixtures.State(observed, append(objs, extra...)...))
 }
 
 // defaultCatalog is enabled and holds the chart's flavor.
@@ -310,8 +318,11 @@ func TestDiffTransferNotKnownOffline(t *testing.T) {
 
 // With the platform's values the names are the chart's: a pool that rolls
 // gets a new one, a pool that does not keeps its own; a pool refused until
-// the steps add its entry is named as it will render then.
+// the steps add its entry is named as it will render then. The cluster's
+// templates are not read, so the names before are the values' too
+// (TestDiffLiveTemplates reads them).
 func TestDiffTemplateNames(t *testing.T) {
+	cozystack := func() *state.Snapshot { return cozystackObserved(state.AllKinds &^ state.KubevirtMachineTemplate) }
 	pf, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
 	if err != nil {
 		t.Fatal(err)
@@ -345,11 +356,13 @@ func TestDiffTemplateNames(t *testing.T) {
 }
 
 // A pool's template in the cluster is its template before the change: one
-// of its name is the one; of several, the one its values render; none, or
-// several none of which they render, leave it unknown. A sibling pool's
-// templates (demo-md1-large) are not demo-md1's. The change, a new default
-// instanceType, does not reach demo-md1, which sets its own: it rolls only
-// where its live template is not what its values render.
+// is the one; of several (mid-rollout), the one its values render if it is
+// there, else the newest, the one the chart last wrote; none leaves it
+// unknown. A pool's templates are found by their CAPI label, so a sibling
+// pool's (demo-md1-large) are not demo-md1's, nor a template of another
+// namespace. The change, a new default instanceType, does not reach
+// demo-md1, which sets its own: it rolls only where its live template is
+// not what its values render.
 func TestDiffLiveTemplates(t *testing.T) {
 	pf, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{}})
 	if err != nil {
@@ -357,23 +370,33 @@ func TestDiffLiveTemplates(t *testing.T) {
 	}
 	// What demo-md1's values render, as the chart names it.
 	const rendered = "kubernetes-demo-md1-0b63f5"
-	sibling := plan.TemplateRef{Namespace: tenant, Name: "kubernetes-demo-md1-large-abcdef"}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	tmpl := func(namespace, pool, name string, age int) client.Object {
+		t := &capk.KubevirtMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
+			CreationTimestamp: metav1.NewTime(t0.Add(-time.Duration(age) * time.Hour))}}
+		vm := &t.Spec.Template.Spec.VirtualMachineTemplate.Spec
+		vm.Template = &capk.InstanceTemplate{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{naming.DeploymentNameLabel: naming.PoolCAPIName(pool)}}}
+		return t
+	}
+	sibling := tmpl(tenant, "demo-md1-large", "kubernetes-demo-md1-large-abcdef", 0)
 	cases := map[string]struct {
 		reason    string
-		templates []plan.TemplateRef
+		templates []client.Object
 		want      plan.TemplateName
 		rolls     bool
 	}{
-		"one": {"the pool's one template, whatever its hash", []plan.TemplateRef{{Namespace: tenant, Name: "kubernetes-demo-md1-0a0a0a"}, sibling},
+		"one": {"the pool's one template, whatever its hash", []client.Object{tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1), sibling},
 			plan.TemplateName{Name: "kubernetes-demo-md1-0a0a0a", From: plan.FromCluster}, true},
-		"rendered among several": {"the one the values render", []plan.TemplateRef{{Namespace: tenant, Name: "kubernetes-demo-md1-0a0a0a"}, {Namespace: tenant, Name: rendered}},
+		"rendered among several": {"the one the values render, though older", []client.Object{tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1), tmpl(tenant, "demo-md1", rendered, 2)},
 			plan.TemplateName{Name: rendered, From: plan.FromCluster}, false},
-		"another namespace": {"a template of another namespace is not the pool's", []plan.TemplateRef{{Namespace: "tenant-other", Name: rendered}, sibling},
-			plan.TemplateName{Unknown: "the pool has no KubevirtMachineTemplate in the cluster"}, false},
+		"several, none rendered": {"the newest", []client.Object{tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 2), tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0b0b0b", 1)},
+			plan.TemplateName{Name: "kubernetes-demo-md1-0b0b0b", From: plan.FromCluster}, true},
+		"another namespace": {"a template of another namespace is not the pool's: it has none, and keeps the name its values render", []client.Object{tmpl("tenant-other", "demo-md1", "kubernetes-demo-md1-0a0a0a", 1), sibling},
+			plan.TemplateName{Name: rendered, From: plan.FromValues}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Snapshot: cozystack(), Platform: pf, Templates: tc.templates, TemplatesObserved: true},
+			rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Snapshot: cozystack(tc.templates...), Platform: pf},
 				plan.Change{Defaults: []plan.ChartDefault{{Key: "instanceType", Value: "u1.xlarge"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -383,6 +406,16 @@ func TestDiffLiveTemplates(t *testing.T) {
 				t.Errorf("%s: %+v (rolls %t), want %+v (rolls %t)", tc.reason, p.Before.Template, p.Rolls, tc.want, tc.rolls)
 			}
 		})
+	}
+	// Templates not observed in the pool's namespace: the name is the one
+	// its values render, not the cluster's.
+	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Snapshot: cozystackObserved(state.AllKinds&^state.KubevirtMachineTemplate,
+		tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1)), Platform: pf}, plan.Change{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tn := rep.Pools[0].Before.Template; tn.Name != rendered || tn.From == plan.FromCluster {
+		t.Errorf("templates unobserved: %+v, want %s as rendered", tn, rendered)
 	}
 }
 

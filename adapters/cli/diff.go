@@ -292,12 +292,14 @@ func (a *app) writeDiff(rep *plan.DiffReport, summary *offlineSummary) {
 		printf(w, "%s/%s: %s\n", p.Namespace, p.Name, diffHeadline(p))
 		printf(w, "%sbefore: %s\n", humanIndent, sideLine(p.Before))
 		printf(w, "%safter:  %s\n", humanIndent, sideLine(p.After))
-		if line, note := templateLine(p); line != "" {
+		line, note := templateLine(p)
+		if line != "" {
 			if a := p.After; a != nil && a.Outcome == plan.Refused && a.Template.Name != "" {
 				line += " (once its steps are done)"
 			}
 			printf(w, "%stemplate: %s\n", humanIndent, line)
-		} else if note != "" {
+		}
+		if note != "" {
 			platformNote = note
 		}
 		if p.Before != nil {
@@ -412,7 +414,7 @@ func templateLine(p plan.PoolDiff) (string, string) {
 	if !known {
 		return "", note
 	}
-	return names[0] + " → " + names[1], ""
+	return names[0] + " → " + names[1], note
 }
 
 func workersText(p plan.PoolDiff) string {

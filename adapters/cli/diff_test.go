@@ -35,7 +35,8 @@ type diffJSON struct {
 			NeededGolden string `json:"neededGolden"`
 			GoldenState  string `json:"goldenState"`
 			Template     struct {
-				Name string `json:"name"`
+				Name    string `json:"name"`
+				Unknown string `json:"unknown"`
 			} `json:"kubevirtMachineTemplate"`
 			Refusals []struct {
 				Reason string `json:"reason"`
@@ -92,8 +93,9 @@ func TestDiffDefaultBump(t *testing.T) {
 		t.Errorf("demo-md1: %+v %+v", md1.Before, md1.After)
 	}
 	// The chart names demo-md1's templates so (Helm v4.1.1, the
-	// pre-feature chart, the example's cozystack values).
-	if md1.Before.Template.Name != "kubernetes-demo-md1-d19590" || md1.After.Template.Name != "kubernetes-demo-md1-82061f" || md1.Before.Template.From != "values" {
+	// pre-feature chart, the example's cozystack values); the one before
+	// is the pool's template in the state, of that name.
+	if md1.Before.Template.Name != "kubernetes-demo-md1-d19590" || md1.After.Template.Name != "kubernetes-demo-md1-82061f" || md1.Before.Template.From != "cluster" {
 		t.Errorf("demo-md1's templates %+v → %+v", md1.Before.Template, md1.After.Template)
 	}
 	want := []string{"add-catalog-entry " + golden1137, "roll-pool tenant-demo/demo-md1", "wait-for-golden " + golden1137, "roll-pool tenant-demo/demo-md0"}
@@ -124,8 +126,8 @@ func TestDiffWithTheNewEntry(t *testing.T) {
 	if d.Pools[0].After.GoldenState != "not-created" {
 		t.Errorf("demo-md0's golden after: %s", d.Pools[0].After.GoldenState)
 	}
-	if d.Pools[0].Before.Template.Unknown == "" {
-		t.Error("without --cozystack-values the template's name is not known, and says why")
+	if b, a := d.Pools[0].Before.Template, d.Pools[0].After.Template; b.From != "cluster" || a.Name != "" || a.Unknown == "" {
+		t.Errorf("without --cozystack-values the template's name before is the cluster's (%+v), after not known, and says why (%+v)", b, a)
 	}
 }
 

@@ -33,14 +33,18 @@ var served = map[string][]string{
 	"v1":                         {"persistentvolumeclaims", "persistentvolumes", "namespaces"},
 	"storage.k8s.io/v1":          {"storageclasses", "csidrivers"},
 	"snapshot.storage.k8s.io/v1": {"volumesnapshotclasses"},
-	"cdi.kubevirt.io/v1beta1":    {"datavolumes", "storageprofiles", "cdis", "cdiconfigs"},
+	"cdi.kubevirt.io/v1beta1":    {"datavolumes", "storageprofiles", "cdis", "cdiconfigs", "datasources"},
 	"apps.cozystack.io/v1alpha1": {"kubernetesnodes"},
+	// The consumers of goldens (SPEC section 12).
+	"infrastructure.cluster.x-k8s.io/v1alpha1": {"kubevirtmachinetemplates"},
+	"kubevirt.io/v1": {"virtualmachines"},
 }
 
 // kinds names each resource's kind, for its lists.
 var kinds = map[string]string{"persistentvolumeclaims": "PersistentVolumeClaim", "persistentvolumes": "PersistentVolume", "namespaces": "Namespace",
 	"storageclasses": "StorageClass", "csidrivers": "CSIDriver", "volumesnapshotclasses": "VolumeSnapshotClass", "datavolumes": "DataVolume",
-	"storageprofiles": "StorageProfile", "cdis": "CDI", "cdiconfigs": "CDIConfig", "kubernetesnodes": "KubernetesNodes"}
+	"storageprofiles": "StorageProfile", "cdis": "CDI", "cdiconfigs": "CDIConfig", "kubernetesnodes": "KubernetesNodes",
+	"kubevirtmachinetemplates": "KubevirtMachineTemplate", "virtualmachines": "VirtualMachine", "datasources": "DataSource"}
 
 var clusterScoped = map[string]bool{"persistentvolumes": true, "namespaces": true, "storageclasses": true, "csidrivers": true,
 	"volumesnapshotclasses": true, "storageprofiles": true, "cdis": true, "cdiconfigs": true}

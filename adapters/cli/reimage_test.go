@@ -23,7 +23,7 @@ func TestPlanReimageNotice(t *testing.T) {
 	r := exe(t, switched, "plan", "-f", "-", "--catalog", exampleCatalog, "--state", exampleState)
 	md0, md1, _ := strings.Cut(r.stdout, "tenant-demo/demo-md1:")
 	if r.code != 0 || strings.Contains(md0, notice) || !strings.Contains(md1, notice) ||
-		!strings.Contains(md1, "its live KubevirtMachineTemplate kubernetes-demo-md1-9b3d52 holds (source: HTTP import from ") {
+		!strings.Contains(md1, "its live KubevirtMachineTemplate kubernetes-demo-md1-d19590 holds (source: HTTP import from ") {
 		t.Errorf("demo-md1 switched to the golden is told, demo-md0 is not: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 

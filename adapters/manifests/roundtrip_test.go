@@ -11,6 +11,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
 var formats = []fleet.Format{fleet.YAMLList, fleet.YAMLDocuments, fleet.JSONList, fleet.JSONDocuments}
@@ -36,7 +38,8 @@ func TestReadRoundTrip(t *testing.T) {
 		if rapid.Bool().Draw(t, "served") {
 			// The fleet of the benchmarks, with what a server adds.
 			size := fleet.Size{Goldens: rapid.IntRange(1, 3).Draw(t, "goldens"), StorageClasses: rapid.IntRange(1, 3).Draw(t, "classes"),
-				PVCs: rapid.IntRange(0, 12).Draw(t, "pvcs"), Namespaces: rapid.IntRange(1, 3).Draw(t, "namespaces"), DataVolumes: rapid.Bool().Draw(t, "dataVolumes")}
+				PVCs: rapid.IntRange(0, 12).Draw(t, "pvcs"), Namespaces: rapid.IntRange(1, 3).Draw(t, "namespaces"), DataVolumes: rapid.Bool().Draw(t, "dataVolumes"),
+				Templates: rapid.IntRange(0, 4).Draw(t, "templates")}
 			s = plantest.Scenario{Pools: fleet.Pools(size, 3), Catalog: fleet.Catalog(size), State: fleet.Served(fleet.State(size))}
 		} else {
 			opts := plantest.Options{FullyObserved: true, Inconsistent: rapid.Bool().Draw(t, "inconsistent")}
@@ -85,6 +88,9 @@ func asRead(st *state.State) *state.State {
 	out.VolumeSnapshotClasses = lastOf(st.VolumeSnapshotClasses, func(o *snapshotv1.VolumeSnapshotClass) *metav1.ObjectMeta { return &o.ObjectMeta })
 	out.CDIConfigs = lastOf(st.CDIConfigs, func(o *cdiv1.CDIConfig) *metav1.ObjectMeta { return &o.ObjectMeta })
 	out.PersistentVolumes = lastOf(st.PersistentVolumes, func(o *corev1.PersistentVolume) *metav1.ObjectMeta { return &o.ObjectMeta })
+	out.KubevirtMachineTemplates = lastOf(st.KubevirtMachineTemplates, func(o *capk.KubevirtMachineTemplate) *metav1.ObjectMeta { return &o.ObjectMeta })
+	out.VirtualMachines = lastOf(st.VirtualMachines, func(o *kubevirtv1.VirtualMachine) *metav1.ObjectMeta { return &o.ObjectMeta })
+	out.DataSources = lastOf(st.DataSources, func(o *cdiv1.DataSource) *metav1.ObjectMeta { return &o.ObjectMeta })
 	return out
 }
 
@@ -142,6 +148,9 @@ func differ(want, got *state.State) string {
 		{"VolumeSnapshotClasses", untyped(w.VolumeSnapshotClasses), untyped(g.VolumeSnapshotClasses), len(w.VolumeSnapshotClasses), len(g.VolumeSnapshotClasses)},
 		{"CDIConfigs", untyped(w.CDIConfigs), untyped(g.CDIConfigs), len(w.CDIConfigs), len(g.CDIConfigs)},
 		{"PersistentVolumes", untyped(w.PersistentVolumes), untyped(g.PersistentVolumes), len(w.PersistentVolumes), len(g.PersistentVolumes)},
+		{"KubevirtMachineTemplates", untyped(w.KubevirtMachineTemplates), untyped(g.KubevirtMachineTemplates), len(w.KubevirtMachineTemplates), len(g.KubevirtMachineTemplates)},
+		{"VirtualMachines", untyped(w.VirtualMachines), untyped(g.VirtualMachines), len(w.VirtualMachines), len(g.VirtualMachines)},
+		{"DataSources", untyped(w.DataSources), untyped(g.DataSources), len(w.DataSources), len(g.DataSources)},
 	} {
 		if p.wantN != p.gotN {
 			return fmt.Sprintf("%d %s, want %d", p.gotN, p.name, p.wantN)
@@ -197,7 +206,8 @@ func heldKinds(st *state.State) state.Kind {
 		state.DataVolume: len(st.DataVolumes), state.StorageProfile: len(st.StorageProfiles),
 		state.CDI: len(st.CDIs), state.CSIDriver: len(st.CSIDrivers),
 		state.VolumeSnapshotClass: len(st.VolumeSnapshotClasses), state.CDIConfig: len(st.CDIConfigs),
-		state.PersistentVolume: len(st.PersistentVolumes),
+		state.PersistentVolume: len(st.PersistentVolumes), state.KubevirtMachineTemplate: len(st.KubevirtMachineTemplates),
+		state.VirtualMachine: len(st.VirtualMachines), state.DataSource: len(st.DataSources),
 	} {
 		if n > 0 {
 			k |= kind
@@ -209,5 +219,6 @@ func heldKinds(st *state.State) state.Kind {
 func objects(st *state.State) int {
 	return len(st.StorageClasses) + len(st.PersistentVolumeClaims) + len(st.DataVolumes) +
 		len(st.StorageProfiles) + len(st.CDIs) + len(st.CSIDrivers) +
-		len(st.VolumeSnapshotClasses) + len(st.CDIConfigs) + len(st.PersistentVolumes)
+		len(st.VolumeSnapshotClasses) + len(st.CDIConfigs) + len(st.PersistentVolumes) +
+		len(st.KubevirtMachineTemplates) + len(st.VirtualMachines) + len(st.DataSources)
 }

@@ -43,6 +43,9 @@ func Served(st *state.State) *state.State {
 	out.VolumeSnapshotClasses = clone(st.VolumeSnapshotClasses, s.object)
 	out.CDIConfigs = clone(st.CDIConfigs, s.object)
 	out.PersistentVolumes = clone(st.PersistentVolumes, s.object)
+	out.KubevirtMachineTemplates = clone(st.KubevirtMachineTemplates, s.object)
+	out.VirtualMachines = clone(st.VirtualMachines, s.object)
+	out.DataSources = clone(st.DataSources, s.object)
 	uids := map[state.Key]types.UID{}
 	out.DataVolumes = make([]cdiv1.DataVolume, len(st.DataVolumes))
 	for i := range st.DataVolumes {

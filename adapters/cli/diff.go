@@ -95,24 +95,11 @@ worker-image diff -n tenant-demo --set talos.version=v1.13.7 --cozystack-values 
 }
 
 func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
-	names, err := poolNames(args)
+	names, fromCluster, err := poolSource("diff", o, args)
 	if err != nil {
 		return err
 	}
-	files := len(o.files) > 0 || o.example
-	fromCluster := len(names) > 0 || o.allNamespaces || (!files && o.namespace != "")
-	switch {
-	case fromCluster && files:
-		return badUsage("diff reads pools from -f files or from the cluster (kubernetesnodes/NAME, -n, -A), not both")
-	case len(names) > 0 && o.allNamespaces:
-		return badUsage("a pool's name goes with -n NAMESPACE, not with -A")
-	case fromCluster && o.state != "":
-		return badUsage("the cluster's pools are compared against the cluster's state; --state goes with -f")
-	case fromCluster && o.name != "":
-		return badUsage("--name reads bare values from -f")
-	case !fromCluster && !files:
-		return badUsage("name the pools: -f POOL.yaml, or the cluster's kubernetesnodes/NAME, -n NAMESPACE or -A")
-	case d.afterPools == "" && d.afterCatalog == "" && len(d.set) == 0:
+	if d.afterPools == "" && d.afterCatalog == "" && len(d.set) == 0 {
 		return badUsage("name the change: --after-pools POOL.yaml, --after-catalog CATALOG.yaml or --set KEY=VALUE")
 	}
 	if stdin := countStdin(append(slices.Clone(o.files), o.catalog, o.state, d.afterPools, d.afterCatalog, d.cozystackValues)...); stdin > 1 {

@@ -63,24 +63,35 @@ worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
 	return cmd
 }
 
-func (a *app) runPlan(o *options, args []string) error {
-	names, err := poolNames(args)
-	if err != nil {
-		return err
+// poolSource reads where a command (plan, diff) takes its pools from:
+// the cluster's KubernetesNodes named by args (kubernetesnodes/NAME), by
+// -n or by -A, or -f files; a mix, or neither, is a usage error that says
+// which flags go together.
+func poolSource(command string, o *options, args []string) (names []string, fromCluster bool, err error) {
+	if names, err = poolNames(args); err != nil {
+		return nil, false, err
 	}
 	files := len(o.files) > 0 || o.example
-	fromCluster := len(names) > 0 || o.allNamespaces || (!files && o.namespace != "")
+	fromCluster = len(names) > 0 || o.allNamespaces || (!files && o.namespace != "")
 	switch {
 	case fromCluster && files:
-		return badUsage("plan reads pools from -f files or from the cluster (kubernetesnodes/NAME, -n, -A), not both")
+		return nil, false, badUsage("%s reads pools from -f files or from the cluster (kubernetesnodes/NAME, -n, -A), not both", command)
 	case len(names) > 0 && o.allNamespaces:
-		return badUsage("a pool's name goes with -n NAMESPACE, not with -A")
+		return nil, false, badUsage("a pool's name goes with -n NAMESPACE, not with -A")
 	case fromCluster && o.state != "":
-		return badUsage("the cluster's pools plan against the cluster's state; --state goes with -f")
+		return nil, false, badUsage("the cluster's pools are read against the cluster's state; --state goes with -f")
 	case fromCluster && o.name != "":
-		return badUsage("--name reads bare values from -f")
+		return nil, false, badUsage("--name reads bare values from -f")
 	case !fromCluster && !files:
-		return badUsage("name the pools: -f POOL.yaml, or the cluster's kubernetesnodes/NAME, -n NAMESPACE or -A")
+		return nil, false, badUsage("name the pools: -f POOL.yaml, or the cluster's kubernetesnodes/NAME, -n NAMESPACE or -A")
+	}
+	return names, fromCluster, nil
+}
+
+func (a *app) runPlan(o *options, args []string) error {
+	names, fromCluster, err := poolSource("plan", o, args)
+	if err != nil {
+		return err
 	}
 	var pools []plan.Pool
 	if fromCluster {

@@ -222,22 +222,30 @@ func (s *jsonScanner) listItems() {
 		s.object(2, inObject, &it.id)
 		it.end = s.pos
 		s.items = append(s.items, it)
-		s.space()
-		if s.pos >= len(s.src) {
-			s.fail = true
+		if s.endOfElement() {
 			return
-		}
-		switch s.src[s.pos] {
-		case ',':
-			s.pos++
-			s.space()
-		case ']':
-			s.pos++
-			return
-		default:
-			s.fail = true
 		}
 	}
+}
+
+// endOfElement reads what follows an array's element: a comma (more
+// follow) or the closing bracket (true); anything else fails the scan.
+func (s *jsonScanner) endOfElement() bool {
+	s.space()
+	switch {
+	case s.pos >= len(s.src):
+		s.fail = true
+		return true
+	case s.src[s.pos] == ',':
+		s.pos++
+		s.space()
+		return false
+	case s.src[s.pos] == ']':
+		s.pos++
+		return true
+	}
+	s.fail = true
+	return false
 }
 
 func (s *jsonScanner) array(depth int) {
@@ -249,20 +257,8 @@ func (s *jsonScanner) array(depth int) {
 	}
 	for !s.fail {
 		s.value(depth, elsewhere, nil)
-		s.space()
-		if s.pos >= len(s.src) {
-			s.fail = true
+		if s.endOfElement() {
 			return
-		}
-		switch s.src[s.pos] {
-		case ',':
-			s.pos++
-			s.space()
-		case ']':
-			s.pos++
-			return
-		default:
-			s.fail = true
 		}
 	}
 }

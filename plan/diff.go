@@ -64,6 +64,12 @@ type DiffInput struct {
 	// ImageSize is the bytes one HTTP import pulls and one clone moves;
 	// zero is DefaultImageSize.
 	ImageSize resource.Quantity
+	// Decide, when set, decides every plan before it is compared: a
+	// caller that refuses more than Plan does (the CLI's --strict refuses
+	// StateUnverified) returns the plan refused, so that the pool neither
+	// rolls nor gets a step. It must not turn a refused plan into a planned
+	// one.
+	Decide func(Result) Result
 }
 
 // Change is what moves between the two plans of Diff. Each part left zero
@@ -137,9 +143,16 @@ type DiffSide struct {
 	// NeededGolden is that golden's name ("" on the HTTP path): unlike
 	// Result.Golden, it is set for a refused plan too.
 	NeededGolden string
+	// KubernetesVersion is the pool's own version value as the chart
+	// prints it, "" when it takes the chart's default: CAPI replaces every
+	// Machine of a MachineDeployment whose version changes, so a pool
+	// whose version moves rolls whatever its template does.
+	KubernetesVersion string
 	// populated: the golden is populated in the cluster, whatever the
 	// catalog says (one the change retires still is).
 	populated bool
+	// stuck: the plan is refused for more than the entry the steps add.
+	stuck bool
 }
 
 // TemplateName is a KubevirtMachineTemplate's name, or why it is not
@@ -198,7 +211,9 @@ const (
 type Transfer struct {
 	HTTPBytes, CloneBytes int64
 	HTTPKnown, CloneKnown bool
-	// Unverified names the rolling pools whose workers were not counted.
+	// Unverified names the rolling pools whose workers were not counted,
+	// and the pools whose golden's state is not known (whether it has to
+	// be imported is not).
 	Unverified []string
 }
 
@@ -393,7 +408,8 @@ func refusedRank(p PoolDiff) int {
 // plan plans v against steps' catalog and renders what the chart would.
 func (d *differ) plan(v PoolValues, steps *completion) *side {
 	s := &side{values: v, pool: DecodePool(v.Namespace, v.Name, v.Spec), steps: steps}
-	s.Result, _ = Plan(s.pool, steps.cat, d.snap)
+	s.Result = d.decide(s.pool, steps.cat)
+	s.KubernetesVersion = kubernetesVersion(v.Spec)
 	var f catalog.Flavor
 	s.NeededGolden, f = builtinGolden(&s.pool.Spec, s.Golden)
 	if s.NeededGolden != "" {
@@ -402,6 +418,22 @@ func (d *differ) plan(v PoolValues, steps *completion) *side {
 	}
 	s.render(s.Result, d)
 	return s
+}
+
+// decide plans pool against cat, as DiffInput.Decide decides it.
+func (d *differ) decide(pool Pool, cat *catalog.Catalog) Result {
+	r, _ := Plan(pool, cat, d.snap)
+	if d.in.Decide != nil && r.Outcome == Refused {
+		// A refused plan stays refused whatever Decide returns.
+		if dr := d.in.Decide(r); dr.Outcome == Refused {
+			return dr
+		}
+		return r
+	}
+	if d.in.Decide != nil {
+		return d.in.Decide(r)
+	}
+	return r
 }
 
 // render renders the define of r, a plan of s's pool (its own, or its
@@ -475,16 +507,22 @@ func (d *differ) live(s *side) {
 // stepsDone renders a plan refused only for the catalog entry it lacks as
 // it will be once the steps have added it: what the pool rolls onto then.
 // Its Result stays the refused plan.
+//
+// A plan the steps do not fix (still refused once they have added the
+// entry: a disk smaller than the new golden, say) is stuck: its refusals
+// are those of both plans, the entry's and what stays, and it gets no
+// step and does not roll.
 func (d *differ) stepsDone(s *side) {
 	if s.Outcome != Refused || s.GoldenState != NotInCatalog || !refusedOnlyFor(s.Refusals, guard.GoldenNotInCatalog) {
 		return
 	}
-	r, _ := Plan(s.pool, s.steps.withEntries(), d.snap)
-	template := s.Template
-	s.render(r, d)
+	r := d.decide(s.pool, s.steps.withEntries())
 	if r.Outcome != Planned {
-		s.Template = template
+		s.stuck = true
+		s.Refusals = append(slices.Clone(s.Refusals), r.Refusals...)
+		return
 	}
+	s.render(r, d)
 }
 
 // refusedOnlyFor reports whether every refusal is of reason.
@@ -498,7 +536,7 @@ func refusedOnlyFor(rs guard.Refusals, reason guard.Reason) bool {
 }
 
 // rolls reports whether a pool's workers are re-imaged: its template's
-// text changes. The template is compared whole, by the sha256 of its text,
+// text changes, or its Kubernetes version. The template is compared whole, by the sha256 of its text,
 // where both sides render it (with the same platform values on both sides,
 // so the platform cannot make a difference appear or vanish); against the
 // pool's template in the cluster where that is known; where the pool's
@@ -507,9 +545,14 @@ func refusedOnlyFor(rs guard.Refusals, reason guard.Reason) bool {
 // fails); one refused before rolls onto whatever it renders after.
 func rolls(before, after *side) bool {
 	switch {
-	case after.disk == "":
+	case after.disk == "" || after.stuck:
 		return false
 	case before.disk == "":
+		return true
+	case before.KubernetesVersion != after.KubernetesVersion:
+		// The MachineDeployment's spec.template.spec.version is the
+		// chart's kubernetes.versionMap of it (nodegroup.yaml), and CAPI
+		// rolls a MachineDeployment whose template changes.
 		return true
 	case before.Template.From == FromCluster && after.Template.Name != "":
 		return before.Template.Name != after.Template.Name
@@ -537,4 +580,23 @@ func DiffNeeds(pools []PoolValues, ch Change) state.Request {
 		add(v)
 	}
 	return r.Merge(NeedsAll(decoded)).Merge(TemplateNeeds(decoded))
+}
+
+// kubernetesVersion is a pool's version value as the chart prints it, ""
+// when the pool does not set it (the chart's default, the same on both
+// sides of a change that moves no default at version). A null prints as
+// "<nil>", apart from the default: the chart's versionMap then fails.
+func kubernetesVersion(spec any) string {
+	m, ok := chartvalues.Map(spec)
+	if !ok {
+		return ""
+	}
+	v, present := m["version"]
+	if !present {
+		return ""
+	}
+	if v == nil {
+		return "<nil>"
+	}
+	return chartvalues.Print(v)
 }

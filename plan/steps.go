@@ -17,7 +17,7 @@ func steps(pools []PoolDiff) []Step {
 	added := map[string]bool{}
 	for _, p := range pools {
 		a := p.After
-		if a == nil {
+		if a == nil || a.stuck {
 			continue
 		}
 		g := a.NeededGolden
@@ -75,14 +75,20 @@ func waitsFor(s *DiffSide) bool {
 // transfer counts what the rollout moves: every rolling pool's workers,
 // over HTTP or by the storage layer as its plan after the change says,
 // and each golden's import that has still to happen (one HTTP pull of the
-// image per golden not created yet).
+// image per golden not created yet). A golden whose state is not known
+// makes the HTTP figure not known.
 func transfer(pools []PoolDiff, size int64) Transfer {
 	t := Transfer{HTTPKnown: true, CloneKnown: true}
 	imports := map[string]bool{}
 	for _, p := range pools {
 		a := p.After
-		if a == nil {
+		if a == nil || a.stuck {
 			continue
+		}
+		// Whether its golden still has to be imported is not known.
+		goldenUnknown := a.NeededGolden != "" && (p.Rolls || p.Before == nil) && a.GoldenState == GoldenStateUnknown
+		if goldenUnknown {
+			t.HTTPKnown = false
 		}
 		toImport := a.GoldenState == NotCreated || (a.GoldenState == NotInCatalog && !a.populated)
 		if a.NeededGolden != "" && (p.Rolls || p.Before == nil) && toImport && !imports[a.NeededGolden] {
@@ -90,11 +96,16 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 			t.HTTPBytes = addBytes(t.HTTPBytes, size)
 		}
 		if !p.Rolls {
+			if goldenUnknown {
+				t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
+			}
 			continue
 		}
 		clone := a.NeededGolden != ""
-		if !p.WorkersKnown {
+		if goldenUnknown || !p.WorkersKnown {
 			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
+		}
+		if !p.WorkersKnown {
 			if clone {
 				t.CloneKnown = false
 			} else {

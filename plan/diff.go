@@ -119,8 +119,12 @@ type PoolDiff struct {
 	Name      string
 	// Rolls reports whether the change re-images the pool's workers: its
 	// KubevirtMachineTemplate's text changes, and with it its name, once
-	// the report's steps are done. A pool whose plan after the change stays
-	// refused even then does not roll: its release fails.
+	// the report's steps are done, or its Kubernetes version moves (the
+	// MachineDeployment's). A pool whose plan after the change stays
+	// refused even then does not roll: its release fails. What the chart's
+	// files decide (its map of Kubernetes minor versions to patch
+	// versions, which moves with Cozystack releases and rolls every pool)
+	// is not in the values, and not seen.
 	Rolls bool
 	// Before and After are nil where the pool is not there.
 	Before, After *DiffSide
@@ -508,12 +512,17 @@ func (d *differ) live(s *side) {
 // it will be once the steps have added it: what the pool rolls onto then.
 // Its Result stays the refused plan.
 //
-// A plan the steps do not fix (still refused once they have added the
-// entry: a disk smaller than the new golden, say) is stuck: its refusals
-// are those of both plans, the entry's and what stays, and it gets no
-// step and does not roll.
+// A plan the steps do not fix (refused for anything but the entry, or
+// still refused once they have added it: a disk smaller than the new
+// golden, say) is stuck: its refusals are those of both plans, the entry's
+// and what stays, and it gets no step and does not roll.
 func (d *differ) stepsDone(s *side) {
-	if s.Outcome != Refused || s.GoldenState != NotInCatalog || !refusedOnlyFor(s.Refusals, guard.GoldenNotInCatalog) {
+	if s.Outcome != Refused {
+		return
+	}
+	if s.GoldenState != NotInCatalog || !refusedOnlyFor(s.Refusals, guard.GoldenNotInCatalog) {
+		// Refused for what no step fixes.
+		s.stuck = true
 		return
 	}
 	r := d.decide(s.pool, s.steps.withEntries())

@@ -62,10 +62,15 @@ func cozystack(extra ...client.Object) *state.Snapshot {
 
 // cozystackObserved is cozystack with only the observed kinds read.
 func cozystackObserved(observed state.Kind, extra ...client.Object) *state.Snapshot {
+	return state.NewSnapshot(cozystackState(observed, extra...))
+}
+
+// cozystackState is the state cozystackObserved indexes.
+func cozystackState(observed state.Kind, extra ...client.Object) *state.State {
 	objs := append(fixtures.Cluster(), httpWorker("demo-md1", "r4t7m")...)
 	objs = append(objs, httpWorker("demo-md1", "x2kqz")...)
 	objs = append(objs, httpWorker("demo-md1-large", "p8vnd")...)
-	return state.NewSnapshot(fixtures.State(observed, append(objs, extra...)...))
+	return fixtures.State(observed, append(objs, extra...)...)
 }
 
 // defaultCatalog is enabled and holds the chart's flavor.

@@ -16,7 +16,7 @@ type poolDiffJSON struct {
 
 // MarshalJSON writes {"namespace","name","rolls","before","after"}, each
 // side a plan entry with its "kubevirtMachineTemplate", "neededGolden" and
-// "goldenState",
+// "goldenState" (and "kubernetesVersion" where the pool's values set it),
 // the side before also its "workers" (null when they were not counted);
 // a side is null where the pool is not there.
 func (p PoolDiff) MarshalJSON() ([]byte, error) {
@@ -60,11 +60,12 @@ func (s *DiffSide) marshal(workers json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	extra := struct {
-		Template     TemplateName    `json:"kubevirtMachineTemplate"`
-		NeededGolden string          `json:"neededGolden"`
-		GoldenState  GoldenState     `json:"goldenState"`
-		Workers      json.RawMessage `json:"workers,omitempty"`
-	}{s.Template, s.NeededGolden, s.GoldenState, workers}
+		Template          TemplateName    `json:"kubevirtMachineTemplate"`
+		NeededGolden      string          `json:"neededGolden"`
+		GoldenState       GoldenState     `json:"goldenState"`
+		KubernetesVersion string          `json:"kubernetesVersion,omitempty"`
+		Workers           json.RawMessage `json:"workers,omitempty"`
+	}{s.Template, s.NeededGolden, s.GoldenState, s.KubernetesVersion, workers}
 	more, err := json.Marshal(extra)
 	if err != nil {
 		return nil, err

@@ -167,7 +167,16 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		ch.Catalog = catalog.Compile(catalog.DecodeValues(m))
 		runWarnings = append(runWarnings, ch.Catalog.Warnings()...)
 	}
-	rep, err := plan.Diff(plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: size}, ch)
+	in := plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: size}
+	if o.strict {
+		// Decided inside Diff, so that a pool --strict refuses neither
+		// rolls nor gets a step.
+		in.Decide = func(r plan.Result) plan.Result {
+			v.explain(r.Warnings)
+			return strictPlan(r)
+		}
+	}
+	rep, err := plan.Diff(in, ch)
 	if err != nil {
 		return unusable("%v", err)
 	}
@@ -179,13 +188,9 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 				v.explain(s.Warnings)
 			}
 		}
-		if o.strict && p.After != nil {
-			p.After.Result = strictPlan(p.After.Result)
-		}
 	}
 	if o.strict {
 		runWarnings, runRefusals = strictRefusals(runWarnings)
-		slices.SortStableFunc(rep.Pools, func(x, y plan.PoolDiff) int { return refusedFirst(x) - refusedFirst(y) })
 	}
 	switch o.output {
 	case jsonOut, yamlOut:
@@ -205,13 +210,6 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		return errRefused
 	}
 	return nil
-}
-
-func refusedFirst(p plan.PoolDiff) int {
-	if p.After != nil && p.After.Outcome == plan.Refused {
-		return 0
-	}
-	return 1
 }
 
 // diffPools are the pools before the change: the -f files' (the
@@ -288,6 +286,9 @@ func (a *app) writeDiff(rep *plan.DiffReport, summary *offlineSummary) {
 		}
 		if note != "" {
 			platformNote = note
+		}
+		if b, a := p.Before, p.After; b != nil && a != nil && b.KubernetesVersion != a.KubernetesVersion {
+			printf(w, "%sversion: %s → %s (CAPI replaces every Machine of the pool)\n", humanIndent, versionText(b), versionText(a))
 		}
 		if p.Before != nil {
 			printf(w, "%sworkers: %s\n", humanIndent, workersText(p))
@@ -402,6 +403,14 @@ func templateLine(p plan.PoolDiff) (string, string) {
 		return "", note
 	}
 	return names[0] + " → " + names[1], note
+}
+
+// versionText is a side's Kubernetes version value.
+func versionText(s *plan.DiffSide) string {
+	if s.KubernetesVersion == "" {
+		return "the chart's default"
+	}
+	return s.KubernetesVersion
 }
 
 func workersText(p plan.PoolDiff) string {

@@ -219,3 +219,35 @@ func TestDiffUsage(t *testing.T) {
 		})
 	}
 }
+
+// --strict decides each plan before the comparison: offline, the builtin
+// pool demo-md0 is refused StateUnverified (its guards could not look), so
+// it does not roll and no step adds, waits for or rolls anything for it
+// (exit 3); the HTTP pool, which reads nothing of the cluster, rolls.
+func TestDiffStrict(t *testing.T) {
+	r := exe(t, "", "diff", "-f", examplePools, "--catalog", exampleCatalog, "--set", "talos.version=v1.13.7", "--strict", "-o", "json")
+	if r.code != 3 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	d := decodeDiff(t, r.stdout)
+	md0, md1 := d.Pools[0], d.Pools[1]
+	if md0.Name != "demo-md0" || md0.Rolls || md0.After.Outcome != "refused" {
+		t.Errorf("%s: rolls %t, %s; --strict refuses it offline", md0.Name, md0.Rolls, md0.After.Outcome)
+	}
+	if !md1.Rolls {
+		t.Errorf("%s rolls onto the new URL", md1.Name)
+	}
+	if got := steps(d); !reflect.DeepEqual(got, []string{"roll-pool tenant-demo/demo-md1"}) {
+		t.Errorf("steps %v: only demo-md1's roll", got)
+	}
+}
+
+// A version default that moves rolls every pool that takes it, and says
+// so.
+func TestDiffVersionDefault(t *testing.T) {
+	r := exe(t, "", "diff", "-f", examplePools, "--catalog", exampleCatalog, "--state", exampleState, "--set", "version=v1.34")
+	if r.code != 0 || !strings.Contains(r.stdout, "tenant-demo/demo-md1: rolls") ||
+		!strings.Contains(r.stdout, "  version: the chart's default → v1.34 (CAPI replaces every Machine of the pool)") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

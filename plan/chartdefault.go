@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -41,6 +42,37 @@ var defaultChildren = map[string][]string{
 	"kubelet":         {"systemReservedMemory", "kubeReservedMemory", "systemReservedCpu", "kubeReservedCpu", "evictionHardMemory", "evictionSoftMemory"},
 	"images":          {"kubectl"},
 }
+
+// defaultKinds are the types the kubernetes-nodes values schema takes at
+// each key a default can set (values.schema.json): a default of another
+// type would fail every pool release that takes it. A key not listed is
+// a map the schema checks key by key, or takes anything.
+var defaultKinds = map[string]chartvalues.Kind{
+	"cluster": chartvalues.Text, "storageClass": chartvalues.Text, "instanceType": chartvalues.Text,
+	"diskSize": chartvalues.Quantity, "podCpuLimit": chartvalues.Quantity, "podCpuRequest": chartvalues.Quantity,
+	"resources": chartvalues.Object, "resources.cpu": chartvalues.Quantity, "resources.memory": chartvalues.Quantity,
+	"roles": chartvalues.Texts, "gpus": chartvalues.Objects, "logSerialConsole": chartvalues.Bool,
+	"kubelet": chartvalues.Object, "kubelet.systemReservedMemory": chartvalues.Text, "kubelet.kubeReservedMemory": chartvalues.Text,
+	"kubelet.systemReservedCpu": chartvalues.Text, "kubelet.kubeReservedCpu": chartvalues.Text,
+	"kubelet.evictionHardMemory": chartvalues.Text, "kubelet.evictionSoftMemory": chartvalues.Text,
+	"maxUnhealthy": chartvalues.Text, "nodeStartupTimeout": chartvalues.Text, "readyUnknownTimeout": chartvalues.Text,
+	"readyFalseTimeout": chartvalues.Text, "maxNodeProvisionTime": chartvalues.Text, "version": chartvalues.Text,
+	"talos": chartvalues.Object, "talos.imageFactoryURL": chartvalues.Text, "talos.installerRepository": chartvalues.Text,
+	"talos.registryMirrors": chartvalues.Object, "talos.schematicID": chartvalues.Text, "talos.version": chartvalues.Text,
+	"images": chartvalues.Object, "images.kubectl": chartvalues.Text,
+	"osImage": chartvalues.Object, "osImage.builtin": chartvalues.Object, "osImage.factory": chartvalues.Object,
+	"osImage.builtin.schematicID": chartvalues.Text, "osImage.builtin.version": chartvalues.Text,
+	"osImage.factory.schematicID": chartvalues.Text, "osImage.factory.version": chartvalues.Text, "osImage.factory.imageFactoryURL": chartvalues.Text,
+}
+
+// integerKeys are the keys the values schema takes an integer at, of any
+// sign.
+var integerKeys = map[string]bool{"minReplicas": true, "maxReplicas": true}
+
+// requiredKeys are the keys the values schema requires: a null default
+// deletes the chart's value, and every pool release that takes it fails.
+var requiredKeys = map[string]bool{"talos": true, "talos.imageFactoryURL": true, "talos.installerRepository": true,
+	"talos.registryMirrors": true, "talos.schematicID": true, "talos.version": true}
 
 // defaultMaps are the chart's keys that hold a map of any keys.
 var defaultMaps = map[string]bool{"talos.registryMirrors": true}
@@ -93,6 +125,18 @@ func (d ChartDefault) check() *guard.Refusal {
 			parent += "." + k
 		}
 		free = free || defaultMaps[parent]
+	}
+	fld := defaultField(parts)
+	key := strings.Join(parts, ".")
+	switch k, typed := defaultKinds[key]; {
+	case d.Value == nil && requiredKeys[key]:
+		return d.refuse(fld, "a null default deletes the chart's %s, which its values schema requires, so every pool release that takes it fails; give a value", key)
+	case d.Value != nil && integerKeys[key]:
+		if f, ok := chartvalues.Float(d.Value); !ok || f != math.Trunc(f) {
+			return d.refuse(fld, "the kubernetes-nodes values schema takes an integer at %s, and %s would fail every pool release that takes it; give a whole number", key, chartvalues.Describe(d.Value))
+		}
+	case d.Value != nil && typed && !k.Accepts(d.Value):
+		return d.refuse(fld, "the kubernetes-nodes values schema takes %s at %s, and %s would fail every pool release that takes it; give %s", k, key, chartvalues.Describe(d.Value), k)
 	}
 	return nil
 }

@@ -100,12 +100,17 @@ func TestChartDefaultRefused(t *testing.T) {
 		defaults []ChartDefault
 		fields   []string
 	}{
-		"misspelt":     {"talos.verison is no key of the chart", []ChartDefault{{Key: "talos.verison"}}, []string{"talos.verison"}},
-		"case":         {"osimage is not osImage", []ChartDefault{{Key: "osimage.builtin"}}, []string{"osimage"}},
-		"below scalar": {"diskSize holds no keys", []ChartDefault{{Key: "diskSize.x"}}, []string{"diskSize.x"}},
-		"empty part":   {"a key of empty parts", []ChartDefault{{Key: "talos..version"}}, []string{"talos"}},
-		"twice":        {"one key given twice", []ChartDefault{{Key: "talos.version", Value: "a"}, {Key: "talos.version", Value: "b"}}, []string{"talos.version"}},
-		"all together": {"every default's refusal at once", []ChartDefault{{Key: "nope"}, {Key: "talos.nope"}}, []string{"nope", "talos.nope"}},
+		"misspelt":       {"talos.verison is no key of the chart", []ChartDefault{{Key: "talos.verison"}}, []string{"talos.verison"}},
+		"case":           {"osimage is not osImage", []ChartDefault{{Key: "osimage.builtin"}}, []string{"osimage"}},
+		"below scalar":   {"diskSize holds no keys", []ChartDefault{{Key: "diskSize.x"}}, []string{"diskSize.x"}},
+		"empty part":     {"a key of empty parts", []ChartDefault{{Key: "talos..version"}}, []string{"talos"}},
+		"twice":          {"one key given twice", []ChartDefault{{Key: "talos.version", Value: "a"}, {Key: "talos.version", Value: "b"}}, []string{"talos.version"}},
+		"all together":   {"every default's refusal at once", []ChartDefault{{Key: "nope"}, {Key: "talos.nope"}}, []string{"nope", "talos.nope"}},
+		"not an integer": {"minReplicas takes an integer", []ChartDefault{{Key: "minReplicas", Value: "abc"}}, []string{"minReplicas"}},
+		"a fraction":     {"maxReplicas takes a whole number", []ChartDefault{{Key: "maxReplicas", Value: 1.5}}, []string{"maxReplicas"}},
+		"a number":       {"storageClass takes a string; 5 fails the schema", []ChartDefault{{Key: "storageClass", Value: 5.0}}, []string{"storageClass"}},
+		"required null":  {"a null talos.version deletes what the schema requires", []ChartDefault{{Key: "talos.version"}}, []string{"talos.version"}},
+		"a list":         {"diskSize takes a quantity", []ChartDefault{{Key: "diskSize", Value: []any{"20Gi"}}}, []string{"diskSize"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -148,4 +153,18 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
+}
+
+// Just clear of the type checks: what the values schema takes passes.
+func TestChartDefaultTypesTaken(t *testing.T) {
+	for _, d := range []ChartDefault{
+		{Key: "minReplicas", Value: -1.0}, {Key: "maxReplicas", Value: 10.0}, {Key: "version", Value: "v1.34"},
+		{Key: "storageClass", Value: ""}, {Key: "storageClass", Value: nil}, {Key: "diskSize", Value: 21474836480.0},
+		{Key: "diskSize", Value: "30Gi"}, {Key: "logSerialConsole", Value: true}, {Key: "roles", Value: []any{"ingress-nginx"}},
+		{Key: "talos.registryMirrors", Value: map[string]any{}},
+	} {
+		if r := d.check(); r != nil {
+			t.Errorf("%s: %v", d, r)
+		}
+	}
 }

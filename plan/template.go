@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"regexp"
 	"strconv"
 	"strings"
@@ -197,7 +198,60 @@ func templateValues(spec any) (charttext.Template, podCPU, string) {
 		}
 		*c.out = &s
 	}
-	return t, pod, ""
+	if v, present := m["version"]; present && v == nil {
+		return t, pod, "version is null: the chart's kubernetes.versionMap has no key for it and fails the release, so the chart renders no template"
+	}
+	return t, pod, sizingConflict(&t, pod)
+}
+
+// sizingConflict restates the kubernetes-nodes define's own failures of a
+// pool's sizing (nodegroup.yaml, before the instanceType lookup): resources
+// half set beside an instanceType, a pod CPU limit or request beside
+// instanceType sizing, a negative one, a zero limit alone, a zero request
+// beside a limit, a request above its limit. "" when none applies. What
+// the define decides by looking the cluster up (an instanceType that does
+// not exist) is not restated: the name is given as if it exists.
+func sizingConflict(t *charttext.Template, pod podCPU) string {
+	hasCPU, hasMem := t.CPU != "", t.Memory != ""
+	sized := hasCPU && hasMem
+	fails := func(format string, args ...any) string {
+		return "the chart fails the release (" + fmt.Sprintf(format, args...) + "), so it renders no template"
+	}
+	switch {
+	case t.InstanceType != "" && hasCPU != hasMem:
+		return fails("set both resources.cpu and resources.memory, or neither")
+	case pod.limit != nil && t.InstanceType != "" && !sized:
+		return fails("podCpuLimit cannot be combined with instanceType sizing")
+	case pod.request != nil && t.InstanceType != "" && !sized:
+		return fails("podCpuRequest cannot be combined with instanceType sizing")
+	}
+	limit, request := cpuFloat(pod.limit), cpuFloat(pod.request)
+	switch {
+	case pod.limit != nil && limit < 0:
+		return fails("podCpuLimit (%s) must not be negative", *pod.limit)
+	case pod.request != nil && request < 0:
+		return fails("podCpuRequest (%s) must not be negative", *pod.request)
+	case pod.limit != nil && pod.request == nil && limit == 0:
+		return fails("podCpuLimit 0 needs podCpuRequest 0 beside it")
+	case pod.limit != nil && pod.request != nil && request == 0 && limit != 0:
+		return fails("podCpuRequest 0 beside a podCpuLimit does not reserve nothing")
+	case pod.limit != nil && pod.request != nil && request > limit:
+		return fails("podCpuRequest (%s) exceeds podCpuLimit (%s)", *pod.request, *pod.limit)
+	}
+	return ""
+}
+
+// cpuFloat is a pod CPU value as cozy-lib.resources.toFloat reads it: the
+// quantity's number with its suffix applied; 0 where there is none.
+func cpuFloat(s *string) float64 {
+	if s == nil {
+		return 0
+	}
+	q, err := resource.ParseQuantity(*s)
+	if err != nil {
+		return 0
+	}
+	return q.AsApproximateFloat64()
 }
 
 // podCPU are a pool's podCpuLimit and podCpuRequest as toString prints

@@ -113,3 +113,44 @@ func TestTemplateNameOfValuesTheChartRefuses(t *testing.T) {
 		}
 	}
 }
+
+// The define's own failures of a pool's sizing (nodegroup.yaml) render no
+// template: the name is not known, and says the chart fails. Just clear of
+// each, the chart renders and the name is given.
+func TestTemplateNameOfSizingTheChartFails(t *testing.T) {
+	both := map[string]any{"cpu": 2.0, "memory": "4Gi"}
+	fails := []map[string]any{
+		{"cluster": "demo", "resources": map[string]any{"cpu": 2.0}},
+		{"cluster": "demo", "resources": map[string]any{"memory": "4Gi"}},
+		{"cluster": "demo", "podCpuLimit": "2"},
+		{"cluster": "demo", "podCpuRequest": "500m"},
+		{"cluster": "demo", "resources": both, "podCpuLimit": "-1"},
+		{"cluster": "demo", "resources": both, "podCpuRequest": -1.0},
+		{"cluster": "demo", "resources": both, "podCpuLimit": 0.0},
+		{"cluster": "demo", "resources": both, "podCpuLimit": "2", "podCpuRequest": "0"},
+		{"cluster": "demo", "resources": both, "podCpuLimit": "1500m", "podCpuRequest": "2"},
+		{"cluster": "demo", "version": nil},
+	}
+	renders := []map[string]any{
+		{"cluster": "demo", "resources": both},
+		{"cluster": "demo", "instanceType": "", "resources": map[string]any{"cpu": 2.0}},
+		{"cluster": "demo", "resources": map[string]any{"cpu": 0.0, "memory": "4Gi"}, "instanceType": ""},
+		{"cluster": "demo", "resources": both, "podCpuLimit": "2"},
+		{"cluster": "demo", "resources": both, "podCpuRequest": "0"},
+		{"cluster": "demo", "resources": both, "podCpuLimit": "0", "podCpuRequest": 0.0},
+		{"cluster": "demo", "resources": both, "podCpuLimit": "2", "podCpuRequest": "2000m"},
+		{"cluster": "demo", "version": "v1.34"},
+	}
+	for _, spec := range fails {
+		got := beforeTemplate(t, plan.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
+		if got.Name != "" || got.Unknown == "" {
+			t.Errorf("%v: template %+v; the chart fails", spec, got)
+		}
+	}
+	for _, spec := range renders {
+		got := beforeTemplate(t, plan.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
+		if got.Name == "" || got.From != plan.FromValues {
+			t.Errorf("%v: template %+v; the chart renders it", spec, got)
+		}
+	}
+}

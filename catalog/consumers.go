@@ -219,8 +219,11 @@ func (x *indexer) clonePVC(p *cdiv1.DataVolumeSourcePVC, defaults ...string) {
 // (pkg/controller/datavolume/clone-controller-base.go
 // populateSourceIfSourceRef): only kind DataSource; the DataSource in
 // sourceRef.namespace, else the DataVolume's own namespace. A DataSource
-// that was not found clones nothing (CDI's webhook refuses the
-// DataVolume, and its controller leaves it be).
+// that was not found clones nothing: CDI's mutating webhook refuses the
+// DataVolume (pkg/apiserver/webhooks/datavolume-mutate.go Admit, through
+// AuthorizeUser to authorize_utils.go newCloneSourceHandler, which cannot
+// get it; one marked pre-populated is admitted and clones nothing either),
+// and its controller leaves it be.
 func (x *indexer) sourceRefGoldens(ref *cdiv1.DataVolumeSourceRef, namespace string) {
 	if ref == nil || ref.Kind != cdiv1.DataVolumeDataSource {
 		return

@@ -370,7 +370,7 @@ func TestRadius(t *testing.T) {
 		"pools by namespace and name (md0 in two namespaces, md1 by its disk); every template; a DataSource names no pool")
 	assert.Equal(t, "3 pools and 3 templates point at it", r.String())
 	assert.Equal(t, "1 pool and 1 template point at it", idx.Radius(goldenB).String())
-	assert.Equal(t, "no pool and no template points at it", idx.Radius("talos-worker-none").String())
+	assert.Equal(t, "no pool or template points at it", idx.Radius("talos-worker-none").String())
 
 	s := withObjects(objs...)
 	s.Observed &^= state.VirtualMachine | state.DataSource
@@ -381,8 +381,8 @@ func TestRadius(t *testing.T) {
 	assert.Equal(t, "at least 3 pools and 3 templates point at it; how many more is unknown: VirtualMachines and DataSources were not observed in every namespace", partial.String())
 	assert.Equal(t, "at least 3 pools and 3 templates", partial.Counts())
 	unknown := NewConsumerIndex(nil).Radius(goldenA)
-	assert.Equal(t, "no pool and no template seen points at it; how many more is unknown: "+
+	assert.Equal(t, "no pool or template seen points at it; how many more is unknown: "+
 		"PersistentVolumeClaims, DataVolumes, KubevirtMachineTemplates, VirtualMachines and DataSources were not observed in every namespace", unknown.String())
-	assert.Equal(t, "no pool and no template seen", unknown.Counts())
-	assert.Equal(t, "no pool and no template", idx.Radius("talos-worker-none").Counts())
+	assert.Equal(t, "no pool or template seen", unknown.Counts())
+	assert.Equal(t, "no pool or template", idx.Radius("talos-worker-none").Counts())
 }

@@ -71,8 +71,8 @@ type ConsumerIndex struct {
 // NewConsumerIndex indexes the objects the snapshot holds, in every
 // namespace, that clone a golden:
 //   - a DataVolume by the disk annotation naming.GoldenAnnotation, by its
-//     source.pvc in cozy-public, or by a sourceRef to a DataSource that
-//     points at the golden;
+//     source.pvc in cozy-public (its own namespace when it names none), or
+//     by a sourceRef to a DataSource that points at the golden;
 //   - a PVC by the same annotation, or by a dataSource or dataSourceRef of
 //     kind PersistentVolumeClaim in cozy-public; a disk known by both its
 //     DataVolume and its PVC is one consumer, listed by its DataVolume;
@@ -189,13 +189,29 @@ func (x *indexer) entries(kind, namespace, name, pool string, dvts []kubevirtv1.
 
 // dataVolumeGoldens names the goldens a DataVolume (or a
 // dataVolumeTemplates entry) in namespace clones: by its disk annotation,
-// by its source.pvc in cozy-public, by its sourceRef.
+// by its source.pvc (clonePVC), by its sourceRef.
 func (x *indexer) dataVolumeGoldens(namespace string, annotations map[string]string, spec *cdiv1.DataVolumeSpec) {
 	x.clone(annotations[naming.GoldenAnnotation])
-	if s := spec.Source; s != nil && s.PVC != nil && s.PVC.Namespace == naming.GoldenNamespace {
-		x.clone(s.PVC.Name)
+	if s := spec.Source; s != nil {
+		x.clonePVC(s.PVC, namespace)
 	}
 	x.sourceRefGoldens(spec.SourceRef, namespace)
+}
+
+// clonePVC records the golden a clone's source PVC is, if it is one: a PVC
+// of cozy-public, or one with no namespace when a namespace CDI v1.64.0
+// may default it to (defaults) is cozy-public. For a DataVolume's own
+// source.pvc that is the DataVolume's namespace
+// (pkg/controller/datavolume/pvc-clone-controller.go findSourcePvc: an
+// empty sourcePvcNs is dataVolume.Namespace): a DataVolume in cozy-public
+// with source.pvc {name: GOLDEN} clones the golden, one in a tenant's
+// namespace that tenant's own PVC. For a DataSource's, see
+// dataSourceGoldens.
+func (x *indexer) clonePVC(p *cdiv1.DataVolumeSourcePVC, defaults ...string) {
+	if p != nil && (p.Namespace == naming.GoldenNamespace ||
+		(p.Namespace == "" && slices.Contains(defaults, naming.GoldenNamespace))) {
+		x.clone(p.Name)
+	}
 }
 
 // sourceRefGoldens names the goldens a DataVolume in namespace clones
@@ -203,8 +219,11 @@ func (x *indexer) dataVolumeGoldens(namespace string, annotations map[string]str
 // (pkg/controller/datavolume/clone-controller-base.go
 // populateSourceIfSourceRef): only kind DataSource; the DataSource in
 // sourceRef.namespace, else the DataVolume's own namespace. A DataSource
-// that was not found clones nothing (CDI's webhook refuses the
-// DataVolume, and its controller leaves it be).
+// that was not found clones nothing: CDI's mutating webhook refuses the
+// DataVolume (pkg/apiserver/webhooks/datavolume-mutate.go Admit, through
+// AuthorizeUser to authorize_utils.go newCloneSourceHandler, which cannot
+// get it; one marked pre-populated is admitted and clones nothing either),
+// and its controller leaves it be.
 func (x *indexer) sourceRefGoldens(ref *cdiv1.DataVolumeSourceRef, namespace string) {
 	if ref == nil || ref.Kind != cdiv1.DataVolumeDataSource {
 		return
@@ -249,13 +268,7 @@ func (x *indexer) dataSourceGoldens(ds *cdiv1.DataSource, referrer string) {
 		pvcs[0] = src.PVC
 	}
 	for _, p := range pvcs {
-		if p == nil {
-			continue
-		}
-		if p.Namespace == naming.GoldenNamespace ||
-			(p.Namespace == "" && (ds.Namespace == naming.GoldenNamespace || referrer == naming.GoldenNamespace)) {
-			x.clone(p.Name)
-		}
+		x.clonePVC(p, ds.Namespace, referrer)
 	}
 }
 

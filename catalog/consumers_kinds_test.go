@@ -105,6 +105,40 @@ func TestConsumerKinds(t *testing.T) {
 			objs:   []client.Object{fixtures.DataSource("tenant-b", "talos").Of(goldenB).Obj()},
 			want:   consumers{},
 		},
+		"data volume in cozy-public, source.pvc without a namespace": {
+			reason: "CDI reads a source.pvc with no namespace as the DataVolume's own (findSourcePvc): in cozy-public, the golden",
+			objs:   []client.Object{fixtures.DataVolume(naming.GoldenNamespace, "scratch").ClonesPVC("", goldenA).Obj()},
+			want:   consumers{{KindDataVolume, naming.GoldenNamespace, "scratch", ""}},
+		},
+		"data volume elsewhere, source.pvc without a namespace": {
+			reason: "neighbour: in a tenant's namespace it clones the tenant's own PVC of the golden's name",
+			objs:   []client.Object{fixtures.DataVolume(tenantNS, "scratch").ClonesPVC("", goldenA).Obj()},
+			want:   consumers{},
+		},
+		"template in cozy-public, source.pvc without a namespace": {
+			reason: "an entry is a DataVolume of the template's namespace: in cozy-public, the golden",
+			objs: []client.Object{fixtures.Template(naming.GoldenNamespace, "t").Pool(poolMd0).
+				Entries(fixtures.Entry("disk-system").ClonesPVC("", goldenA).Obj()).Obj()},
+			want: consumers{{KindKubevirtMachineTemplate, naming.GoldenNamespace, "t", poolMd0}},
+		},
+		"template elsewhere, source.pvc without a namespace": {
+			reason: "neighbour: a tenant's template entry with no namespace clones the tenant's own PVC",
+			objs: []client.Object{fixtures.Template(tenantNS, "t").Pool(poolMd0).
+				Entries(fixtures.Entry("disk-system").ClonesPVC("", goldenA).Obj()).Obj()},
+			want: consumers{},
+		},
+		"virtual machine in cozy-public, source.pvc without a namespace": {
+			reason: "a VirtualMachine's entry is a DataVolume of its namespace: in cozy-public, the golden",
+			objs: []client.Object{fixtures.VirtualMachine(naming.GoldenNamespace, "vm").Pool(poolMd0).
+				Entries(fixtures.Entry("disk-system").ClonesPVC("", goldenA).Obj()).Obj()},
+			want: consumers{{KindVirtualMachine, naming.GoldenNamespace, "vm", poolMd0}},
+		},
+		"virtual machine elsewhere, source.pvc without a namespace": {
+			reason: "neighbour: a tenant's VirtualMachine entry with no namespace clones the tenant's own PVC",
+			objs: []client.Object{fixtures.VirtualMachine(tenantNS, "vm").Pool(poolMd0).
+				Entries(fixtures.Entry("disk-system").ClonesPVC("", goldenA).Obj()).Obj()},
+			want: consumers{},
+		},
 		"data volume by sourceRef": {
 			reason: "a DataVolume whose sourceRef names a DataSource of the golden, in the DataVolume's namespace; the DataSource too",
 			objs: []client.Object{
@@ -290,6 +324,37 @@ func TestPruneKeepsWhatEachKindClones(t *testing.T) {
 	}
 }
 
+// TestPruneKeepsAnUnqualifiedClone: a source.pvc with no namespace, of a
+// DataVolume, a template's or a VirtualMachine's entry in cozy-public,
+// clones the golden, so prune keeps it; the same in a tenant's namespace
+// clones the tenant's own PVC and keeps nothing.
+func TestPruneKeepsAnUnqualifiedClone(t *testing.T) {
+	none := Compile(values()) // enabled, no entry: both goldens unmanaged
+	entry := fixtures.Entry("disk-system").ClonesPVC("", goldenA).Obj()
+	kinds := map[string]func(ns string) client.Object{
+		KindDataVolume: func(ns string) client.Object { return fixtures.DataVolume(ns, "scratch").ClonesPVC("", goldenA).Obj() },
+		KindKubevirtMachineTemplate: func(ns string) client.Object {
+			return fixtures.Template(ns, "t").Pool(poolMd0).Entries(entry).Obj()
+		},
+		KindVirtualMachine: func(ns string) client.Object {
+			return fixtures.VirtualMachine(ns, "vm").Pool(poolMd0).Entries(entry).Obj()
+		},
+	}
+	for kind, in := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			rep := Prune(none, state.NewSnapshot(withObjects(in(naming.GoldenNamespace))))
+			require.Empty(t, rep.Warnings)
+			assert.Equal(t, []string{goldenB}, rep.SafeToDelete, "in cozy-public it clones golden A: A is kept")
+			if assert.Len(t, rep.Kept, 1) {
+				assert.Equal(t, goldenA, rep.Kept[0].Name)
+			}
+
+			rep = Prune(none, state.NewSnapshot(withObjects(in(tenantNS))))
+			assert.ElementsMatch(t, []string{goldenA, goldenB}, rep.SafeToDelete, "in a tenant's namespace it clones the tenant's PVC: nothing kept")
+		})
+	}
+}
+
 func TestRadius(t *testing.T) {
 	objs := []client.Object{
 		fixtures.Template(tenantNS, "kubernetes-demo-md0-aaaaaa").Pool(poolMd0).Entries(fixtures.CloneEntry(poolMd0, goldenA, "replicated", "20Gi")).Obj(),
@@ -305,7 +370,7 @@ func TestRadius(t *testing.T) {
 		"pools by namespace and name (md0 in two namespaces, md1 by its disk); every template; a DataSource names no pool")
 	assert.Equal(t, "3 pools and 3 templates point at it", r.String())
 	assert.Equal(t, "1 pool and 1 template point at it", idx.Radius(goldenB).String())
-	assert.Equal(t, "no pool and no template points at it", idx.Radius("talos-worker-none").String())
+	assert.Equal(t, "no pool or template points at it", idx.Radius("talos-worker-none").String())
 
 	s := withObjects(objs...)
 	s.Observed &^= state.VirtualMachine | state.DataSource
@@ -316,8 +381,8 @@ func TestRadius(t *testing.T) {
 	assert.Equal(t, "at least 3 pools and 3 templates point at it; how many more is unknown: VirtualMachines and DataSources were not observed in every namespace", partial.String())
 	assert.Equal(t, "at least 3 pools and 3 templates", partial.Counts())
 	unknown := NewConsumerIndex(nil).Radius(goldenA)
-	assert.Equal(t, "no pool and no template seen points at it; how many more is unknown: "+
+	assert.Equal(t, "no pool or template seen points at it; how many more is unknown: "+
 		"PersistentVolumeClaims, DataVolumes, KubevirtMachineTemplates, VirtualMachines and DataSources were not observed in every namespace", unknown.String())
-	assert.Equal(t, "no pool and no template seen", unknown.Counts())
-	assert.Equal(t, "no pool and no template", idx.Radius("talos-worker-none").Counts())
+	assert.Equal(t, "no pool or template seen", unknown.Counts())
+	assert.Equal(t, "no pool or template", idx.Radius("talos-worker-none").Counts())
 }

@@ -48,15 +48,15 @@ func (x *ConsumerIndex) Radius(golden string) Radius {
 // Known reports whether the counts are exact.
 func (r Radius) Known() bool { return len(r.Unobserved) == 0 }
 
-// Counts says the counts: "2 pools and 1 template", "no pool and no
-// template"; "at least 2 pools and 1 template" or "no pool and no template
+// Counts says the counts: "2 pools and 1 template", "no pool or
+// template"; "at least 2 pools and 1 template" or "no pool or template
 // seen" when a consumer kind was not observed.
 func (r Radius) Counts() string {
 	switch zero := r.Pools+r.Templates == 0; {
 	case zero && r.Known():
-		return "no pool and no template"
+		return "no pool or template"
 	case zero:
-		return "no pool and no template seen"
+		return "no pool or template seen"
 	case r.Known():
 		return count(r.Pools, "pool") + " and " + count(r.Templates, "template")
 	default:
@@ -65,7 +65,7 @@ func (r Radius) Counts() string {
 }
 
 // String says the radius in words. For example "2 pools and 1 template
-// point at it"; "no pool and no template points at it"; with DataSources
+// point at it"; "no pool or template points at it"; with DataSources
 // unobserved, "at least 1 pool and 1 template point at it; how many more is
 // unknown: DataSources were not observed in every namespace".
 func (r Radius) String() string {

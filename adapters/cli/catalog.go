@@ -106,9 +106,7 @@ func (a *app) runRender(o *options, _ []string) error {
 	radii := []catalog.Radius{}
 	cv := v
 	if len(res.Unmanaged) > 0 {
-		if cv, err = a.consumerView(v); err != nil {
-			return err
-		}
+		cv = a.consumerView(v)
 		idx := catalog.NewConsumerIndex(cv.snap)
 		for _, n := range res.Unmanaged {
 			radii = append(radii, idx.Radius(n))

@@ -258,3 +258,87 @@ talos: {schematicID: "../../../evil.example/x?y="}`))
 		t.Errorf("exit %d, pools %+v", r.code, p)
 	}
 }
+
+// TestBlastRadiusReadFails: a blast radius is information, read apart
+// from what the plan needs. Its list failing (a 500) prints the plan
+// anyway, exit as the plan's own outcome, and the radius says what it
+// could not read and why; the plan's own read failing still fails it
+// (SPEC section 11).
+func TestBlastRadiusReadFails(t *testing.T) {
+	api := newFakeAPI(t, readExample(t, lostGoldenState(t, true)))
+	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
+	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
+	args := []string{"plan", "-f", pools, "--catalog", exampleCatalog, "--kubeconfig", kc}
+	radius := "  blast radius of golden " + goldenName + ": "
+
+	healthy := exe(t, "", args...)
+	if healthy.code != 0 || !strings.Contains(healthy.stdout, radius+"2 pools and 2 templates point at it\n") {
+		t.Errorf("healthy: exit %d\n%s\n%s", healthy.code, healthy.stdout, healthy.stderr)
+	}
+
+	// Only the radius lists VirtualMachines in every namespace.
+	api.answerWith(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/apis/kubevirt.io/v1/virtualmachines" {
+			writeStatus(w, 500, "InternalError", "etcd is having a bad day")
+			return true
+		}
+		return false
+	})
+	failed := exe(t, "", args...)
+	if failed.code != healthy.code || !strings.Contains(failed.stdout, "warning GoldenUnavailable at osImage.builtin") ||
+		!strings.Contains(failed.stdout, radius+"at least 2 pools and 2 templates point at it; how many more is unknown: "+
+			"VirtualMachines were not observed in every namespace (could not be read: ") ||
+		!strings.Contains(failed.stdout, "cannot list VirtualMachine: ") || !strings.Contains(failed.stdout, "etcd is having a bad day") {
+		t.Errorf("radius list 500: the plan, exit %d as healthy, and what the radius could not read:\n%s\n%s", failed.code, failed.stdout, failed.stderr)
+	}
+	j := exe(t, "", append(args, "-o", "json")...)
+	var out struct {
+		Pools []struct {
+			BlastRadius struct{ Unobserved []string }
+		}
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 0 || len(out.Pools) != 1 ||
+		!reflect.DeepEqual(out.Pools[0].BlastRadius.Unobserved, []string{"VirtualMachine"}) {
+		t.Errorf("-o json: the radius names the kind it could not read: exit %d, %v\n%s", j.code, err, j.stdout)
+	}
+
+	// The plan's own read: its PVCs in the pool's namespace.
+	api.answerWith(func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.HasSuffix(r.URL.Path, "/namespaces/tenant-demo/persistentvolumeclaims") {
+			writeStatus(w, 500, "InternalError", "etcd is having a bad day")
+			return true
+		}
+		return false
+	})
+	if own := exe(t, "", args...); own.code != 1 || own.stdout != "" {
+		t.Errorf("the plan's own read 500: exit %d, want 1 and nothing on stdout\n%s\n%s", own.code, own.stdout, own.stderr)
+	}
+}
+
+// TestRenderBlastRadiusReadFails: catalog render prints its goldens
+// though the read of what points at the unmanaged ones fails, and says
+// the counts are lower bounds, and why.
+func TestRenderBlastRadiusReadFails(t *testing.T) {
+	api := newFakeAPI(t, readExample(t, exampleState))
+	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
+	args := []string{"catalog", "render", "--catalog", exampleCatalog, "--kubeconfig", kc}
+	healthy := exe(t, "", args...)
+	if healthy.code != 0 || !strings.Contains(healthy.stderr, "-v1.11.5: 1 pool and 1 template point at it\n") {
+		t.Errorf("healthy: exit %d\n%s", healthy.code, healthy.stderr)
+	}
+
+	api.answerWith(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/apis/infrastructure.cluster.x-k8s.io/v1alpha1/kubevirtmachinetemplates" {
+			writeStatus(w, 500, "InternalError", "etcd is having a bad day")
+			return true
+		}
+		return false
+	})
+	failed := exe(t, "", args...)
+	if failed.code != healthy.code || failed.stdout != healthy.stdout ||
+		!strings.Contains(failed.stderr, "-v1.11.5: no pool or template seen points at it\n") ||
+		!strings.Contains(failed.stderr, "(the counts are lower bounds: KubevirtMachineTemplates were not observed in every namespace; could not be read: ") ||
+		!strings.Contains(failed.stderr, "etcd is having a bad day") {
+		t.Errorf("radius list 500: the goldens printed, exit %d as healthy, the counts lower bounds and why:\n%s", failed.code, failed.stderr)
+	}
+}

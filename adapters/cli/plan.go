@@ -134,9 +134,7 @@ func (a *app) runPlan(o *options, args []string) error {
 		runWarnings, runRefusals = strictRefusals(runWarnings)
 	}
 	rep := planReport{Pools: results, Warnings: runWarnings, Refusals: runRefusals, notices: notices(results, v.snap)}
-	if rep.radii, err = a.blastRadius(results, v); err != nil {
-		return err
-	}
+	rep.radii = a.blastRadius(results, v)
 	rep.unseenTemplates = unseenTemplates(results, v)
 	if err := a.writePlan(o, &rep, v); err != nil {
 		return err
@@ -170,18 +168,15 @@ func (a *app) planAll(pools []plan.Pool, cat *catalog.Catalog, snap *state.Snaps
 // pools and templates still point at its golden, reading every consumer
 // once (consumerView) only when one does; it returns the human text of
 // each, by index.
-func (a *app) blastRadius(results []plan.Result, v view) (map[int]string, error) {
+func (a *app) blastRadius(results []plan.Result, v view) map[int]string {
 	wanted := false
 	for _, r := range results {
 		wanted = wanted || plan.WantsBlastRadius(r)
 	}
 	if !wanted {
-		return nil, nil
+		return nil
 	}
-	cv, err := a.consumerView(v)
-	if err != nil {
-		return nil, err
-	}
+	cv := a.consumerView(v)
 	plan.AddBlastRadius(results, catalog.NewConsumerIndex(cv.snap))
 	out := map[int]string{}
 	for i, r := range results {
@@ -189,7 +184,7 @@ func (a *app) blastRadius(results []plan.Result, v view) (map[int]string, error)
 			out[i] = cv.radiusText(*r.BlastRadius)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // clonesAnyPool reports whether a pool clones (osImage.builtin): only its

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -11,18 +13,47 @@ import (
 // consumerView is what the command knows of every golden's consumers, for
 // a blast radius: the view itself when it came from a file or nothing
 // (offline), else a second read of the cluster, of exactly
-// catalog.ConsumersNeeds (one list per consumer kind). A second read, so
-// that a user who may not list every namespace's PVCs loses the count
-// only, never what the command's own guards read.
-func (a *app) consumerView(v view) (view, error) {
+// catalog.ConsumersNeeds. A second read, so that a user who may not list
+// every namespace's PVCs loses the count only, never what the command's
+// own guards read; one read per consumer kind, at once, so that a kind
+// whose list fails (a timeout, a server error) is unobserved, the failure
+// its cause, and the others still count. The radius is information: a
+// failed read of it never fails the command, whose own reads fail closed
+// (SPEC section 11).
+func (a *app) consumerView(v view) view {
 	if !v.cluster {
-		return v, nil
+		return v
 	}
-	st, causes, err := a.conn.read(catalog.ConsumersNeeds())
-	if err != nil {
-		return view{}, err
+	lists := catalog.ConsumersNeeds().Lists
+	type read struct {
+		st     *state.State
+		causes map[state.Kind]string
+		err    error
 	}
-	return view{snap: state.NewSnapshot(st), causes: causes, cluster: true}, nil
+	reads := make([]read, len(lists))
+	var wg sync.WaitGroup
+	for i, ref := range lists {
+		wg.Go(func() {
+			st, causes, err := a.conn.read(state.Request{Lists: []state.Ref{ref}})
+			reads[i] = read{st, causes, err}
+		})
+	}
+	wg.Wait()
+	st, causes := &state.State{}, map[state.Kind]string{}
+	for i, r := range reads {
+		if r.err != nil {
+			causes[lists[i].Kind] = "could not be read: " + r.err.Error()
+			continue
+		}
+		maps.Copy(causes, r.causes)
+		st.Observed |= r.st.Observed
+		st.PersistentVolumeClaims = append(st.PersistentVolumeClaims, r.st.PersistentVolumeClaims...)
+		st.DataVolumes = append(st.DataVolumes, r.st.DataVolumes...)
+		st.KubevirtMachineTemplates = append(st.KubevirtMachineTemplates, r.st.KubevirtMachineTemplates...)
+		st.VirtualMachines = append(st.VirtualMachines, r.st.VirtualMachines...)
+		st.DataSources = append(st.DataSources, r.st.DataSources...)
+	}
+	return view{snap: state.NewSnapshot(st), causes: causes, cluster: true}
 }
 
 // radiusText says a radius, and why each consumer kind it could not count

@@ -122,7 +122,7 @@ func TestPlanBlastRadius(t *testing.T) {
 func TestCatalogRenderBlastRadius(t *testing.T) {
 	r := exe(t, "", "catalog", "render", "--catalog", exampleCatalog, "--state", exampleState)
 	for _, want := range []string{
-		"-v1.10.9: no pool and no template seen points at it\n",
+		"-v1.10.9: no pool or template seen points at it\n",
 		"-v1.11.5: at least 1 pool and 1 template point at it\n",
 		"  (the counts are lower bounds: DataSources were not observed in every namespace; not in " + exampleState + ": it holds no DataSource",
 	} {
@@ -131,7 +131,7 @@ func TestCatalogRenderBlastRadius(t *testing.T) {
 		}
 	}
 	all := exe(t, "", "catalog", "render", "--catalog", exampleCatalog, "--state", exampleState, "--observed", "all")
-	if !strings.Contains(all.stderr, "-v1.10.9: no pool and no template points at it\n") || strings.Contains(all.stderr, "lower bounds") {
+	if !strings.Contains(all.stderr, "-v1.10.9: no pool or template points at it\n") || strings.Contains(all.stderr, "lower bounds") {
 		t.Errorf("every kind observed: exact counts:\n%s", all.stderr)
 	}
 }

@@ -3,6 +3,8 @@
 package size
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -13,6 +15,10 @@ import (
 // at fld. For example "6Gi" and "6144Mi" parse to equal quantities; "",
 // "0", "-1Gi" and "6 GB" are refused.
 func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
+	if hugeExponent(s) {
+		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
+			"%q is no size any volume has (its exponent is past %d); use a size such as 20Gi", s, maxExponent)}
+	}
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
 		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
@@ -22,5 +28,48 @@ func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
 		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is not a positive size; use a size such as 20Gi", s)}
 	}
+	if !Bounded(q) {
+		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
+			"%q is no size any volume has (its magnitude is past 10^%d or below 10^-%d); use a size such as 20Gi", s, maxExponent, maxExponent)}
+	}
 	return q, nil
+}
+
+// maxExponent bounds the decimal magnitude of a size the library compares.
+const maxExponent = 30
+
+// hugeExponent reports whether s ends in a decimal exponent of four
+// digits or more ("3e4444444444444"), which resource.ParseQuantity takes
+// time to read that grows with the exponent's value. It is checked on the
+// text, before anything parses it.
+func hugeExponent(s string) bool {
+	i := strings.LastIndexAny(s, "eE")
+	if i < 0 || i == len(s)-1 {
+		return false
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(s[i+1:], "+-"), "0")
+	if len(exp) < 4 {
+		return false
+	}
+	for _, c := range exp {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Bounded reports whether q's decimal magnitude is within 10^±30, read
+// from its digits and scale without arithmetic. Quantity's Cmp and
+// arithmetic take time that grows with the exponent ("3e4444444444444"
+// parses in microseconds and compares for hours), so a size from input is
+// checked before anything compares it.
+func Bounded(q resource.Quantity) bool {
+	d := q.AsDec()
+	digits := int64(len(d.UnscaledBig().Text(10)))
+	if d.UnscaledBig().Sign() < 0 {
+		digits--
+	}
+	exp := digits - 1 - int64(d.Scale()) // the power of ten of its leading digit
+	return exp <= maxExponent && exp >= -maxExponent
 }

@@ -22,9 +22,9 @@
 //
 // What is forwarded is forwarded as the pre-feature computeplane chart
 // forwarded it, verbatim ("" included, and a number as the float64 Flux
-// hands Helm), but for "" in storageClass, diskSize, resources.cpu and
-// resources.memory, which the wrapped chart's templates read as unset: it
-// is left out, and the pool chart's own default applies (SPEC section 13).
+// hands Helm), but for "" (and 0 or false) in storageClass, diskSize,
+// resources.cpu and resources.memory, which the wrapped chart's templates
+// read as unset: it is left out, and the pool chart's own default applies (SPEC section 13).
 // The wrapped chart gave an empty class the application's replicated,
 // never the cluster default, which it is to the pool chart, and the pool
 // chart's values schema refuses an empty size. A null node group is not supplied: Helm's coalescing

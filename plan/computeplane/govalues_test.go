@@ -160,9 +160,14 @@ func TestPlanEmptyStrings(t *testing.T) {
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "resources": {}}`,
 		},
 		"ZeroCpuAndMemory": {
-			reason: "resources {cpu: 0, memory: 0} sets neither to the template's and: no InvalidQuantity, forwarded as written (the pool chart's schema takes 0).",
+			reason: "resources {cpu: 0, memory: 0} sets neither to the template's and: no InvalidQuantity, and neither is forwarded.",
 			group:  `{roles: [ingress-nginx], resources: {cpu: 0, memory: 0}}`,
-			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "resources": {"cpu": 0, "memory": 0}}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "resources": {}}`,
+		},
+		"FalseDiskSizeAndClass": {
+			reason: "diskSize and storageClass false are unset to the templates' default: not forwarded, so the pool chart's 20Gi and replicated apply, and its values schema, which refuses a boolean, never sees them.",
+			group:  `{roles: [ingress-nginx], diskSize: false, storageClass: false}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"]}`,
 		},
 		"Cpu": {
 			reason: "Neighbour: both set are forwarded.",

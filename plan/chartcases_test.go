@@ -48,8 +48,11 @@ func chartEntry(url, storage, class string) string {
 // template), the planner refuses at the fields the chart faulted. Each
 // spec is read as Flux decodes it (numbers float64), inside a
 // KubernetesNodes object as the API machinery decodes one (whole numbers
-// int64), and by encoding/json into a PoolSpec. The few cases where the
-// planner departs from the chart by design say why.
+// int64), and by encoding/json into a PoolSpec. Where the planner plans,
+// its warnings are given too. The few cases where the planner departs from
+// the chart by design say why: among them a diskSize the chart's values
+// schema refuses but its template renders, which the planner renders with
+// a warning (SPEC sections 3, 9 and 13).
 func TestMeasuredChart(t *testing.T) {
 	cases := map[string]struct {
 		values string
@@ -57,7 +60,7 @@ func TestMeasuredChart(t *testing.T) {
 		departs string
 		// The chart's lines and installer image where it rendered.
 		url, storage, class, installer string
-		refusals                       []finding
+		refusals, warnings             []finding
 	}{
 		"defaults": {
 			values:    `{"cluster":"demo"}`,
@@ -142,11 +145,17 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"-5"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize 0.5": {
 			values: `{"cluster":"demo","diskSize":0.5}`,
 			// The chart fails the release (schema): at '/diskSize': 'anyOf' failed - at '/diskSize': got number, want integer - at '/diskSize': got number, want string
-			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the fraction as the template prints it, and warns that the values schema refuses it",
+			url:       defaultURL,
+			storage:   `"0.5"`,
+			class:     `"replicated"`,
+			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize 1e21": {
 			values:    `{"cluster":"demo","diskSize":1e21}`,
@@ -165,17 +174,32 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize true": {
 			values: `{"cluster":"demo","diskSize":true}`,
 			// The chart fails the release (schema): at '/diskSize': 'anyOf' failed - at '/diskSize': got boolean, want integer - at '/diskSize': got boolean, want string
-			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the boolean as the template prints it, and warns that the values schema refuses it",
+			url:       defaultURL,
+			storage:   `"true"`,
+			class:     `"replicated"`,
+			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize false": {
 			values: `{"cluster":"demo","diskSize":false}`,
 			// The chart fails the release (schema): at '/diskSize': 'anyOf' failed - at '/diskSize': got boolean, want integer - at '/diskSize': got boolean, want string
-			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the boolean (false, unset to the template's default) as the template prints it, and warns that the values schema refuses it",
+			url:       defaultURL,
+			storage:   `"20Gi"`,
+			class:     `"replicated"`,
+			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize empty string": {
 			values: `{"cluster":"demo","diskSize":""}`,
 			// The chart fails the release (schema): at '/diskSize': '' does not match pattern <the quantity pattern>
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			departs:   "SPEC 9 and 13: \"\" is not set, 20Gi, as the template's default reads it; the chart's values schema refuses it first, which a warning says",
+			url:       defaultURL,
+			storage:   `"20Gi"`,
+			class:     `"replicated"`,
+			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize null": {
 			values:    `{"cluster":"demo","diskSize":null}`,
@@ -211,6 +235,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"0"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize string -1Gi": {
 			values:    `{"cluster":"demo","diskSize":"-1Gi"}`,
@@ -218,16 +243,27 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"-1Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize string with space": {
 			values: `{"cluster":"demo","diskSize":"20 Gi"}`,
 			// The chart fails the release (schema): at '/diskSize': '20 Gi' does not match pattern <the quantity pattern>
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the string off the quantity pattern as the template prints it, and warns that the values schema refuses it",
+			url:       defaultURL,
+			storage:   `"20 Gi"`,
+			class:     `"replicated"`,
+			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize string abc": {
 			values: `{"cluster":"demo","diskSize":"abc"}`,
 			// The chart fails the release (schema): at '/diskSize': 'abc' does not match pattern <the quantity pattern>
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the string off the quantity pattern as the template prints it, and warns that the values schema refuses it",
+			url:       defaultURL,
+			storage:   `"abc"`,
+			class:     `"replicated"`,
+			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize list": {
 			values: `{"cluster":"demo","diskSize":[]}`,
@@ -340,6 +376,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"imageFactoryURL null": {
 			values: `{"cluster":"demo","talos":{"imageFactoryURL":null}}`,
@@ -357,6 +394,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"imageFactoryURL leading space": {
 			values:    `{"cluster":"demo","talos":{"imageFactoryURL":" https://mirror.example"}}`,
@@ -364,6 +402,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"imageFactoryURL hash no space": {
 			values:    `{"cluster":"demo","talos":{"imageFactoryURL":"https://mirror.example/#x"}}`,
@@ -371,6 +410,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"imageFactoryURL space-hash (YAML comment)": {
 			values:    `{"cluster":"demo","talos":{"imageFactoryURL":"https://mirror.example #x"}}`,
@@ -378,6 +418,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"imageFactoryURL colon-space (YAML breaks)": {
 			values:    `{"cluster":"demo","talos":{"imageFactoryURL":"https://mirror.example: x"}}`,
@@ -385,6 +426,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"imageFactoryURL query": {
 			values:    `{"cluster":"demo","talos":{"imageFactoryURL":"https://mirror.example/?a=1"}}`,
@@ -392,6 +434,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"schematicID empty": {
 			values:    `{"cluster":"demo","talos":{"schematicID":""}}`,
@@ -399,6 +442,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/:v1.13.6",
+			warnings:  []finding{f(guard.InvalidSchematicID, "talos.schematicID")},
 		},
 		"schematicID uppercase": {
 			values:    `{"cluster":"demo","talos":{"schematicID":"ABC123"}}`,
@@ -406,6 +450,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/ABC123:v1.13.6",
+			warnings:  []finding{f(guard.InvalidSchematicID, "talos.schematicID")},
 		},
 		"schematicID number": {
 			values: `{"cluster":"demo","talos":{"schematicID":123}}`,
@@ -430,6 +475,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515:v1.13.0-beta.1",
+			warnings:  []finding{f(guard.InvalidVersion, "talos.version")},
 		},
 		"version without v": {
 			values:    `{"cluster":"demo","talos":{"version":"1.13.6"}}`,
@@ -437,6 +483,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515:1.13.6",
+			warnings:  []finding{f(guard.InvalidVersion, "talos.version")},
 		},
 		"version empty": {
 			values:    `{"cluster":"demo","talos":{"version":""}}`,
@@ -444,6 +491,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515:",
+			warnings:  []finding{f(guard.InvalidVersion, "talos.version")},
 		},
 		"version number": {
 			values: `{"cluster":"demo","talos":{"version":1.13}}`,
@@ -510,6 +558,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/ab$c:v1.13.6",
+			warnings:  []finding{f(guard.InvalidSchematicID, "talos.schematicID")},
 		},
 		"osImage.factory empty (unknown to the chart)": {
 			values:    `{"cluster":"demo","osImage":{"factory":{}}}`,
@@ -584,6 +633,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: defaultInstaller,
+			warnings:  []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL")},
 		},
 		"version with newline": {
 			values:    `{"cluster":"demo","talos":{"version":"v1.13.6\n"}}`,
@@ -591,6 +641,7 @@ func TestMeasuredChart(t *testing.T) {
 			storage:   `"20Gi"`,
 			class:     `"replicated"`,
 			installer: "factory.talos.dev/installer/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515:v1.13.6\n",
+			warnings:  []finding{f(guard.InvalidVersion, "talos.version")},
 		},
 		"imageFactoryURL unicode host": {
 			values:    `{"cluster":"demo","talos":{"imageFactoryURL":"https://fäctory.example"}}`,
@@ -620,6 +671,7 @@ func TestMeasuredChart(t *testing.T) {
 				if tc.refusals != nil {
 					continue
 				}
+				assert.Equal(t, sortFindings(tc.warnings), warningsOf(res.Warnings), "%s: warnings (%s)", path, tc.departs)
 				text, err := helm.DiskText(res, helm.ChartIndent)
 				require.NoError(t, err, path)
 				assert.Equal(t, chartEntry(tc.url, tc.storage, tc.class), text, "%s: the disk-system entry (%s)", path, tc.departs)

@@ -18,9 +18,10 @@ import (
 // absent key takes the chart's default; a null deletes it, default
 // included (so a null talos, or a null talos value the schema requires,
 // fails the release); a value of a type the schema refuses is
-// InvalidValue at its path, a diskSize string off its quantity pattern
-// InvalidQuantity; a number is what Helm prints for the float64 Flux hands
-// it.
+// InvalidValue at its path, but a diskSize the template prints (a
+// fraction, a boolean, a string off the quantity pattern, ""), which the
+// planner renders with a warning; a number is what Helm prints for the
+// float64 Flux hands it.
 
 // The keys the kubernetes-nodes chart defines, for UnknownField: a key
 // outside them has no effect, and is most often a misspelling.
@@ -104,7 +105,7 @@ func decodeSpec(v any) (spec PoolSpec) {
 	chartvalues.WarnUnknown(&c, m, specKeys, nil)
 	spec.Cluster = text(&c, m, "cluster", "", pathCluster)
 	if raw, present := m["diskSize"]; present {
-		spec.DiskSize = decodeDiskSize(&c, raw)
+		spec.DiskSize, spec.diskSizeOffSchema = decodeDiskSize(&c, raw)
 	}
 	// storageClass is written only when it is not empty: "" and null
 	// leave the class to the cluster.
@@ -118,32 +119,33 @@ func decodeSpec(v any) (spec PoolSpec) {
 	return spec
 }
 
-// decodeDiskSize reads diskSize as the chart does. Its values schema takes
-// a whole number or a string that matches the quantity pattern
-// (chartvalues.QuantityPattern), and refuses anything else before the
-// template runs; the template writes `diskSize | default "20Gi" | quote`, so
-// null (which Helm deletes) and 0 (which default treats as unset) are
-// 20Gi, and a number is quoted as Helm prints the float64 Flux hands it.
-// "" matches no quantity: the schema refuses it, although default would
-// read it as 20Gi (SPEC sections 9 and 13 say 20Gi; the chart refuses). The
-// pattern of a string that is set is the planner's to check, for every
-// path a spec comes by (planHTTP; the clone path parses it).
-func decodeDiskSize(c *findings.Collector, raw any) string {
-	switch {
-	case raw == nil:
-		return DefaultDiskSize
-	case raw == "":
-		c.Refuse(guard.InvalidQuantity, pathDiskSize, raw,
-			"diskSize is \"\": the kubernetes-nodes values schema refuses an empty diskSize (it matches no quantity), so the release fails before it renders; remove diskSize to take the chart's %s, or set a size such as %s", DefaultDiskSize, DefaultDiskSize)
-		return DefaultDiskSize
-	case !chartvalues.Quantity.Accepts(raw):
-		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, so the release fails; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
-		return DefaultDiskSize
-	case chartvalues.Empty(raw):
-		return DefaultDiskSize
+// decodeDiskSize reads diskSize as the chart's template prints it,
+// `diskSize | default "20Gi" | quote` (SPEC sections 9 and 13): null (which
+// Helm deletes), 0, false and "" are unset, 20Gi; a number is printed as
+// Helm prints the float64 Flux hands it, a boolean as true, a string as
+// written. It also says how the value was written when the chart's values
+// schema refuses it (a fraction, a boolean, "", a string off the quantity
+// pattern): Flux's install then fails the release on the schema, although
+// the template renders it, and the planner warns so (the HTTP path gains no
+// refusal the template did not have). A map or a list is refused: the
+// template prints no size of it.
+func decodeDiskSize(c *findings.Collector, raw any) (size, offSchema string) {
+	if raw == nil {
+		return DefaultDiskSize, ""
 	}
-	return chartvalues.Print(raw)
+	s, isString := raw.(string)
+	if !isString && !chartvalues.IsScalar(raw) {
+		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
+			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, and its template prints no size of this; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+		return DefaultDiskSize, ""
+	}
+	if !chartvalues.Quantity.Accepts(raw) || isString && !chartvalues.IsQuantity(s) {
+		offSchema = chartvalues.Describe(raw)
+	}
+	if chartvalues.Empty(raw) {
+		return DefaultDiskSize, offSchema
+	}
+	return chartvalues.Print(raw), offSchema
 }
 
 // decodeTalos reads talos. The chart's schema requires each of its values,

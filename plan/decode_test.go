@@ -100,11 +100,14 @@ type list = []any
 // chart's default; null deletes it (an empty text, the cluster's default
 // class), except where the schema then misses a required talos value or
 // the templates fail without talos (refused); diskSize takes a whole number
-// or a string and goes through Helm's default, for which 0, null and ""
-// are 20Gi (the schema refuses "", which a warning says); a number is what
-// fmt prints for Flux's float64. A value of a type the chart's schema
-// refuses (anything but a string where one belongs) is refused
-// InvalidValue at its path; a key the chart does not define warns
+// or a string and goes through Helm's default, for which 0, null, false
+// and "" are 20Gi; a number is what fmt prints for Flux's float64, a
+// boolean true "true". A diskSize the schema refuses but the template
+// prints (a fraction, a boolean, "", a string off the quantity pattern)
+// renders with a warning, InvalidQuantity (SPEC sections 9 and 13). A
+// value of another type the chart's schema refuses (anything but a string
+// where one belongs; a map or list for diskSize) is refused InvalidValue
+// at its path; a key the chart does not define warns
 // UnknownField, naming the nearest key; keys starting with "_" are
 // Cozystack's injected values, never unknown.
 func TestPoolValuesEveryPath(t *testing.T) {
@@ -146,10 +149,10 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
 		},
 		"empty strings": {
-			reason:   `"" keeps its meaning: storageClass is the cluster default; diskSize "" is refused, since the chart's schema refuses it (SPEC 9 reads it as 20Gi)`,
+			reason:   `"" keeps its meaning (SPEC section 9): storageClass is the cluster default, diskSize 20Gi, with a warning that the chart's schema refuses it`,
 			values:   demo("diskSize", "", "storageClass", ""),
 			want:     spec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"builtin empty": {
 			reason: "builtin: {} is set, each field defaulting to talos.*",
@@ -302,16 +305,16 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize \"\"": {
-			reason:   "\"\" would be unset to Helm's default, but the chart's schema refuses it first (no quantity pattern matches it): the release fails",
+			reason:   "\"\" is unset to Helm's default: 20Gi (SPEC sections 9 and 13), with a warning that the chart's schema refuses it, so Flux's install fails",
 			values:   demo("diskSize", ""),
 			want:     spec(nil),
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize \" \"": {
-			reason:   "neighbour: a blank is set, and the planner holds it to the schema's pattern",
+			reason:   "neighbour: a blank is set, rendered as given, with a warning that the schema's pattern refuses it",
 			values:   demo("diskSize", " "),
 			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = " " }),
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize null": {
 			reason: "null is unset to Helm's default: 20Gi",
@@ -319,19 +322,21 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize false": {
-			reason:   "the chart's schema takes a whole number or a string: false fails the release",
+			reason:   "false is unset to Helm's default: 20Gi, with a warning that the chart's schema refuses a boolean",
 			values:   demo("diskSize", false),
-			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+			want:     spec(nil),
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"diskSize {}": {
-			reason:   "an empty map is no size to the chart's schema",
+			reason:   "an empty map is no size to the chart's schema, and its template prints none: refused",
 			values:   demo("diskSize", object{}),
 			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize 1.5": {
-			reason:   "the chart's schema takes a whole number: 1.5 fails the release",
+			reason:   "the chart's schema takes a whole number, its template prints \"1.5\": rendered, with a warning (and 1.5 bytes is under CDI's 1MiB)",
 			values:   demo("diskSize", 1.5),
-			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "1.5" }),
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize"), f(guard.DiskUnrenderable, "diskSize")},
 		},
 		// Changed for CDI v1.64.0: 1e+06 and 20 bytes are under 1MiB, which
 		// CDI's webhook rejects (apiserver/webhooks/datavolume-validate.go
@@ -364,9 +369,10 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize true": {
-			reason:   "the chart's schema takes a whole number or a string: true fails the release",
+			reason:   "the chart's schema takes a whole number or a string, its template prints \"true\": rendered, with a warning",
 			values:   demo("diskSize", true),
-			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "true" }),
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 
 		// osImage: only a builtin or a factory map picks a source.
@@ -444,10 +450,10 @@ func TestPoolValuesEveryPath(t *testing.T) {
 				}
 			}
 			// The decoder refuses what the values schema refuses of the
-			// values' types and of an empty diskSize; the planner the rest.
+			// values' types; the planner the rest.
 			var decodeRefusals []finding
 			for _, r := range tc.refusals {
-				if r.Reason == guard.InvalidValue || r == f(guard.InvalidQuantity, "diskSize") && tc.values["diskSize"] == "" {
+				if r.Reason == guard.InvalidValue {
 					decodeRefusals = append(decodeRefusals, r)
 				}
 			}

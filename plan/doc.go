@@ -36,10 +36,11 @@
 // dropped or failing), StateUnverified (once per kind a guard needed but the
 // snapshot did not observe, the kind in its Kind field), NodeLocalStorageClass,
 // UnknownField; and on the HTTP path, which gains no refusal the pre-feature
-// chart did not have, InvalidQuantity (a diskSize the chart's values schema
-// admits that is no positive quantity, "0" or "-1Gi": the chart rendered it;
-// one the schema refuses, "20 Gi" or "", is refused, since the chart's
-// release failed), InvalidSchematicID, InvalidVersion,
+// chart did not have, InvalidQuantity (a diskSize that is no positive
+// quantity, "0" or "-1Gi", rendered as the chart rendered it; one the
+// chart's values schema refuses but its template renders, "20 Gi", 0.5,
+// true, or "" as 20Gi, rendered so, the warning saying that Flux's install
+// fails on the schema), InvalidSchematicID, InvalidVersion,
 // InvalidImageFactoryURL (talos.* values rendered as given),
 // StorageClassNotFound and DiskUnrenderable.
 //

@@ -61,10 +61,10 @@ func TestHTTPPath(t *testing.T) {
 			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "-20Gi" },
 			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
-		"unquantity diskSize refused": {
-			reason:   "a diskSize the values schema's quantity pattern refuses fails the chart's release: there is no pre-feature disk to match",
+		"unquantity diskSize warns": {
+			reason:   "a diskSize off the values schema's quantity pattern is rendered as the chart's template renders it, with a warning that the schema (so Flux's install) refuses it: the HTTP path gains no refusal the template did not have",
 			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"malformed talos renders as before": {
 			reason: "talos.* of a pool without osImage renders as the pre-feature chart rendered it, with a warning per value that fails the patterns (SPEC section 11), never a refusal",
@@ -182,4 +182,38 @@ func TestInstallerRepositoryTrailingSlash(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHTTPPathSizeOffSchema: a diskSize the chart's values schema refuses
+// but its template renders is planned as the template renders it, with one
+// InvalidQuantity warning at diskSize that names the value, says that the
+// values schema refuses it (so Flux's install fails) and gives the way out;
+// a map is refused, since the template prints no size of it (SPEC sections
+// 3, 9 and 13).
+func TestHTTPPathSizeOffSchema(t *testing.T) {
+	cases := map[string]struct {
+		diskSize any
+		want     string
+		written  string
+	}{
+		"empty string": {"", "20Gi", `the string ""`},
+		"fraction":     {0.5, "0.5", "the number 0.5"},
+		"false":        {false, "20Gi", "the boolean false"},
+		"true":         {true, "true", "the boolean true"},
+		"off pattern":  {"20 Gi", "20 Gi", `the string "20 Gi"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "diskSize": tc.diskSize}), nil, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.DiskSize)
+			require.Equal(t, []finding{f(guard.InvalidQuantity, "diskSize")}, warningsOf(res.Warnings))
+			d := res.Warnings[0].Detail
+			for _, says := range []string{tc.written, "values schema refuses it", "Flux", "schema validation", "such as 20Gi"} {
+				assert.Contains(t, d, says)
+			}
+		})
+	}
+	_, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "diskSize": map[string]any{"size": "20Gi"}}), nil, nil)
+	assert.Equal(t, []finding{f(guard.InvalidValue, "diskSize")}, refusalsOf(err), "a map where a size belongs")
 }

@@ -203,6 +203,34 @@ func (p *planner) diskSize() string {
 	return DefaultDiskSize
 }
 
+// sizeOffSchema is how the pool's diskSize was written when the chart's
+// values schema refuses it (a string off its quantity pattern, and what the
+// decoder saw: a fraction, a boolean, ""), else "". A spec's "" is unset.
+func (p *planner) sizeOffSchema() string {
+	if d := p.pool.Spec.diskSizeOffSchema; d != "" {
+		return d
+	}
+	if s := p.pool.Spec.DiskSize; s != "" && !chartvalues.IsQuantity(s) {
+		return chartvalues.Describe(s)
+	}
+	return ""
+}
+
+// warnSizeOffSchema warns of a diskSize the chart's values schema refuses
+// (written as written) but its template renders: Flux validates the values
+// before it installs, so the release fails there; the disk is planned as the
+// template renders it, the HTTP path gaining no refusal the template did
+// not have (SPEC sections 3, 9 and 13).
+func (p *planner) warnSizeOffSchema(written string, positive bool) {
+	also := ""
+	if !positive {
+		also = ", and it is no positive quantity, which the API server rejects"
+	}
+	p.c.Warn(guard.InvalidQuantity, pathDiskSize,
+		"diskSize is %s: the kubernetes-nodes values schema refuses it (it takes a whole number of bytes or a quantity string), so a release Flux installs fails its schema validation; the disk's size is what the chart's template renders of it, %q%s; write a size such as %s",
+		written, p.diskSize(), also, DefaultDiskSize)
+}
+
 // planHTTP renders what the pre-feature chart rendered: the talos values as
 // given, the factory override's own fields validated.
 func (p *planner) planHTTP(f *Factory) {
@@ -234,15 +262,13 @@ func (p *planner) planHTTP(f *Factory) {
 	storageSpec := &parts.storage
 	q, err := resource.ParseQuantity(size)
 	sizeOK := err == nil && q.Sign() > 0
-	switch {
-	case sizeOK:
+	if sizeOK {
 		storageSpec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
-	case !chartvalues.IsQuantity(size):
-		// The chart's values schema refuses it: the release fails, and
-		// there is no pre-feature disk to match.
-		p.c.Refuse(guard.InvalidQuantity, pathDiskSize, size,
-			"diskSize %q is not a quantity: the kubernetes-nodes values schema refuses it, so the release fails before it renders; use a size such as %s", size, DefaultDiskSize)
-	default:
+	}
+	switch written := p.sizeOffSchema(); {
+	case written != "":
+		p.warnSizeOffSchema(written, sizeOK)
+	case !sizeOK:
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
 			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", size, DefaultDiskSize)
 	}

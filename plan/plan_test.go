@@ -343,6 +343,20 @@ func TestClonePath(t *testing.T) {
 			reason: "\"\" means not set, as Helm's default does",
 			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "" },
 		},
+		"values' empty diskSize clones at 20Gi": {
+			reason: "diskSize: \"\" in the values is not set (SPEC section 9), so the clone is 20Gi; the chart's values schema refuses it, which a warning says",
+			pool: func(p *plan.Pool) {
+				*p = plan.DecodePool(p.Namespace, p.Name, map[string]any{"cluster": "demo", "diskSize": "", "osImage": map[string]any{"builtin": map[string]any{}}})
+			},
+			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
+		"values' boolean diskSize refused on the clone path": {
+			reason: "true prints \"true\", no positive quantity: the clone path refuses it, the refusal alone",
+			pool: func(p *plan.Pool) {
+				*p = plan.DecodePool(p.Namespace, p.Name, map[string]any{"cluster": "demo", "diskSize": true, "osImage": map[string]any{"builtin": map[string]any{}}})
+			},
+			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+		},
 		"HostAssistedClone: CDI override": {
 			reason:   "cloneStrategyOverride copy beats the profile",
 			state:    func(s *state.State) { s.CDIs[0].Spec.CloneStrategyOverride = ptr.To(cdiv1.CloneStrategyHostAssisted) },

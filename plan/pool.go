@@ -45,6 +45,10 @@ type PoolSpec struct {
 	// The findings of decoding the values, reported by Plan.
 	refusals guard.Refusals
 	warnings guard.Warnings
+	// diskSizeOffSchema is how diskSize was written when the chart's
+	// values schema refuses it (the number 0.5, the boolean false, the
+	// string "", which DiskSize holds as 20Gi): Plan warns of it.
+	diskSizeOffSchema string
 }
 
 // OSImage picks where the worker disk comes from. Setting both is refused.

@@ -24,8 +24,9 @@ const (
 	// judges apart, as InvalidQuantity). A fraction such as 1.5 fails the
 	// schema's "integer", a boolean both branches of its anyOf.
 	Quantity
-	// Count is a non-negative whole number.
-	Count
+	// Whole is a whole number, as the charts' values schemas take an
+	// "integer": of any sign and size (1e21 too, which no int64 holds).
+	Whole
 	// Bool is true or false.
 	Bool
 	// Texts is a list of strings.
@@ -42,8 +43,8 @@ func (k Kind) String() string {
 		return "a string"
 	case Quantity:
 		return "a quantity (a whole number, or a string such as 20Gi or 500m)"
-	case Count:
-		return "a non-negative whole number"
+	case Whole:
+		return "a whole number"
 	case Bool:
 		return "a boolean"
 	case Texts:
@@ -70,9 +71,9 @@ func (k Kind) Accepts(v any) bool {
 		}
 		f, ok := Float(v)
 		return ok && f == math.Trunc(f)
-	case Count:
-		n, ok := Integer(v)
-		return ok && n >= 0
+	case Whole:
+		f, ok := Float(v)
+		return ok && f == math.Trunc(f)
 	case Bool:
 		_, ok := v.(bool)
 		return ok

@@ -223,12 +223,13 @@ func TestKindAccepts(t *testing.T) {
 		"Quantity NaN":         {chartvalues.Quantity, math.NaN(), false},
 		"Quantity nil":         {chartvalues.Quantity, nil, false},
 		"Quantity map":         {chartvalues.Quantity, map[string]any{"a": 1}, false},
-		"Count float":          {chartvalues.Count, 3.0, true},
-		"Count zero":           {chartvalues.Count, 0, true},
-		"Count uint8":          {chartvalues.Count, uint8(1), true},
-		"Count negative":       {chartvalues.Count, -1.0, false},
-		"Count fraction":       {chartvalues.Count, 2.5, false},
-		"Count string":         {chartvalues.Count, "3", false},
+		"Whole float":          {chartvalues.Whole, 3.0, true},
+		"Whole zero":           {chartvalues.Whole, 0, true},
+		"Whole uint8":          {chartvalues.Whole, uint8(1), true},
+		"Whole negative":       {chartvalues.Whole, -1.0, true},
+		"Whole 1e21":           {chartvalues.Whole, 1e21, true},
+		"Whole fraction":       {chartvalues.Whole, 2.5, false},
+		"Whole string":         {chartvalues.Whole, "3", false},
 		"Bool true":            {chartvalues.Bool, true, true},
 		"Bool quoted":          {chartvalues.Bool, "true", false},
 		"Bool number":          {chartvalues.Bool, 1.0, false},
@@ -249,7 +250,7 @@ func TestKindAccepts(t *testing.T) {
 	for name, tc := range cases {
 		assert.Equal(t, tc.want, tc.kind.Accepts(tc.v), name)
 	}
-	for _, k := range []chartvalues.Kind{chartvalues.Text, chartvalues.Quantity, chartvalues.Count, chartvalues.Bool,
+	for _, k := range []chartvalues.Kind{chartvalues.Text, chartvalues.Quantity, chartvalues.Whole, chartvalues.Bool,
 		chartvalues.Texts, chartvalues.Object, chartvalues.Objects, chartvalues.Kind(99)} {
 		assert.NotEmpty(t, k.String(), "kind %d has a name for messages", int(k))
 	}

@@ -339,8 +339,21 @@ func oldChartRefuses(cluster, name string) bool {
 	return cluster == "" || !ok || pool == ""
 }
 
-// oldChartRefusesSize is whether the chart's values schema refuses a
-// diskSize string: "" reads as the default, off the quantity pattern fails.
-func oldChartRefusesSize(size string) bool {
+// oldSchemaRefusesSize is whether the chart's values schema refuses a
+// diskSize string a PoolSpec holds: "" there is no value written (the
+// chart's 20Gi), and a string off the quantity pattern fails the schema.
+func oldSchemaRefusesSize(size string) bool {
 	return size != "" && !schemaQuantity.MatchString(size)
+}
+
+// templatePrintsSize is whether the chart's template prints a size of the
+// coalesced diskSize d, whatever its schema says: sprig's default and quote
+// take any string, number or boolean (nil, "", 0 and false as the default
+// 20Gi). A map or a list prints as Go prints one ("map[a:1]"), no size.
+func templatePrintsSize(d any) bool {
+	switch d.(type) {
+	case nil, string, float64, bool:
+		return true
+	}
+	return false
 }

@@ -19,9 +19,17 @@ type shape struct {
 	fields map[string]shape
 	// required: the values schema requires the key in its map.
 	required bool
-	// emptyUnset: "" is not forwarded, because the wrapped chart read it as
-	// unset where the pool chart would not.
+	// emptyUnset: "", and a scalar sprig's empty calls unset (0, false), is
+	// not forwarded. The wrapped chart's default, with or and read it as
+	// unset, and so does the pool chart's template, but the pool chart's
+	// values schema refuses "" and false for a size, and it reads an empty
+	// class as the cluster default (SPEC section 13): left out, the pool
+	// chart's own default applies.
 	emptyUnset bool
+	// printed: the templates print any scalar here (sprig's default and
+	// quote), so one the values schemas refuse the type of (a fraction, a
+	// boolean) is forwarded, and checkQuantity warns of it.
+	printed bool
 }
 
 // nodeGroupFields is every per-pool field forwarded to a pool release (SPEC section
@@ -31,10 +39,10 @@ type shape struct {
 // never the tenant's; and the rest because a field nobody reviewed for a
 // single-tenant cluster of untrusted code does not reach it.
 var nodeGroupFields = map[string]shape{
-	"minReplicas":  {kind: chartvalues.Count},
-	"maxReplicas":  {kind: chartvalues.Count},
+	"minReplicas":  {kind: chartvalues.Whole},
+	"maxReplicas":  {kind: chartvalues.Whole},
 	"instanceType": {kind: chartvalues.Text},
-	"diskSize":     {kind: chartvalues.Quantity},
+	"diskSize":     {kind: chartvalues.Quantity, emptyUnset: true, printed: true},
 	// The wrapped chart wrote `storageClass | default $.Values.storageClass`,
 	// the application's replicated: an empty class was never the cluster
 	// default, which it is to the pool chart. Left out, the pool chart's own
@@ -42,8 +50,8 @@ var nodeGroupFields = map[string]shape{
 	"storageClass": {kind: chartvalues.Text, emptyUnset: true},
 	"roles":        {kind: chartvalues.Texts},
 	"resources": {kind: chartvalues.Object, fields: map[string]shape{
-		"cpu":    {kind: chartvalues.Quantity},
-		"memory": {kind: chartvalues.Quantity},
+		"cpu":    {kind: chartvalues.Quantity, emptyUnset: true},
+		"memory": {kind: chartvalues.Quantity, emptyUnset: true},
 	}},
 	"gpus": {kind: chartvalues.Objects, fields: map[string]shape{
 		"name": {kind: chartvalues.Text, required: true},
@@ -79,7 +87,7 @@ func forward(v any, s shape, fld *field.Path, c *findings.Collector) (any, bool)
 	case chartvalues.Objects:
 		return forwardList(v, s.kind, shape{kind: chartvalues.Object, fields: s.fields}, fld, c)
 	default:
-		if s.kind.Accepts(v) {
+		if _, isString := v.(string); s.kind.Accepts(v) || s.printed && (isString || chartvalues.IsScalar(v)) {
 			return v, true
 		}
 	}
@@ -93,7 +101,8 @@ func forward(v any, s shape, fld *field.Path, c *findings.Collector) (any, bool)
 // the key, and it has no group), so a null is refused where the schema
 // types the key, and skipped elsewhere; a required key left out is refused.
 // "" is forwarded as written but where the shape says otherwise
-// (storageClass).
+// (storageClass, diskSize, resources.cpu and resources.memory: there "", 0
+// and false are left out).
 func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *findings.Collector) (map[string]any, bool) {
 	out := make(map[string]any, len(m))
 	valid := true
@@ -106,7 +115,7 @@ func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *f
 				"%s is null, where %s belongs: the computeplane values schema refuses a null here, so the release fails; leave %s out, or set it", fld.Child(key), s.kind, key)
 			valid = false
 			continue
-		case val == nil, val == "" && s.emptyUnset:
+		case val == nil, s.emptyUnset && unsetScalar(val):
 			continue
 		case !allowed:
 			c.Warn(guard.DroppedField, fld.Child(key),
@@ -129,6 +138,13 @@ func forwardMap(m map[string]any, fields map[string]shape, fld *field.Path, c *f
 		}
 	}
 	return out, valid
+}
+
+// unsetScalar reports whether v is a string, number or boolean that sprig's
+// default reads as unset: "", 0 or false.
+func unsetScalar(v any) bool {
+	_, isString := v.(string)
+	return (isString || chartvalues.IsScalar(v)) && chartvalues.Empty(v)
 }
 
 func forwardList(v any, k chartvalues.Kind, item shape, fld *field.Path, c *findings.Collector) (any, bool) {

@@ -61,7 +61,9 @@ func (p chartPool) chartEntry() string {
 // faulted. The KubevirtMachineTemplates are named otherwise (a pool
 // release's kubernetes-computeplane-cluster-<pool>-<hash>, the wrapped
 // chart's computeplane-cluster-<group>-<hash>): the disk text is what
-// stays.
+// stays. Where the planner departs from the charts by design (SPEC 7's
+// defaults for an omitted field, SPEC 13's "" not forwarded, a diskSize
+// only the values schema refuses), the case says why.
 func TestMeasuredChart(t *testing.T) {
 	cases := map[string]struct {
 		values string
@@ -115,7 +117,10 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize empty string": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":"","roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0/diskSize': '' does not match pattern <the quantity pattern>
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			departs: "SPEC 9 and 13: a group's diskSize \"\" is not set, and not forwarded, so the pool chart's 20Gi applies, as the wrapped chart's template would have rendered it",
+			pools: []chartPool{
+				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
+			},
 		},
 		"diskSize zero": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":0,"roles":["ingress-nginx"]}}}`,
@@ -138,7 +143,11 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize 1.5": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":1.5,"roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0/diskSize': 'anyOf' failed - at '/nodeGroups/md0/diskSize': got number, want integer - at '/nodeGroups/md0/diskSize': got number, want string
-			refusals: []string{"InvalidValue nodeGroups.md0.diskSize"},
+			departs:  "SPEC 3 and 13: the HTTP path gains no refusal the templates did not have; the fraction is forwarded and renders as the wrapped chart's template printed it, with a warning that the values schema refuses it",
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			pools: []chartPool{
+				{name: "md0", url: defaultURL, storage: `"1.5"`, class: `"replicated"`, installer: defaultInstaller},
+			},
 		},
 		"diskSize null": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":null,"roles":["ingress-nginx"]}}}`,
@@ -189,7 +198,11 @@ func TestMeasuredChart(t *testing.T) {
 		"two groups, second with empty strings": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":"20Gi","roles":["ingress-nginx"]},"gpu":{"minReplicas":0,"maxReplicas":2,"instanceType":"u1.large","diskSize":"","storageClass":"","roles":[]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/gpu/diskSize': '' does not match pattern <the quantity pattern>
-			refusals: []string{"InvalidQuantity nodeGroups.gpu.diskSize"},
+			departs: "SPEC 9 and 13: a group's diskSize \"\" and storageClass \"\" are not set, and not forwarded: the pool chart's 20Gi and replicated apply, as the wrapped chart's template would have rendered them",
+			pools: []chartPool{
+				{name: "gpu", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
+				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
+			},
 		},
 		"group null beside a real one": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":"20Gi","roles":["ingress-nginx"]},"old":null}}`,

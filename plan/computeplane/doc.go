@@ -22,10 +22,12 @@
 //
 // What is forwarded is forwarded as the pre-feature computeplane chart
 // forwarded it, verbatim ("" included, and a number as the float64 Flux
-// hands Helm), but for storageClass: "": the wrapped chart gave an empty
-// class the application's replicated, never the cluster default, so it is
-// left out and the pool chart's own default, replicated, applies (SPEC
-// section 13). A null node group is not supplied: Helm's coalescing
+// hands Helm), but for "" (and 0 or false) in storageClass, diskSize,
+// resources.cpu and resources.memory, which the wrapped chart's templates
+// read as unset: it is left out, and the pool chart's own default applies (SPEC section 13).
+// The wrapped chart gave an empty class the application's replicated,
+// never the cluster default, which it is to the pool chart, and the pool
+// chart's values schema refuses an empty size. A null node group is not supplied: Helm's coalescing
 // deletes it. A null inside a group survives coalescing (the chart's values
 // have no group to coalesce it with), and the values schema refuses it
 // where it types the key; a null elsewhere is dropped without a word.
@@ -45,22 +47,25 @@
 //     kubernetes-nodes-computeplane-cluster-<pool> fits Helm's 53.
 //   - MissingIngressPool (at nodeGroups): supplied groups of which none has
 //     role ingress-nginx and maxReplicas of 1 or more; an omitted maxReplicas
-//     counts as the pool chart's 10.
+//     counts as the pool chart's 10. A replica count is any whole number, as
+//     the values schemas' integer (no minimum): a negative one is forwarded.
 //   - IncompleteResources: resources with only one of cpu and memory beside
 //     an instanceType (an omitted one is the pool chart's u1.medium), as the
 //     pool chart's template fails them; 0 and "" are not set to it.
-//   - InvalidQuantity: a diskSize, resources.cpu or resources.memory string
-//     that the values schemas' quantity pattern refuses, "" among them
-//     (SPEC section 13 reads diskSize: "" as 20Gi; the computeplane schema
-//     refuses it); a resources.cpu or resources.memory that is not a
-//     positive quantity. A diskSize that is not positive ("0", -5) renders
-//     as given, as the pre-feature chart did: a warning, since the HTTP
-//     path gains no refusal; diskSize: 0 is unset to the chart's default,
-//     20Gi, and says nothing.
+//   - InvalidQuantity: a resources.cpu or resources.memory that is set and
+//     is not a positive quantity (a string off the values schemas' quantity
+//     pattern among them). A diskSize is never refused for its value, since
+//     the HTTP path gains no refusal the templates did not have (SPEC
+//     sections 3 and 13): one the values schemas refuse but the templates
+//     print ("20 Gi", 1.5, true) is forwarded with a warning that the pool
+//     release's install fails its schema validation, one that is no
+//     positive quantity ("0", -5) with a warning that the API server
+//     rejects the disk; 0, false and "" are unset to the chart's 20Gi, and
+//     say nothing.
 //   - InvalidValue: a value of a type the values schemas refuse (a list
-//     where a map belongs, a number where a string belongs, a fraction where
-//     a whole number or a quantity string belongs, a null), a gpu without
-//     its name, and ephemeralStorage, null or not, which the wrapped chart
+//     where a map belongs, a number where a string belongs, a map or a list
+//     where a size belongs, a fraction where a whole number belongs, a
+//     null), a gpu without its name, and ephemeralStorage, null or not, which the wrapped chart
 //     failed (it is diskSize now; dropped, the size meant would silently
 //     be 20Gi).
 //

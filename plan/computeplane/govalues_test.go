@@ -134,9 +134,9 @@ func TestPlanEmptyStrings(t *testing.T) {
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "kubelet": {"systemReservedMemory": ""}}`,
 		},
 		"EmptyDiskSize": {
-			reason:   `diskSize: "" fails the values schema's quantity pattern.`,
-			group:    `{roles: [ingress-nginx], diskSize: ""}`,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			reason: `diskSize: "" is not forwarded (SPEC section 13): the pool chart's 20Gi applies, and its values schema, which refuses "", never sees it.`,
+			group:  `{roles: [ingress-nginx], diskSize: ""}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"]}`,
 		},
 		"DiskSize": {
 			reason: "Neighbour: a size is forwarded.",
@@ -144,14 +144,30 @@ func TestPlanEmptyStrings(t *testing.T) {
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "diskSize": "30Gi"}`,
 		},
 		"MalformedDiskSize": {
-			reason:   "Neighbour: a blank fails the pattern too.",
+			reason:   "Neighbour: a blank is set, forwarded as written (the templates render it), with a warning that the values schema refuses it.",
 			group:    `{roles: [ingress-nginx], diskSize: " "}`,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			values:   `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "diskSize": " "}`,
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 		},
 		"EmptyCpu": {
-			reason:   `resources.cpu: "" fails the pattern, and is not set to the template's and, so a lone memory is incomplete.`,
+			reason:   `resources.cpu: "" is not set to the template's and, and not forwarded, so a lone memory is incomplete.`,
 			group:    `{roles: [ingress-nginx], resources: {cpu: "", memory: 4Gi}}`,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.resources.cpu", "IncompleteResources nodeGroups.md0.resources"},
+			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
+		},
+		"EmptyCpuAndMemory": {
+			reason: `Neighbour: resources {cpu: "", memory: ""} sets neither, and forwards neither.`,
+			group:  `{roles: [ingress-nginx], resources: {cpu: "", memory: ""}}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "resources": {}}`,
+		},
+		"ZeroCpuAndMemory": {
+			reason: "resources {cpu: 0, memory: 0} sets neither to the template's and: no InvalidQuantity, and neither is forwarded.",
+			group:  `{roles: [ingress-nginx], resources: {cpu: 0, memory: 0}}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "resources": {}}`,
+		},
+		"FalseDiskSizeAndClass": {
+			reason: "diskSize and storageClass false are unset to the templates' default: not forwarded, so the pool chart's 20Gi and replicated apply, and its values schema, which refuses a boolean, never sees them.",
+			group:  `{roles: [ingress-nginx], diskSize: false, storageClass: false}`,
+			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"]}`,
 		},
 		"Cpu": {
 			reason: "Neighbour: both set are forwarded.",

@@ -99,42 +99,53 @@ func sizedByType(group map[string]any) bool {
 }
 
 // checkQuantity checks a quantity as the values schemas and the pool chart
-// read it. A string the schemas' quantity pattern refuses ("" among them)
-// fails the release: InvalidQuantity. A number, or a string of the pattern,
-// that is not a positive quantity renders as given (0, which the chart's
-// default reads as unset, aside): refused when positive is set, else a
-// warning, since the pre-feature chart rendered it (a diskSize: the HTTP
-// path gains no refusal). A value of another type is refused by forward.
+// read it. What the templates read as unset (null, "", 0, false: the pool
+// chart's default, or no resources) says nothing. A resources.cpu or
+// memory (positive set) must be a positive quantity: InvalidQuantity. A
+// diskSize renders as the templates print it, since the HTTP path gains no
+// refusal the pre-feature templates did not have (SPEC sections 3 and 13):
+// one the values schemas refuse (a string off the quantity pattern, a
+// fraction, true) is a warning that the pool release's install fails its
+// schema validation, and one that is no positive quantity ("0", -5) a
+// warning that the API server rejects the disk. A value of another type is
+// refused by forward.
 func checkQuantity(v any, example string, positive bool, fld *field.Path, c *findings.Collector) {
 	s, isString := v.(string)
 	switch {
-	case isString && !chartvalues.IsQuantity(s):
-		c.Refuse(guard.InvalidQuantity, fld, v,
-			"%q is not a quantity, and the values schema refuses it, so the release fails; write one such as %s", s, example)
+	case chartvalues.Empty(v):
 		return
 	case isString:
-	case !chartvalues.Quantity.Accepts(v):
-		return
-	case chartvalues.Empty(v) && !positive:
+	case positive && !chartvalues.Quantity.Accepts(v), !chartvalues.IsScalar(v):
 		return
 	default:
-		s, _ = chartvalues.Decimal(v)
+		var ok bool
+		if s, ok = chartvalues.Decimal(v); !ok {
+			s = chartvalues.Print(v)
+		}
 	}
-	if q, err := resource.ParseQuantity(s); err == nil && q.Sign() > 0 {
-		return
-	}
-	if positive {
+	offSchema := !chartvalues.Quantity.Accepts(v) || isString && !chartvalues.IsQuantity(s)
+	q, err := resource.ParseQuantity(s)
+	sizeOK := err == nil && q.Sign() > 0
+	switch {
+	case positive && offSchema:
+		c.Refuse(guard.InvalidQuantity, fld, v,
+			"%q is not a quantity, and the values schema refuses it, so the release fails; write one such as %s", s, example)
+	case positive && !sizeOK:
 		c.Refuse(guard.InvalidQuantity, fld, v,
 			"%q is not a positive Kubernetes quantity; write one such as %s", s, example)
-		return
+	case offSchema:
+		c.Warn(guard.InvalidQuantity, fld,
+			"%s is %s: the kubernetes-nodes values schema refuses it (it takes a whole number of bytes or a quantity string), so the pool release Flux installs fails its schema validation; the pool chart's template renders it as given, as the wrapped chart's did; write a size such as %s", fld, chartvalues.Describe(v), example)
+	case !sizeOK:
+		c.Warn(guard.InvalidQuantity, fld,
+			"%q is not a positive Kubernetes quantity; the pool chart renders it as given, as the chart always did, and the API server will reject the disk; write one such as %s", s, example)
 	}
-	c.Warn(guard.InvalidQuantity, fld,
-		"%q is not a positive Kubernetes quantity; the pool chart renders it as given, as the chart always did, and the API server will reject the disk; write one such as %s", s, example)
 }
 
 // ingressOf reads a group as the pool chart will run it: omitted roles are
 // none, and an omitted maxReplicas is the chart's DefaultMaxReplicas; a
-// null, refused, is unknown.
+// null or a value that is no whole number, refused, is unknown. A
+// maxReplicas under 1, negative too, scales to no ingress worker.
 func ingressOf(group map[string]any) ingress {
 	role := noIngress
 	if raw, present := group["roles"]; present {
@@ -148,9 +159,8 @@ func ingressOf(group map[string]any) ingress {
 	}
 	scales := servesIngress
 	if v, present := group["maxReplicas"]; present {
-		n, ok := chartvalues.Integer(v)
-		switch {
-		case !ok || n < 0:
+		switch n, _ := chartvalues.Float(v); {
+		case !chartvalues.Whole.Accepts(v):
 			scales = ingressUnknown
 		case n < 1:
 			scales = noIngress

@@ -203,14 +203,14 @@ func TestPlan(t *testing.T) {
 			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
 		},
 		"ResourcesMemoryEmpty": {
-			reason:   "An empty memory matches no quantity, which the values schema refuses; it is not set either, so cpu stands alone.",
+			reason:   "An empty memory is not set to the pool chart's `and` (and not forwarded), so cpu stands alone.",
 			values:   withEtcd + "nodeGroups:\n  md0: {resources: {cpu: \"2\", memory: \"\"}}\n" + ingressGroup,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.resources.memory", "IncompleteResources nodeGroups.md0.resources"},
+			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
 		},
 		"ResourcesMemoryZero": {
-			reason:   "A memory of 0 is no positive quantity, and to the pool chart's `and` it is not set.",
+			reason:   "A memory of 0 is not set to the pool chart's `and` (no InvalidQuantity), so cpu stands alone.",
 			values:   withEtcd + "nodeGroups:\n  md0: {resources: {cpu: \"2\", memory: 0}}\n" + ingressGroup,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.resources.memory", "IncompleteResources nodeGroups.md0.resources"},
+			refusals: []string{"IncompleteResources nodeGroups.md0.resources"},
 		},
 		"ResourcesCPUOnlyNoInstanceType": {
 			reason: "The pool chart fails a lone cpu only beside an instanceType; an empty one names none.",
@@ -235,9 +235,10 @@ func TestPlan(t *testing.T) {
 
 		// Quantities.
 		"DiskSizeMalformed": {
-			reason:   "A diskSize that is no quantity.",
+			reason:   "A diskSize that is no quantity renders as the templates print it, with a warning that the values schema refuses it (SPEC sections 3 and 13).",
 			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: twenty}\n" + ingressGroup,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 		},
 		"DiskSizeZero": {
 			reason:   "A disk of no size is not a positive quantity, but the pre-feature chart rendered \"0\": a warning, no refusal the chart did not have.",
@@ -263,8 +264,20 @@ func TestPlan(t *testing.T) {
 			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 		},
 		"DiskSizeFraction": {
-			reason:   "A fraction is no whole number, and no string: the values schema refuses it.",
+			reason:   "A fraction is no whole number, and no string: the values schema refuses it, the templates print it; forwarded, with a warning.",
 			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: 1.5}\n" + ingressGroup,
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeBoolean": {
+			reason:   "true likewise: the templates print \"true\".",
+			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: true}\n" + ingressGroup,
+			pools:    []string{"ing", "md0"},
+			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+		},
+		"DiskSizeMap": {
+			reason:   "A map prints no size: refused.",
+			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: {size: 20Gi}}\n" + ingressGroup,
 			refusals: []string{"InvalidValue nodeGroups.md0.diskSize"},
 		},
 		"DiskSizeWholeFraction": {
@@ -278,9 +291,9 @@ func TestPlan(t *testing.T) {
 			pools:  []string{"ing", "md0"},
 		},
 		"DiskSizeEmpty": {
-			reason:   "An empty diskSize matches no quantity: the values schema refuses it before the chart's default could read it as 20Gi.",
-			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: \"\"}\n" + ingressGroup,
-			refusals: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
+			reason: "An empty diskSize is not set, and not forwarded: the pool chart's 20Gi (SPEC section 13).",
+			values: withEtcd + "nodeGroups:\n  md0: {diskSize: \"\"}\n" + ingressGroup,
+			pools:  []string{"ing", "md0"},
 		},
 		"DiskSizeNull": {
 			reason:   "A null inside a group survives Helm's coalescing (the chart's values have no group), and the values schema refuses it.",
@@ -392,9 +405,19 @@ func TestPlan(t *testing.T) {
 			refusals: []string{"InvalidValue nodeGroups.md0.minReplicas"},
 		},
 		"MinReplicasNegative": {
-			reason:   "A replica count is not negative.",
-			values:   withEtcd + "nodeGroups:\n  md0: {minReplicas: -1}\n" + ingressGroup,
-			refusals: []string{"InvalidValue nodeGroups.md0.minReplicas"},
+			reason: "The values schemas' integer has no minimum: -1 is forwarded as the chart forwarded it.",
+			values: withEtcd + "nodeGroups:\n  md0: {minReplicas: -1}\n" + ingressGroup,
+			pools:  []string{"ing", "md0"},
+		},
+		"MaxReplicasNegative": {
+			reason:   "A negative maxReplicas is forwarded, and scales to no ingress worker.",
+			values:   withEtcd + "nodeGroups:\n  md0: {roles: [ingress-nginx], maxReplicas: -1}\n",
+			refusals: []string{"MissingIngressPool nodeGroups"},
+		},
+		"MaxReplicasHuge": {
+			reason: "1e21 is a whole number to the values schemas, though no int64 holds it: forwarded, and it scales.",
+			values: withEtcd + "nodeGroups:\n  md0: {roles: [ingress-nginx], maxReplicas: 1e21}\n",
+			pools:  []string{"md0"},
 		},
 		"MinReplicasWholeFloat": {
 			reason: "Neighbour: 2.0 is a whole number.",
@@ -499,12 +522,12 @@ func TestPlan(t *testing.T) {
 		"AllReportedTogether": {
 			reason: "Independent refusals of several groups come back together.",
 			values: "_namespace: {etcd: \"\"}\n" + "nodeGroups:\n" +
-				"  Bad: {diskSize: x}\n" +
+				"  Bad: {diskSize: [x]}\n" +
 				"  longerthanfifteen: {resources: {cpu: 1}}\n" +
-				"  md0: {roles: [ingress-nginx], maxReplicas: 0, minReplicas: -2}\n",
+				"  md0: {roles: [ingress-nginx], maxReplicas: 0, minReplicas: 1.5}\n",
 			refusals: []string{
 				"InvalidPoolName nodeGroups.Bad",
-				"InvalidQuantity nodeGroups.Bad.diskSize",
+				"InvalidValue nodeGroups.Bad.diskSize",
 				"PoolNameTooLong nodeGroups.longerthanfifteen",
 				"IncompleteResources nodeGroups.longerthanfifteen.resources",
 				"InvalidValue nodeGroups.md0.minReplicas",

@@ -71,10 +71,11 @@ func Spellings(b int64) []string {
 }
 
 // MalformedSize draws a size the planner refuses InvalidQuantity on the
-// clone path: not a quantity, zero or negative. On the HTTP path it
-// refuses those the chart's values schema refuses too (off the quantity
-// pattern: "20 Gi", "twenty") and warns about the rest ("0", "-1Gi"). It is
-// never "", which in a PoolSpec means the chart's 20Gi.
+// clone path: not a quantity, zero or negative. On the HTTP path it warns
+// of each and renders it as given: the chart's template renders it, those
+// off the values schema's quantity pattern ("20 Gi", "twenty") failing
+// Flux's install on the schema. It is never "", which in a PoolSpec means
+// the chart's 20Gi.
 func MalformedSize() *rapid.Generator[string] {
 	return rapid.SampledFrom([]string{"20 Gi", "20GiB", "20gi", "twenty", "1.5.5Gi", "Gi", "-1Gi", "0", "0Gi", "-6442450944", "+-1", "20Gi\n"})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -254,13 +255,13 @@ func (p *planner) planHTTP(f *Factory) {
 	// or path than the Image Factory's. Without osImage the pre-feature
 	// chart rendered them as given: that stays, with a warning.
 	p.checkFlavor(id, ver, factory, idPath, verPath, urlPath, f != nil)
-	size := p.diskSize()
+	diskSize := p.diskSize()
 	p.res.Source = HTTP
-	p.res.DiskSize = size
+	p.res.DiskSize = diskSize
 	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)
 	parts := &diskParts{}
 	storageSpec := &parts.storage
-	q, err := resource.ParseQuantity(size)
+	q, err := size.Quantity(diskSize)
 	sizeOK := err == nil && q.Sign() > 0
 	if sizeOK {
 		storageSpec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
@@ -270,7 +271,7 @@ func (p *planner) planHTTP(f *Factory) {
 		p.warnSizeOffSchema(written, sizeOK)
 	case !sizeOK:
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
-			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", size, DefaultDiskSize)
+			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", diskSize, DefaultDiskSize)
 	}
 	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	if c := p.pool.Spec.StorageClass; c != "" {

@@ -2,13 +2,13 @@ package plan
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 )
 
 // The KubevirtMachineTemplate of a pool is named by the sha256 of the
@@ -247,7 +247,7 @@ func cpuFloat(s *string) float64 {
 	if s == nil {
 		return 0
 	}
-	q, err := resource.ParseQuantity(*s)
+	q, err := size.Quantity(*s)
 	if err != nil {
 		return 0
 	}

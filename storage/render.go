@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
+
 	"math"
 	"strconv"
 
@@ -84,7 +86,7 @@ func MinimumRequest(profile *cdiv1.StorageProfile) *resource.Quantity {
 	if !ok {
 		return nil
 	}
-	q, err := resource.ParseQuantity(v)
+	q, err := size.Quantity(v)
 	if err != nil {
 		return nil
 	}

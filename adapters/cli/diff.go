@@ -8,12 +8,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -105,8 +105,8 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	if stdin := countStdin(append(slices.Clone(o.files), o.catalog, o.state, d.afterPools, d.afterCatalog, d.cozystackValues)...); stdin > 1 {
 		return badUsage("standard input (-) is named %d times; it can be read once", stdin)
 	}
-	size, err := resource.ParseQuantity(d.imageSize)
-	if err != nil || size.Sign() < 0 {
+	imageSize, err := size.Quantity(d.imageSize)
+	if err != nil || imageSize.Sign() < 0 {
 		return badUsage("--image-size %q is not a size; give a quantity such as %s", d.imageSize, plan.DefaultImageSize.String())
 	}
 	defaults, err := chartDefaults(d.set)
@@ -167,7 +167,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		ch.Catalog = catalog.Compile(catalog.DecodeValues(m))
 		runWarnings = append(runWarnings, ch.Catalog.Warnings()...)
 	}
-	in := plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: size}
+	in := plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: imageSize}
 	if o.strict {
 		// Decided inside Diff, so that a pool --strict refuses neither
 		// rolls nor gets a step.

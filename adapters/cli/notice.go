@@ -8,10 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/resource"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -162,7 +162,7 @@ func plannedSize(r plan.Result) string {
 	if s := specSize(&r.Disk.Spec); s != "" {
 		return s
 	}
-	if q, err := resource.ParseQuantity(r.DiskSize); err == nil {
+	if q, err := size.Quantity(r.DiskSize); err == nil {
 		return q.String()
 	}
 	return r.DiskSize

@@ -71,6 +71,11 @@ func Render(snap *state.Snapshot, class string, size resource.Quantity) Renderin
 	r := Rendering{Raw: size.DeepCopy()}
 	if size.Value() < storage.MinimumDiskSize {
 		r.Unrenderable, r.UnrenderableSize = fmt.Sprintf("CDI's webhook rejects a DataVolume under 1MiB (%s)", size.String()), true
+		if size.CmpInt64(storage.MinimumDiskSize) > 0 {
+			// validateStorageSize reads pvcSize.Value(), an int64 of
+			// bytes, which a size past it does not fit: it reads 0.
+			r.Unrenderable = fmt.Sprintf("CDI's webhook reads the size as an int64 of bytes, which %s does not fit (it reads %d), and rejects a DataVolume under 1MiB", size.String(), size.Value())
+		}
 		return r
 	}
 	if !snap.Observed(state.StorageClass) {

@@ -3,6 +3,8 @@
 package size
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,28 +17,47 @@ import (
 // at fld. For example "6Gi" and "6144Mi" parse to equal quantities; "",
 // "0", "-1Gi" and "6 GB" are refused.
 func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
-	if hugeExponent(s) {
+	q, err := Quantity(s)
+	switch {
+	case errors.Is(err, ErrUnbounded):
 		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
-			"%q is no size any volume has (its exponent is past %d); use a size such as 20Gi", s, maxExponent)}
-	}
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
+			"%q is no size any volume has (its magnitude is past 10^%d or below 10^-%d); use a size such as 20Gi", s, maxExponent, maxExponent)}
+	case err != nil:
 		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is not a Kubernetes quantity; use a size such as 20Gi", s)}
-	}
-	if q.Sign() <= 0 {
+	case q.Sign() <= 0:
 		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is not a positive size; use a size such as 20Gi", s)}
 	}
+	return q, nil
+}
+
+// ErrUnbounded is Quantity's error for a quantity whose magnitude no
+// volume has.
+var ErrUnbounded = fmt.Errorf("a magnitude past 10^%d or below 10^-%d, which no volume has", maxExponent, maxExponent)
+
+// Quantity is resource.ParseQuantity for quantities from input that the
+// library compares: one whose exponent or magnitude is past 10^±1000 is
+// ErrUnbounded, decided on its text before it is parsed. Quantity's
+// parsing and its Cmp take time that grows with the exponent
+// ("3e4444444444444" parses for hours), so every quantity from values, a
+// state file or a flag is read through it.
+func Quantity(s string) (resource.Quantity, error) {
+	if hugeExponent(s) {
+		return resource.Quantity{}, ErrUnbounded
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return resource.Quantity{}, err
+	}
 	if !Bounded(q) {
-		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
-			"%q is no size any volume has (its magnitude is past 10^%d or below 10^-%d); use a size such as 20Gi", s, maxExponent, maxExponent)}
+		return resource.Quantity{}, ErrUnbounded
 	}
 	return q, nil
 }
 
 // maxExponent bounds the decimal magnitude of a size the library compares.
-const maxExponent = 30
+const maxExponent = 1000
 
 // hugeExponent reports whether s ends in a decimal exponent of four
 // digits or more ("3e4444444444444"), which resource.ParseQuantity takes
@@ -59,7 +80,7 @@ func hugeExponent(s string) bool {
 	return true
 }
 
-// Bounded reports whether q's decimal magnitude is within 10^±30, read
+// Bounded reports whether q's decimal magnitude is within 10^±1000, read
 // from its digits and scale without arithmetic. Quantity's Cmp and
 // arithmetic take time that grows with the exponent ("3e4444444444444"
 // parses in microseconds and compares for hours), so a size from input is

@@ -6,13 +6,13 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 )
 
 // ingress says whether a node group can run the cluster's ingress
@@ -124,7 +124,7 @@ func checkQuantity(v any, example string, positive bool, fld *field.Path, c *fin
 		}
 	}
 	offSchema := !chartvalues.Quantity.Accepts(v) || isString && !chartvalues.IsQuantity(s)
-	q, err := resource.ParseQuantity(s)
+	q, err := size.Quantity(s)
 	sizeOK := err == nil && q.Sign() > 0
 	switch {
 	case positive && offSchema:

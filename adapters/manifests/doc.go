@@ -12,8 +12,9 @@
 // PersistentVolumeClaim, PersistentVolume, DataVolume, StorageProfile, CDI,
 // CDIConfig, VolumeSnapshotClass, and the consumers of goldens:
 // KubevirtMachineTemplate, VirtualMachine, DataSource) are decoded into
-// their API types; objects of any other kind or version are skipped with a
-// Note.
+// their API types, in the version the planner reads (and kubevirt.io/v1alpha3
+// VirtualMachines, which KubeVirt serves from its v1 types); objects of any
+// other kind are skipped with a Note.
 //
 // # Rules
 //
@@ -21,7 +22,13 @@
 //     no object in the file is observed as empty. Leaving a kind out of a
 //     dump therefore says the cluster has none of it. ReadResult also says
 //     which kinds the file held objects of (Result.Held), for a caller
-//     that observes only those (SPEC 11).
+//     that observes only those and the ones its user names
+//     (Result.Observed, SPEC 11).
+//   - An object of a kind the planner reads in a version it does not (a
+//     storage.k8s.io/v1beta1 StorageClass) is skipped with a VersionNotRead
+//     Note, and its kind is not observed (Result.Unread), whatever a
+//     caller names: the State lacks an object the cluster has, and a
+//     golden it clones would look unused.
 //   - Malformed YAML, a document that is not a Kubernetes object (no
 //     apiVersion or kind), and an object of a read kind that does not fit
 //     its type, fail the whole file with an *Error naming the file and the

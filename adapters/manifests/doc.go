@@ -34,6 +34,10 @@
 //     its type, fail the whole file with an *Error naming the file and the
 //     line in the whole file: a State with an object silently dropped would
 //     be a State that lies.
+//   - A key twice in one mapping, in YAML or JSON, fails the file with a
+//     DuplicateKey *Error at the second copy, as kubectl refuses it:
+//     keeping the last copy, as YAMLToJSON and encoding/json do, would read
+//     two documents run together (their "---" lost) as the second alone.
 //   - An object repeated (in a file or across ReadFiles) is kept as its
 //     later copy, with a Superseded note.
 //

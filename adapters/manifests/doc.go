@@ -55,10 +55,12 @@
 // a transcoder of the subset kubectl prints, JSON checked to mean to YAML
 // what it means to JSON, both into the API types through json-iterator;
 // each object goes into the State as it is decoded. Whatever the fast path
-// does not know (an anchor, a flow mapping, a float, a tab, a key
-// repeated...) it declines, and the general path reads that document
-// again, so that every error, and its line, is the general path's.
-// FuzzReadAsGeneral holds the two to the same State.
+// does not know (an anchor, a flow mapping, a float, a tab...) it
+// declines, and the general path reads that document again, so that every
+// error, and its line, is the general path's. A key repeated in a document
+// it reads otherwise whole, it refuses itself, as the general path would
+// (a 50 MB List is not read twice to say so). FuzzReadAsGeneral holds the
+// two to the same State and the same errors.
 //
 // # What the State keeps
 //

@@ -305,6 +305,9 @@ func readObjects(name string, r io.Reader, st *state.State, take func(object) er
 		if fastDocument(d) {
 			continue
 		}
+		if u := repeatIn(d); u != nil {
+			return u.dup.in(name, u.line)
+		}
 		raw, err := sp.src.readRange(d.start, d.end)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
@@ -350,7 +353,31 @@ func readObjects(name string, r io.Reader, st *state.State, take func(object) er
 
 // fastDocument reports whether the workers read the whole document, as
 // the general path would have.
-func fastDocument(d *document) bool {
+func fastDocument(d *document) bool { return workersRead(d, func(u *unit) bool { return u.ok }) }
+
+// repeatIn is the first unit of the document that repeats a key, when the
+// workers read the whole document but for such repeats: the general path
+// would refuse the document for that key first, since a key is refused
+// before anything else of its document is looked at. A List's own keys
+// never say where a repeat is (worker.unit), so the first unit that does
+// is the first in the file.
+func repeatIn(d *document) *unit {
+	var first *unit
+	read := func(u *unit) bool {
+		if u.dup != nil && first == nil {
+			first = u
+		}
+		return u.ok || u.dup != nil
+	}
+	if !workersRead(d, read) {
+		return nil
+	}
+	return first
+}
+
+// workersRead reports whether the workers read the whole document, each
+// unit as read says, in the document's order.
+func workersRead(d *document, read func(*unit) bool) bool {
 	if d.slow {
 		return false
 	}
@@ -358,7 +385,7 @@ func fastDocument(d *document) bool {
 		return true // blank lines and comments
 	}
 	h := d.head.get()
-	if !h.ok || (h.id.has&hasItems != 0) != (d.list && h.kind == jsonDocUnit) {
+	if !read(h) || (h.id.has&hasItems != 0) != (d.list && h.kind == jsonDocUnit) {
 		return false
 	}
 	// The decoder takes an object or List whose apiVersion does not parse
@@ -374,7 +401,7 @@ func fastDocument(d *document) bool {
 	}
 	for _, ref := range d.items {
 		u := ref.get()
-		if !u.ok {
+		if !read(u) {
 			return false
 		}
 		if o := itemOf(u, h); o.apiVersion == "" || o.kind == "" {

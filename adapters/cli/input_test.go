@@ -17,6 +17,9 @@ func TestUnusableInput(t *testing.T) {
 	badState := write(t, "state.yaml", "apiVersion: v1\nkind: List\nitems:\n- kind: StorageClass\n  metadata: {name: a\n")
 	onePool := write(t, "one.yaml", poolDoc("demo-md0", ""))
 	badCatalog := write(t, "catalog.yaml", "enabled: true\nimages:\n  - schematicID: x\n version: y\n")
+	// Two pools concatenated without the "---" between them.
+	twoPools := write(t, "dup.yaml", poolDoc("demo-md0", "osImage: {builtin: {}}")+poolDoc("demo-md1", "osImage: {builtin: {}}"))
+	dupState := write(t, "dupstate.yaml", readExample(t, exampleState)+"- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata:\n    name: a\n    namespace: t\n    namespace: u\n")
 	cases := map[string]struct {
 		reason string
 		args   []string
@@ -46,6 +49,16 @@ func TestUnusableInput(t *testing.T) {
 			reason: "a --state file that does not parse is named by file and line",
 			args:   []string{"plan", "-f", examplePools, "--state", badState},
 			stderr: []string{badState + ":5:"},
+		},
+		"pools run together": {
+			reason: "a key twice in a pool file (a lost ---) is refused, not read as the last pool alone",
+			args:   []string{"plan", "-f", twoPools},
+			stderr: []string{twoPools + ":9:", `key "apiVersion" repeats the one at line 1`, "is a `---` missing between two documents?"},
+		},
+		"state key twice": {
+			reason: "a key twice in a --state file is refused as kubectl refuses it",
+			args:   []string{"plan", "-f", examplePools, "--state", dupState},
+			stderr: []string{dupState + ":", `key "namespace" repeats`, "is a `---` missing between two documents?"},
 		},
 		"catalog syntax": {
 			reason: "a --catalog file that does not parse is named by file and line",

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -63,40 +64,19 @@ func kindNames() []string {
 	return out
 }
 
-// heldKinds is the kinds st holds at least one object of.
-func heldKinds(st *state.State) state.Kind {
-	var held state.Kind
-	for k, n := range map[state.Kind]int{
-		state.StorageClass:            len(st.StorageClasses),
-		state.PersistentVolumeClaim:   len(st.PersistentVolumeClaims),
-		state.DataVolume:              len(st.DataVolumes),
-		state.StorageProfile:          len(st.StorageProfiles),
-		state.CDI:                     len(st.CDIs),
-		state.CSIDriver:               len(st.CSIDrivers),
-		state.VolumeSnapshotClass:     len(st.VolumeSnapshotClasses),
-		state.CDIConfig:               len(st.CDIConfigs),
-		state.PersistentVolume:        len(st.PersistentVolumes),
-		state.KubevirtMachineTemplate: len(st.KubevirtMachineTemplates),
-		state.VirtualMachine:          len(st.VirtualMachines),
-		state.DataSource:              len(st.DataSources),
-	} {
-		if n > 0 {
-			held |= k
-		}
-	}
-	return held
-}
-
-// observeFile narrows what a --state file observes (SPEC section 11) to the
-// kinds it holds an object of, plus those named: a kind the file neither
-// holds nor names is unknown, never empty, since nothing says the dump
-// covered it. A destructive report (prune's safe-to-delete) takes the
-// file's consumer kinds (PVCs, DataVolumes, templates, VirtualMachines,
-// DataSources) for every namespace only when they are named: a dump of
-// some namespaces holds objects too, so held but not named they cover the
-// namespaces the file holds them in. It returns the kinds it so scoped.
-func observeFile(st *state.State, named state.Kind, destructive bool) state.Kind {
-	st.Observed = heldKinds(st) | named
+// observeFile narrows what a --state file observes (SPEC section 11) to
+// what the reader says it does (manifests.Result.Observed): the kinds it
+// holds an object of, plus those named, but none it holds an object of in
+// a version not read. A kind the file neither holds nor names is unknown,
+// never empty, since nothing says the dump covered it. A destructive
+// report (prune's safe-to-delete) takes the file's consumer kinds (PVCs,
+// DataVolumes, templates, VirtualMachines, DataSources) for every
+// namespace only when they are named: a dump of some namespaces holds
+// objects too, so held but not named they cover the namespaces the file
+// holds them in. It returns the kinds it so scoped.
+func observeFile(res manifests.Result, named state.Kind, destructive bool) state.Kind {
+	st := res.State
+	st.Observed = res.Observed(named)
 	scoped := st.Observed & state.ConsumerKinds &^ named
 	if !destructive || scoped == 0 {
 		return 0

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -316,5 +317,125 @@ func TestObservedSnapshotClasses(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "NoVolumeSnapshotClass") {
 		t.Errorf("the refusal names CDI's reason:\n%s", r.stdout)
+	}
+}
+
+// otherVersionVM is a VirtualMachine of the tenant-x namespace, printed in
+// apiVersion, that clones the example's unmanaged v1.10.9 golden.
+func otherVersionVM(apiVersion string) string {
+	return `---
+apiVersion: ` + apiVersion + `
+kind: VirtualMachine
+metadata:
+  name: old-vm
+  namespace: tenant-x
+spec:
+  dataVolumeTemplates:
+  - metadata:
+      name: old-vm-disk
+    spec:
+      source:
+        pvc:
+          namespace: cozy-public
+          name: ` + unmanagedGolden + `
+      storage:
+        resources:
+          requests:
+            storage: 20Gi
+  runStrategy: Always
+  template:
+    spec:
+      domain:
+        devices: {}
+`
+}
+
+// unmanagedGolden is the example's golden no catalog entry manages and
+// nothing in the example state clones.
+const unmanagedGolden = "talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.10.9"
+
+func TestObservedPruneOtherVersions(t *testing.T) {
+	// A consumer printed in a version of its kind the reader does not
+	// decode is never dropped with its kind still observed: it is read
+	// (KubeVirt serves v1alpha3 from its v1 types), or its kind is unknown
+	// and nothing is safe to delete (SPEC sections 11 and 12).
+	cases := map[string]struct {
+		reason   string
+		appended string
+		safe     []string
+		kept     []string
+		warned   []string
+		cause    string
+	}{
+		"SameTypes": {
+			reason:   "a kubevirt.io/v1alpha3 VirtualMachine is read as v1: the golden it clones is kept",
+			appended: otherVersionVM("kubevirt.io/v1alpha3"),
+			kept:     []string{unmanagedGolden, "VirtualMachine tenant-x/old-vm"},
+		},
+		"VersionNotRead": {
+			reason:   "a VirtualMachine in a version not read leaves VirtualMachines unknown, --observed all or not",
+			appended: otherVersionVM("kubevirt.io/v2"),
+			warned:   []string{"VirtualMachine"},
+			cause:    ":%d holds VirtualMachine tenant-x/old-vm in kubevirt.io/v2, a version the planner does not read",
+		},
+		"OtherKind": {
+			reason:   "an unrelated kind in an unknown version changes nothing",
+			appended: strings.Replace(otherVersionVM("example.com/v9"), "kind: VirtualMachine", "kind: Machine", 1),
+			safe:     []string{unmanagedGolden},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			example := readExample(t, exampleState)
+			file := write(t, "state.yaml", example+tc.appended)
+			var cause string
+			if tc.cause != "" {
+				// The object starts past the example and the separator.
+				cause = file + fmt.Sprintf(tc.cause, strings.Count(example, "\n")+2)
+			}
+			r := exe(t, "", "catalog", "prune", "--catalog", exampleCatalog, "--state", file, "--observed", "all", "-o", "json")
+			if r.code != 0 {
+				t.Fatalf("%s: exit %d\n%s", tc.reason, r.code, r.stderr)
+			}
+			var out struct {
+				SafeToDelete []string
+				Kept         []struct {
+					Name      string
+					Consumers []struct{ Kind, Namespace, Name string }
+				}
+				Warnings []struct{ Reason, Kind, Cause string }
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			if !sameSet(out.SafeToDelete, tc.safe) {
+				t.Errorf("%s: safe to delete %v, want %v", tc.reason, out.SafeToDelete, tc.safe)
+			}
+			if tc.kept != nil {
+				var consumers []string
+				for _, k := range out.Kept {
+					if k.Name == tc.kept[0] {
+						for _, c := range k.Consumers {
+							consumers = append(consumers, c.Kind+" "+c.Namespace+"/"+c.Name)
+						}
+					}
+				}
+				if !reflect.DeepEqual(consumers, tc.kept[1:]) {
+					t.Errorf("%s: %s kept for %v, want %v", tc.reason, tc.kept[0], consumers, tc.kept[1:])
+				}
+			}
+			var kinds []string
+			for _, w := range out.Warnings {
+				if w.Reason == "StateUnverified" {
+					kinds = append(kinds, w.Kind)
+					if !strings.Contains(w.Cause, cause) {
+						t.Errorf("%s: the cause says where the object is and why: %q", tc.reason, w.Cause)
+					}
+				}
+			}
+			if !sameSet(kinds, tc.warned) {
+				t.Errorf("%s: StateUnverified of %v, want %v", tc.reason, kinds, tc.warned)
+			}
+		})
 	}
 }

@@ -41,8 +41,7 @@ func (a *app) hasState(o *options) bool {
 // StateUnverified). A destructive report (prune) takes a file's consumer
 // kinds for every namespace only when --observed names them all.
 func (a *app) snapshot(o *options, need func() state.Request, destructive bool) (view, error) {
-	var st *state.State
-	var notes []manifests.Note
+	var res manifests.Result
 	var err error
 	name, named := example.StateFile, o.observed.kinds
 	switch {
@@ -50,14 +49,14 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 		// The walkthrough's state is a dump of every kind in every
 		// namespace.
 		named = state.AllKinds
-		st, notes, err = manifests.Read(name, bytes.NewReader(example.State))
+		res, err = manifests.ReadResult(name, bytes.NewReader(example.State))
 	case o.state != "":
 		var data []byte
 		if data, name, err = a.readFile(o.state); err != nil {
 			return view{}, err
 		}
 		r, p := a.readProgress(name, data)
-		st, notes, err = manifests.Read(name, r)
+		res, err = manifests.ReadResult(name, r)
 		p.finish()
 	case a.conn != nil || a.readsCluster(o):
 		if a.conn == nil {
@@ -76,17 +75,25 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 	if err != nil {
 		return view{}, inputError(err)
 	}
-	for _, n := range notes {
+	for _, n := range res.Notes {
 		printf(a.stderr, "note: %s\n", n)
 	}
-	if heldKinds(st) == 0 {
+	if res.Held == 0 {
 		return view{}, unusable("%s holds no object of a kind the planner reads (%s); give what kubectl get -o yaml prints of them",
 			name, strings.Join(kindNames(), ", "))
 	}
 	v := view{causes: map[state.Kind]string{}}
-	scoped := observeFile(st, named, destructive)
+	st := res.State
+	scoped := observeFile(res, named, destructive)
+	for _, n := range res.Notes {
+		if k, ok := kindNamed(n.Kind); ok && n.Reason == manifests.VersionNotRead && v.causes[k] == "" {
+			v.causes[k] = n.Cause() // the first such object of the kind
+		}
+	}
 	for _, k := range (state.AllKinds &^ st.Observed).Each() {
-		v.causes[k] = fmt.Sprintf("not in %s: it holds no %s, and --observed does not name it (--observed %s says the dump covered it)", name, k, k)
+		if v.causes[k] == "" {
+			v.causes[k] = fmt.Sprintf("not in %s: it holds no %s, and --observed does not name it (--observed %s says the dump covered it)", name, k, k)
+		}
 	}
 	if scoped != 0 {
 		printf(a.stderr, "note: %s: its %s count only for the namespaces it holds them in; "+

@@ -88,20 +88,30 @@ func (w *worker) batch(b *batch) {
 func (w *worker) unit(data []byte, u *unit) {
 	src := data[u.start:u.end]
 	var js []byte
+	var dup *DuplicateKeyError
 	switch u.kind {
 	case entryUnit:
 		js, u.id, u.ok = w.tc.transcodeEntry(w.json[:0], src)
-		w.json = js
+		w.json, dup = js, w.tc.dup
 	case yamlDocUnit:
 		js, u.id, u.ok = w.tc.transcodeDocument(w.json[:0], src)
-		w.json = js
+		w.json, dup = js, w.tc.dup
 	case jsonItemUnit:
 		u.id, u.ok = w.js.scanItem(src)
-		js = src
+		js, dup = src, w.js.dup
 	case jsonDocUnit:
 		var s *jsonScanner
-		s, u.ok = scanJSONDocument(src, 0, u.line)
-		u.id, u.items, js = s.id, len(s.items), src
+		s, u.ok = scanJSONDocument(src, 0, 1)
+		u.id, u.items, js, dup = s.id, len(s.items), src, s.dup
+	}
+	if dup != nil {
+		// Read whole but for the repeat: the refusal is this unit's,
+		// unless it is a List's own keys, whose lines are not the
+		// file's in a row; the general path places those.
+		if u.ok && !u.listHead {
+			u.dup = dup
+		}
+		u.ok = false
 	}
 	u.id.apiVersion, u.id.kind, u.id.namespace = w.intern(u.id.apiVersion), w.intern(u.id.kind), w.intern(u.id.namespace)
 	if !u.ok || u.listHead || u.id.has&hasItems != 0 {

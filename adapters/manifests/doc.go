@@ -12,8 +12,9 @@
 // PersistentVolumeClaim, PersistentVolume, DataVolume, StorageProfile, CDI,
 // CDIConfig, VolumeSnapshotClass, and the consumers of goldens:
 // KubevirtMachineTemplate, VirtualMachine, DataSource) are decoded into
-// their API types; objects of any other kind or version are skipped with a
-// Note.
+// their API types, in the version the planner reads (and kubevirt.io/v1alpha3
+// VirtualMachines, which KubeVirt serves from its v1 types); objects of any
+// other kind are skipped with a Note.
 //
 // # Rules
 //
@@ -21,12 +22,22 @@
 //     no object in the file is observed as empty. Leaving a kind out of a
 //     dump therefore says the cluster has none of it. ReadResult also says
 //     which kinds the file held objects of (Result.Held), for a caller
-//     that observes only those (SPEC 11).
+//     that observes only those and the ones its user names
+//     (Result.Observed, SPEC 11).
+//   - An object of a kind the planner reads in a version it does not (a
+//     storage.k8s.io/v1beta1 StorageClass) is skipped with a VersionNotRead
+//     Note, and its kind is not observed (Result.Unread), whatever a
+//     caller names: the State lacks an object the cluster has, and a
+//     golden it clones would look unused.
 //   - Malformed YAML, a document that is not a Kubernetes object (no
 //     apiVersion or kind), and an object of a read kind that does not fit
 //     its type, fail the whole file with an *Error naming the file and the
 //     line in the whole file: a State with an object silently dropped would
 //     be a State that lies.
+//   - A key twice in one mapping, in YAML or JSON, fails the file with a
+//     DuplicateKey *Error at the second copy, as kubectl refuses it:
+//     keeping the last copy, as YAMLToJSON and encoding/json do, would read
+//     two documents run together (their "---" lost) as the second alone.
 //   - An object repeated (in a file or across ReadFiles) is kept as its
 //     later copy, with a Superseded note.
 //
@@ -44,10 +55,12 @@
 // a transcoder of the subset kubectl prints, JSON checked to mean to YAML
 // what it means to JSON, both into the API types through json-iterator;
 // each object goes into the State as it is decoded. Whatever the fast path
-// does not know (an anchor, a flow mapping, a float, a tab, a key
-// repeated...) it declines, and the general path reads that document
-// again, so that every error, and its line, is the general path's.
-// FuzzReadAsGeneral holds the two to the same State.
+// does not know (an anchor, a flow mapping, a float, a tab...) it
+// declines, and the general path reads that document again, so that every
+// error, and its line, is the general path's. A key repeated in a document
+// it reads otherwise whole, it refuses itself, as the general path would
+// (a 50 MB List is not read twice to say so). FuzzReadAsGeneral holds the
+// two to the same State and the same errors.
 //
 // # What the State keeps
 //

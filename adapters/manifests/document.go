@@ -81,7 +81,13 @@ func decode(name string, doc []byte, start int) ([]Document, error) {
 	js, _, ok := transcodeDocument(nil, doc)
 	if !ok {
 		var err error
-		if js, err = sigsyaml.YAMLToJSON(doc); err != nil {
+		// Strict, as kubectl decodes: a key twice in a mapping is refused,
+		// where YAMLToJSON keeps the last (a pool file that lost the
+		// "---" between two pools would plan one of them).
+		if js, err = sigsyaml.YAMLToJSONStrict(doc); err != nil {
+			if d, ok := repeatedKey(err, doc); ok {
+				return nil, d.in(name, start)
+			}
 			return nil, &Error{File: name, Line: syntaxLine(err, start, doc), Problem: Syntax, Err: err}
 		}
 	}

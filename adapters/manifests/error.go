@@ -18,6 +18,11 @@ const (
 	// without the name (and, for a namespaced kind, the namespace) that
 	// kubectl get always prints.
 	InvalidObject Problem = "InvalidObject"
+	// DuplicateKey is a mapping that holds a key twice (two metadata
+	// keys where a "---" between two documents went missing). kubectl
+	// refuses it; decoders that keep the last copy would drop the first.
+	// The Error's Line is the second copy's, its Err a *DuplicateKeyError.
+	DuplicateKey Problem = "DuplicateKey"
 )
 
 // Error is input that cannot be read as Kubernetes objects. Line counts from
@@ -39,6 +44,8 @@ func (e *Error) Error() string {
 		way = "each document must be a Kubernetes object with apiVersion and kind, as kubectl get -o yaml prints it"
 	case InvalidObject:
 		way = "export the object again with kubectl get -o yaml"
+	case DuplicateKey:
+		way = "a key appears twice; is a `---` missing between two documents?"
 	}
 	return fmt.Sprintf("%s:%d: %v (%s)", e.File, e.Line, e.Err, way)
 }

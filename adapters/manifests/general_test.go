@@ -73,6 +73,9 @@ func FuzzReadAsGeneral(f *testing.F) {
 	f.Add([]byte("{\"apiVersion\": \"v1\", \"kind\": \"PersistentVolumeClaimList\", \"items\": [{\"metadata\": {\"name\": \"a\", \"namespace\": \"t\"}}]}"))
 	f.Add([]byte("---\n--- # c\napiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n"))
 	f.Add([]byte("a: [1\n--- x\n"))
+	// Keys repeated: in an item, in a List's own keys, in JSON.
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata: {name: a, namespace: t}\n  kind: PersistentVolumeClaim\nkind: List\n"))
+	f.Add([]byte("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"apiVersion\": \"v1\"}], \"kind\": \"List\"}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsGeneral(t, data)
 	})

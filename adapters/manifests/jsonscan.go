@@ -9,9 +9,11 @@ import (
 // parser. The JSON scanner checks that a JSON value means to YAML what it
 // means to JSON, so that a JSON decoder may read it instead: it declines
 // (the caller falls back) whatever the two could read differently or one
-// of them refuses: a repeated key, a number but a plain integer, a
-// character YAML does not allow, a key past YAML's 1024-character limit or
-// apart from its colon, whitespace other than spaces and newlines.
+// of them refuses: a number but a plain integer, a character YAML does not
+// allow, a key past YAML's 1024-character limit or apart from its colon,
+// whitespace other than spaces and newlines. A key repeated in its object,
+// which a JSON decoder would keep the last of and YAMLToJSONStrict refuses,
+// it scans on past and says where (dup).
 
 // jsonScanner reads one JSON document.
 type jsonScanner struct {
@@ -19,8 +21,9 @@ type jsonScanner struct {
 	pos  int
 	line int // of pos, counting from the scan's first line
 	fail bool
-	keys [][]byte
+	keys []seenKey // at is the key's line
 	id   identity
+	dup  *DuplicateKeyError // the first key repeated in its object
 	// items are the entries of the top-level object's "items" array:
 	// where each starts and ends, its line, and its identity.
 	items []jsonItem
@@ -35,7 +38,8 @@ type jsonItem struct {
 const maxDepth = 100
 
 // scanJSONDocument checks a JSON document holding one object at
-// src[start:], whose first line is line, and finds the items of a List.
+// src[start:], whose first line is line, and finds the items of a List. A
+// document that repeats a key it scans whole, and says so in dup.
 func scanJSONDocument(src []byte, start, line int) (*jsonScanner, bool) {
 	s := &jsonScanner{src: src, pos: start, line: line, list: true}
 	s.space()
@@ -47,15 +51,19 @@ func scanJSONDocument(src []byte, start, line int) (*jsonScanner, bool) {
 	return s, !s.fail && s.pos == len(src)
 }
 
-// scanJSONItem checks one object that is an item of a List.
+// scanJSONItem checks one object that is an item of a List; it declines
+// one that repeats a key.
 func scanJSONItem(src []byte) (identity, bool) {
 	var s jsonScanner
-	return s.scanItem(src)
+	id, ok := s.scanItem(src)
+	return id, ok && s.dup == nil
 }
 
-// scanItem is scanJSONItem with s's scratch space.
+// scanItem is scanJSONItem with s's scratch space; an item that repeats a
+// key it scans whole, and says so in s.dup, its lines counted from the
+// item's first.
 func (s *jsonScanner) scanItem(src []byte) (identity, bool) {
-	*s = jsonScanner{src: src, keys: s.keys[:0]}
+	*s = jsonScanner{src: src, line: 1, keys: s.keys[:0]}
 	s.object(1, inObject, &s.id)
 	s.space()
 	return s.id, !s.fail && s.pos == len(src)
@@ -142,13 +150,14 @@ func (s *jsonScanner) object(depth int, at where, id *identity) {
 			s.fail = true
 			return
 		}
-		for _, k := range s.keys[mark:] {
-			if bytes.Equal(k, key) {
-				s.fail = true
-				return
+		if s.dup == nil {
+			for _, k := range s.keys[mark:] {
+				if bytes.Equal(k.name, key) {
+					s.dup = &DuplicateKeyError{Key: string(key), First: k.at, line: s.line}
+				}
 			}
 		}
-		s.keys = append(s.keys, key)
+		s.keys = append(s.keys, seenKey{key, s.line})
 		s.sameLine()
 		if s.pos >= len(s.src) || s.src[s.pos] != ':' {
 			s.fail = true // YAML needs the colon on the key's line

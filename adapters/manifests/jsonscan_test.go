@@ -10,13 +10,20 @@ import (
 )
 
 // sameAsYAML checks the JSON scanner against YAML: when it accepts a
-// document, YAMLToJSON reads it, to what a JSON decoder reads.
+// document, YAMLToJSONStrict reads it, to what a JSON decoder reads; when
+// it says a key repeats, YAMLToJSONStrict refuses it.
 func sameAsYAML(t fataler, doc []byte) bool {
 	s, ok := scanJSONDocument(doc, 0, 1)
 	if !ok {
 		return false
 	}
-	y, err := sigsyaml.YAMLToJSON(doc)
+	if s.dup != nil {
+		if _, err := sigsyaml.YAMLToJSONStrict(doc); err == nil {
+			t.Fatalf("a repeat (%v) YAMLToJSONStrict reads:\n%s", s.dup, doc)
+		}
+		return false
+	}
+	y, err := sigsyaml.YAMLToJSONStrict(doc)
 	if err != nil {
 		t.Fatalf("accepted what YAMLToJSON refuses (%v):\n%s", err, doc)
 	}
@@ -89,6 +96,7 @@ func TestScanJSONMarshalled(t *testing.T) {
 func FuzzScanJSON(f *testing.F) {
 	f.Add([]byte(`{"apiVersion": "v1", "kind": "List", "items": [{"a": 1}, {"b": [true, null, "x"]}]}`))
 	f.Add([]byte("{\n    \"a\": {\n        \"b\": \"c\\u00e9\"\n    }\n}\n"))
+	f.Add([]byte(`{"a": {"b": 1, "b": [2]}, "c": "d"}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		sameAsYAML(t, doc)
 	})

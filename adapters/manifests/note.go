@@ -12,6 +12,10 @@ type NoteReason string
 const (
 	// KindNotRead is an object of a kind the planner does not read.
 	KindNotRead NoteReason = "KindNotRead"
+	// VersionNotRead is an object of a kind the planner reads, in a
+	// version it does not (a storage.k8s.io/v1beta1 StorageClass): the
+	// State does not observe that kind (Result.Unread).
+	VersionNotRead NoteReason = "VersionNotRead"
 	// Superseded is an object that appears again later (in the same file
 	// or a later one); the later copy is kept.
 	Superseded NoteReason = "Superseded"
@@ -43,7 +47,48 @@ func (n Note) String() string {
 	switch n.Reason {
 	case Superseded:
 		return fmt.Sprintf("%s:%d: %s %s %s appears again at %s:%d, which is kept", n.File, n.Line, n.APIVersion, n.Kind, obj, n.By.File, n.By.Line)
+	case VersionNotRead:
+		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads %ss only as %s, so the file's %ss are unknown (%s)",
+			n.File, n.Line, n.APIVersion, n.Kind, obj, n.Kind, readAs(n), n.Kind, dumpAs(n))
 	default:
 		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads only %s", n.File, n.Line, n.APIVersion, n.Kind, obj, kinds.Read())
 	}
+}
+
+// Cause says, of a VersionNotRead note, why its kind is unknown and the
+// way out, for a StateUnverified warning's cause: "state.yaml:12 holds
+// DataVolume t/disk in cdi.kubevirt.io/v1alpha1, a version the planner
+// does not read, so no DataVolume of it counts, --observed or not (kubectl
+// get datavolumes.v1beta1.cdi.kubevirt.io -o yaml prints them as read)".
+// Of any other note it is "".
+func (n Note) Cause() string {
+	if n.Reason != VersionNotRead {
+		return ""
+	}
+	obj := n.Name
+	if n.Namespace != "" {
+		obj = n.Namespace + "/" + n.Name
+	}
+	return fmt.Sprintf("%s:%d holds %s %s in %s, a version the planner does not read, so no %s of it counts, --observed or not (%s)",
+		n.File, n.Line, n.Kind, obj, n.APIVersion, n.Kind, dumpAs(n))
+}
+
+// readAs is the group version the planner reads a VersionNotRead note's
+// kind in.
+func readAs(n Note) string {
+	info, _ := kinds.ByGroupKind(gvkOf(n.APIVersion, n.Kind).GroupKind())
+	return info.GVK.GroupVersion().String()
+}
+
+// dumpAs says how kubectl prints a VersionNotRead note's kind in the
+// version read: by its resource, version and group
+// ("datavolumes.v1beta1.cdi.kubevirt.io"); the core group's by its
+// resource alone.
+func dumpAs(n Note) string {
+	info, _ := kinds.ByGroupKind(gvkOf(n.APIVersion, n.Kind).GroupKind())
+	res := info.Resource
+	if g := info.GVK.Group; g != "" {
+		res += "." + info.GVK.Version + "." + g
+	}
+	return "kubectl get " + res + " -o yaml prints them as read"
 }

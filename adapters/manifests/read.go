@@ -17,10 +17,13 @@ import (
 
 // Read decodes one file into a State. A file is a full observation: every
 // kind the planner reads is observed, as empty when the file holds none of
-// it. Objects of other kinds (a kubectl get all dump) are skipped with a
-// Note; an object repeated in the file is kept as its later copy, with a
-// Note. Errors are *Error (the file and line of the first bad document) or
-// the reader's.
+// it, but a kind the file holds an object of in a version the planner does
+// not read (a cdi.kubevirt.io/v1alpha1 DataVolume): that object is not in
+// the State, so the kind is not observed, and a VersionNotRead Note says
+// where it is. Objects of other kinds (a kubectl get all dump) are skipped
+// with a KindNotRead Note; an object repeated in the file is kept as its
+// later copy, with a Note. Errors are *Error (the file and line of the
+// first bad document) or the reader's.
 //
 // The State keeps of each object what the planner reads (see Result), and
 // its objects share equal small maps and strings: treat it as read-only,
@@ -53,13 +56,25 @@ type Result struct {
 	State *state.State
 	Notes []Note
 	// Held is the set of kinds the input held at least one object of
-	// (in the version the planner reads): what a --state file observes
-	// by SPEC 11, before the user names more.
+	// (in a version the planner reads): what a --state file observes by
+	// SPEC 11, before the user names more.
 	Held state.Kind
+	// Unread is the set of kinds the input held an object of in a
+	// version the planner does not read (each noted VersionNotRead): the
+	// State lacks those objects, so it does not observe their kinds.
+	Unread state.Kind
 	// Objects counts the objects of the planner's kinds in State, an
 	// object repeated counted once.
 	Objects int
 }
+
+// Observed is what the input observes for a caller that takes it, by SPEC
+// 11, to cover only the kinds it holds an object of and those the user
+// names: Held and named, but never a kind of Unread, whose objects the
+// State lacks whatever the user says. For example a file holding PVCs and
+// a cdi.kubevirt.io/v1alpha1 DataVolume, with DataVolume and CDIConfig
+// named, observes PersistentVolumeClaim|CDIConfig.
+func (r Result) Observed(named state.Kind) state.Kind { return (r.Held | named) &^ r.Unread }
 
 // ReadResult is Read, with what the input held.
 func ReadResult(name string, r io.Reader) (Result, error) {
@@ -95,10 +110,11 @@ func ReadFilesResult(paths ...string) (Result, error) {
 // collector gathers the objects of the planner's kinds across files, the
 // later copy of an object replacing the earlier in place.
 type collector struct {
-	objs  []located
-	index map[state.Ref]int
-	notes []Note
-	held  state.Kind
+	objs   []located
+	index  map[state.Ref]int
+	notes  []Note
+	held   state.Kind
+	unread state.Kind
 	// st holds the objects the workers decoded, as they come; result
 	// drops those not kept and adds the general path's.
 	st *state.State
@@ -147,9 +163,17 @@ func (c *collector) add(name string, r io.Reader) error {
 
 // take keeps one object of the file name, or notes why not.
 func (c *collector) take(name string, o object) error {
-	info, ok := kinds.ByGVK(gvkOf(o.apiVersion, o.kind))
+	gvk := gvkOf(o.apiVersion, o.kind)
+	info, ok := kinds.ByGVK(gvk)
 	if !ok {
-		c.notes = append(c.notes, Note{File: name, Line: o.line, Reason: KindNotRead,
+		reason := KindNotRead
+		if other, same := kinds.ByGroupKind(gvk.GroupKind()); same {
+			// An object of a kind the State holds, which it cannot
+			// hold: what the file says of that kind is not all.
+			reason = VersionNotRead
+			c.unread |= other.Kind
+		}
+		c.notes = append(c.notes, Note{File: name, Line: o.line, Reason: reason,
 			APIVersion: o.apiVersion, Kind: o.kind, Namespace: o.namespace, Name: o.name})
 		return nil
 	}
@@ -255,7 +279,8 @@ func (c *collector) result() (Result, error) {
 		cd.trimAll(st)
 	}
 	kinds.Normalize(st)
-	return Result{State: st, Notes: c.notes, Held: c.held, Objects: len(c.objs)}, nil
+	st.Observed = state.AllKinds &^ c.unread
+	return Result{State: st, Notes: c.notes, Held: c.held, Unread: c.unread, Objects: len(c.objs)}, nil
 }
 
 // readObjects reads the objects of one file and hands them to take, in
@@ -279,6 +304,9 @@ func readObjects(name string, r io.Reader, st *state.State, take func(object) er
 	for _, d := range sp.docs {
 		if fastDocument(d) {
 			continue
+		}
+		if u := repeatIn(d); u != nil {
+			return u.dup.in(name, u.line)
 		}
 		raw, err := sp.src.readRange(d.start, d.end)
 		if err != nil {
@@ -325,7 +353,31 @@ func readObjects(name string, r io.Reader, st *state.State, take func(object) er
 
 // fastDocument reports whether the workers read the whole document, as
 // the general path would have.
-func fastDocument(d *document) bool {
+func fastDocument(d *document) bool { return workersRead(d, func(u *unit) bool { return u.ok }) }
+
+// repeatIn is the first unit of the document that repeats a key, when the
+// workers read the whole document but for such repeats: the general path
+// would refuse the document for that key first, since a key is refused
+// before anything else of its document is looked at. A List's own keys
+// never say where a repeat is (worker.unit), so the first unit that does
+// is the first in the file.
+func repeatIn(d *document) *unit {
+	var first *unit
+	read := func(u *unit) bool {
+		if u.dup != nil && first == nil {
+			first = u
+		}
+		return u.ok || u.dup != nil
+	}
+	if !workersRead(d, read) {
+		return nil
+	}
+	return first
+}
+
+// workersRead reports whether the workers read the whole document, each
+// unit as read says, in the document's order.
+func workersRead(d *document, read func(*unit) bool) bool {
 	if d.slow {
 		return false
 	}
@@ -333,7 +385,7 @@ func fastDocument(d *document) bool {
 		return true // blank lines and comments
 	}
 	h := d.head.get()
-	if !h.ok || (h.id.has&hasItems != 0) != (d.list && h.kind == jsonDocUnit) {
+	if !read(h) || (h.id.has&hasItems != 0) != (d.list && h.kind == jsonDocUnit) {
 		return false
 	}
 	// The decoder takes an object or List whose apiVersion does not parse
@@ -349,7 +401,7 @@ func fastDocument(d *document) bool {
 	}
 	for _, ref := range d.items {
 		u := ref.get()
-		if !u.ok {
+		if !read(u) {
 			return false
 		}
 		if o := itemOf(u, h); o.apiVersion == "" || o.kind == "" {

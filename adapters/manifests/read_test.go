@@ -2,6 +2,7 @@ package manifests_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,10 +96,11 @@ metadata: {name: disk, namespace: t, annotations: {copy: second}}
 	assert.Equal(t, []note{
 		{4, manifests.KindNotRead, "Deployment", 0},
 		{7, manifests.KindNotRead, "KubernetesNodes", 0},
-		{10, manifests.KindNotRead, "StorageClass", 0},
+		{10, manifests.VersionNotRead, "StorageClass", 0},
 		{13, manifests.Superseded, "PersistentVolumeClaim", 17},
 	}, got, "other kinds, other versions of a kind and repeated objects are noted, with their lines")
 	assert.Empty(t, st.StorageClasses, "a StorageClass of another API version is not read")
+	assert.Equal(t, state.AllKinds&^state.StorageClass, st.Observed, "nor are StorageClasses observed: the file holds one the State lacks")
 	require.Len(t, st.PersistentVolumeClaims, 1, "a repeated object is kept once")
 	assert.Equal(t, "second", st.PersistentVolumeClaims[0].Annotations["copy"], "the later copy wins")
 	for _, n := range notes {
@@ -200,4 +202,87 @@ func TestErrorUnwraps(t *testing.T) {
 	require.True(t, errors.As(err, &e))
 	assert.NotNil(t, errors.Unwrap(e), "the decoder's error stays reachable")
 	assert.True(t, strings.HasPrefix(e.Error(), "state.yaml:2:"), "the message starts with file:line, as compilers print it")
+}
+
+// A consumer of a golden printed in another API version of its kind either
+// is read (KubeVirt serves v1alpha3 from its v1 types) or leaves its kind
+// unknown: never dropped with its kind still observed.
+func TestReadOtherVersions(t *testing.T) {
+	const vm = `apiVersion: %s
+kind: VirtualMachine
+metadata: {name: old-vm, namespace: tenant-x}
+spec:
+  dataVolumeTemplates:
+  - metadata: {name: old-vm-disk}
+    spec:
+      source:
+        pvc: {namespace: cozy-public, name: golden}
+`
+	cases := map[string]struct {
+		reason     string
+		apiVersion string
+		kind       string
+		vms        int
+		unread     state.Kind
+		note       manifests.NoteReason
+	}{
+		"SameTypes": {
+			reason:     "kubevirt.io/v1alpha3 is v1's schema: the VirtualMachine is read, its golden a consumer's",
+			apiVersion: "kubevirt.io/v1alpha3", kind: "VirtualMachine", vms: 1,
+		},
+		"VersionNotRead": {
+			reason:     "a version of a read kind the planner cannot decode leaves the kind unknown",
+			apiVersion: "kubevirt.io/v2", kind: "VirtualMachine", unread: state.VirtualMachine, note: manifests.VersionNotRead,
+		},
+		"OtherKind": {
+			reason:     "an unrelated kind in an unknown version changes nothing but a note",
+			apiVersion: "example.com/v9", kind: "VirtualMachine", note: manifests.KindNotRead,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := fmt.Sprintf(vm, tc.apiVersion)
+			for _, format := range []string{"documents", "list"} {
+				data := in
+				if format == "list" {
+					data = "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(in, "\n"), "\n", "\n  ") + "\n"
+				}
+				res, err := manifests.ReadResult("state.yaml", strings.NewReader(data))
+				require.NoError(t, err, format)
+				assert.Len(t, res.State.VirtualMachines, tc.vms, "%s: %s", format, tc.reason)
+				assert.Equal(t, tc.unread, res.Unread, "%s: %s", format, tc.reason)
+				assert.Equal(t, state.AllKinds&^tc.unread, res.State.Observed, "%s: %s", format, tc.reason)
+				assert.Equal(t, state.AllKinds&^tc.unread, res.Observed(state.AllKinds),
+					"%s: naming every kind observes all but the unread", format)
+				if tc.vms == 1 {
+					assert.Equal(t, "kubevirt.io/v1", res.State.VirtualMachines[0].APIVersion, "%s: read as the version served", format)
+					assert.Equal(t, state.VirtualMachine, res.Held, format)
+				}
+				if tc.note == "" {
+					assert.Empty(t, res.Notes, format)
+					continue
+				}
+				require.Len(t, res.Notes, 1, format)
+				n := res.Notes[0]
+				assert.Equal(t, tc.note, n.Reason, "%s: %s", format, tc.reason)
+				line := 1
+				if format == "list" {
+					line = 4
+				}
+				assert.Equal(t, line, n.Line, format)
+				if tc.note == manifests.VersionNotRead {
+					assert.Contains(t, n.Cause(), fmt.Sprintf("state.yaml:%d", line), "the cause says where the object is")
+					assert.Contains(t, n.Cause(), "virtualmachines.v1.kubevirt.io", "and how to dump the kind as read")
+				} else {
+					assert.Empty(t, n.Cause())
+				}
+			}
+		})
+	}
+}
+
+func TestResultObserved(t *testing.T) {
+	res := manifests.Result{Held: state.PersistentVolumeClaim | state.VirtualMachine, Unread: state.DataVolume | state.VirtualMachine}
+	assert.Equal(t, state.PersistentVolumeClaim|state.CDIConfig, res.Observed(state.DataVolume|state.CDIConfig),
+		"held and named, but an unread kind neither held nor named counts")
 }

@@ -12,11 +12,13 @@ import (
 //
 // The transcoder is exact or it declines: for anything outside the subset
 // (anchors, tags, flow collections with content, tabs, a float, a
-// timestamp, a key that is not a string, a repeated key...) it reports
-// false and the caller falls back to the general decoder, whose reading
-// (YAML 1.1, as sigs.k8s.io/yaml.YAMLToJSON resolves it) is the reference.
-// What it accepts, it turns into the JSON YAMLToJSON would give, up to key
-// order and spacing.
+// timestamp, a key that is not a string...) it reports false and the
+// caller falls back to the general decoder, whose reading (YAML 1.1, as
+// sigs.k8s.io/yaml.YAMLToJSONStrict resolves it) is the reference. What it
+// accepts, it turns into the JSON YAMLToJSONStrict would give, up to key
+// order and spacing. A key repeated in its mapping, which
+// YAMLToJSONStrict refuses, it reads on past and says where (dup), so that
+// the refusal needs no second reading.
 
 // identity is what an object says of itself, read on the way: apiVersion
 // and kind at the top, name and namespace in metadata. The has bits say
@@ -47,8 +49,18 @@ type transcoder struct {
 	out  []byte
 	id   identity
 	fail bool
-	keys [][]byte // the keys of the mappings being read, for repeats
-	buf  []byte   // a scalar being unfolded
+	keys []seenKey // the keys of the mappings being read, for repeats
+	buf  []byte    // a scalar being unfolded
+	// dup is the first key repeated in its mapping, its lines counted
+	// from base, the start of the line the object starts on.
+	dup  *DuplicateKeyError
+	base int
+}
+
+// seenKey is a key of a mapping being read, and where its line starts.
+type seenKey struct {
+	name []byte
+	at   int
 }
 
 // where a mapping is, for identity: the object, its metadata, elsewhere.
@@ -62,13 +74,15 @@ const (
 
 // transcodeEntry transcodes one entry of a block sequence at column 0 (an
 // item of a List as kubectl prints it, "- " and the lines below it) into
-// JSON appended to dst.
+// JSON appended to dst. It declines an entry that repeats a key.
 func transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 	var t transcoder
-	return t.transcodeEntry(dst, src)
+	out, id, ok := t.transcodeEntry(dst, src)
+	return out, id, ok && t.dup == nil
 }
 
-// transcodeEntry is transcodeEntry with t's scratch space.
+// transcodeEntry is transcodeEntry with t's scratch space; an entry that
+// repeats a key it reads whole, and says so in t.dup.
 func (t *transcoder) transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 	t.reset(src, dst)
 	if !printable(src) || len(src) > 0 && src[len(src)-1] != '\n' {
@@ -81,6 +95,7 @@ func (t *transcoder) transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 	if t.eof || t.cur.indent != 0 || !t.isEntry() {
 		return dst, identity{}, false
 	}
+	t.base = t.cur.start
 	t.entry(0, inObject)
 	t.skipBlank()
 	if t.fail || !t.eof {
@@ -90,13 +105,16 @@ func (t *transcoder) transcodeEntry(dst, src []byte) ([]byte, identity, bool) {
 }
 
 // transcodeDocument transcodes a YAML document holding a mapping at column
-// 0 (a separator line may open it) into JSON appended to dst.
+// 0 (a separator line may open it) into JSON appended to dst. It declines
+// a document that repeats a key.
 func transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
 	var t transcoder
-	return t.transcodeDocument(dst, src)
+	out, id, ok := t.transcodeDocument(dst, src)
+	return out, id, ok && t.dup == nil
 }
 
-// transcodeDocument is transcodeDocument with t's scratch space.
+// transcodeDocument is transcodeDocument with t's scratch space; a
+// document that repeats a key it reads whole, and says so in t.dup.
 func (t *transcoder) transcodeDocument(dst, src []byte) ([]byte, identity, bool) {
 	t.reset(src, dst)
 	if !printable(src) || len(src) > 0 && src[len(src)-1] != '\n' {
@@ -112,6 +130,7 @@ func (t *transcoder) transcodeDocument(dst, src []byte) ([]byte, identity, bool)
 	if t.eof || t.cur.indent != 0 || t.isEntry() {
 		return dst, identity{}, false
 	}
+	t.base = t.cur.start
 	t.mapping(0, inObject)
 	t.skipBlank()
 	if t.fail || !t.eof {
@@ -205,12 +224,14 @@ func (t *transcoder) mapping(indent int, at where) {
 			t.fail = true
 			break
 		}
-		for _, k := range t.keys[mark:] {
-			if bytes.Equal(k, key) {
-				t.fail = true // YAMLToJSON keeps one of the copies
+		if t.dup == nil {
+			for _, k := range t.keys[mark:] {
+				if bytes.Equal(k.name, key) {
+					t.repeated(key, k.at)
+				}
 			}
 		}
-		t.keys = append(t.keys, key)
+		t.keys = append(t.keys, seenKey{key, t.cur.start})
 		if !first {
 			t.out = append(t.out, ',')
 		}
@@ -239,6 +260,13 @@ func (t *transcoder) mapping(indent int, at where) {
 	}
 	t.keys = t.keys[:mark]
 	t.out = append(t.out, '}')
+}
+
+// repeated notes the key on the current line as repeating the one whose
+// line starts at first.
+func (t *transcoder) repeated(key []byte, first int) {
+	line := func(at int) int { return 1 + bytes.Count(t.src[t.base:at], []byte("\n")) }
+	t.dup = &DuplicateKeyError{Key: string(key), First: line(first), line: line(t.cur.start)}
 }
 
 // sequence reads a block sequence whose entries are at indent.

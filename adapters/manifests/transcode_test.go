@@ -15,23 +15,31 @@ import (
 )
 
 // sameAsYAMLToJSON checks what the transcoder made of doc against what
-// sigs.k8s.io/yaml.YAMLToJSON makes of it: when the transcoder accepts a
-// document, YAMLToJSON must too, with the same value. entry says doc is
-// one sequence entry.
+// sigs.k8s.io/yaml.YAMLToJSONStrict makes of it: when the transcoder
+// accepts a document, YAMLToJSONStrict must too, with the same value; when
+// it says a key repeats, YAMLToJSONStrict must refuse it. entry says doc
+// is one sequence entry.
 func sameAsYAMLToJSON(t fataler, doc []byte, entry bool) (accepted bool) {
+	var tc transcoder
 	var got []byte
 	var ok bool
 	if entry {
-		got, _, ok = transcodeEntry(nil, doc)
+		got, _, ok = tc.transcodeEntry(nil, doc)
 	} else {
-		got, _, ok = transcodeDocument(nil, doc)
+		got, _, ok = tc.transcodeDocument(nil, doc)
 	}
 	if !ok {
 		return false
 	}
-	want, err := sigsyaml.YAMLToJSON(doc)
+	if tc.dup != nil {
+		if _, err := sigsyaml.YAMLToJSONStrict(doc); err == nil {
+			t.Fatalf("a repeat (%v) YAMLToJSONStrict reads:\n%s", tc.dup, doc)
+		}
+		return false
+	}
+	want, err := sigsyaml.YAMLToJSONStrict(doc)
 	if err != nil {
-		t.Fatalf("transcoded what YAMLToJSON refuses (%v):\n%s\n-> %s", err, doc, got)
+		t.Fatalf("transcoded what YAMLToJSONStrict refuses (%v):\n%s\n-> %s", err, doc, got)
 	}
 	if entry {
 		got = append(append([]byte("["), got...), ']')
@@ -177,6 +185,7 @@ func FuzzTranscode(f *testing.F) {
 	f.Add([]byte("a: b\nc:\n- d\n- e: f\n  g: |\n    h\n"), false)
 	f.Add([]byte("- apiVersion: v1\n  kind: X\n  metadata: {}\n"), true)
 	f.Add([]byte("m: 'one\n  two' # c\nd: \"x\\\n  y\"\n"), false)
+	f.Add([]byte("a:\n  b: 1\n  'b': 2\nc: {}\n"), false)
 	f.Fuzz(func(t *testing.T, doc []byte, entry bool) {
 		sameAsYAMLToJSON(t, doc, entry)
 	})

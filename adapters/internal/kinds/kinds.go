@@ -75,16 +75,47 @@ func Of(k state.Kind) Info {
 }
 
 // ByGVK finds the kind an apiVersion and kind name are, if the library
-// reads it. Only the served version counts: another version of a kind is
-// not read, rather than read with a schema it does not have.
+// reads it. Only the served version counts, and a version its group serves
+// from the same types (kubevirt.io/v1alpha3 VirtualMachine is read as
+// kubevirt.io/v1): another version of a kind is not read, rather than read
+// with a schema it does not have (ByGroupKind finds the kind it is of).
 func ByGVK(gvk schema.GroupVersionKind) (Info, bool) {
 	for _, i := range All {
 		if i.GVK == gvk {
 			return i, true
 		}
 	}
+	if k, ok := sameTypes[gvk]; ok {
+		return Of(k), true
+	}
 	return Info{}, false
 }
+
+// ByGroupKind finds the kind the library reads of a group and kind name,
+// in whichever version: a storage.k8s.io/v1beta1 StorageClass is of the
+// kind StorageClass, which ByGVK does not read in that version.
+func ByGroupKind(gk schema.GroupKind) (Info, bool) {
+	for _, i := range All {
+		if i.GVK.GroupKind() == gk {
+			return i, true
+		}
+	}
+	return Info{}, false
+}
+
+// sameTypes are the versions, besides the one in All, that a group serves
+// from the very Go types the library decodes: KubeVirt registers its v1
+// types as v1alpha3 too (kubevirtv1.GroupVersions), so a VirtualMachine
+// printed as v1alpha3 is the same object, field for field.
+var sameTypes = func() map[schema.GroupVersionKind]state.Kind {
+	m := map[schema.GroupVersionKind]state.Kind{}
+	for _, gv := range kubevirtv1.GroupVersions {
+		if gv != kubevirtv1.SchemeGroupVersion {
+			m[gv.WithKind("VirtualMachine")] = state.VirtualMachine
+		}
+	}
+	return m
+}()
 
 // Namespaced is the set of kinds that live in a namespace.
 const Namespaced = state.Namespaced

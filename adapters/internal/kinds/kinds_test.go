@@ -17,15 +17,37 @@ func TestByGVK(t *testing.T) {
 		gvk    schema.GroupVersionKind
 		want   state.Kind
 	}{
-		"PVC":         {"the core group's PVC", schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolumeClaim"}, state.PersistentVolumeClaim},
-		"DataVolume":  {"CDI's served version", schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "DataVolume"}, state.DataVolume},
-		"OldVersion":  {"another version is not read with this version's schema", schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1alpha1", Kind: "DataVolume"}, 0},
+		"PVC":        {"the core group's PVC", schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolumeClaim"}, state.PersistentVolumeClaim},
+		"DataVolume": {"CDI's served version", schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "DataVolume"}, state.DataVolume},
+		"OldVersion": {"another version is not read with this version's schema", schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1alpha1", Kind: "DataVolume"}, 0},
+		"SameTypes":  {"KubeVirt serves v1alpha3 from its v1 types", schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1alpha3", Kind: "VirtualMachine"}, state.VirtualMachine},
+		"OtherKubeVirtVersion": {"a KubeVirt version not served from the v1 types is not read",
+			schema.GroupVersionKind{Group: "kubevirt.io", Version: "v2", Kind: "VirtualMachine"}, 0},
 		"OtherGroup":  {"a kind of the same name in another group is another kind", schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "StorageClass"}, 0},
 		"UnknownKind": {"a kind the planner does not read", schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			info, _ := ByGVK(tc.gvk)
+			assert.Equal(t, tc.want, info.Kind, tc.reason)
+		})
+	}
+}
+
+func TestByGroupKind(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		gk     schema.GroupKind
+		want   state.Kind
+	}{
+		"AnyVersion": {"the group and kind name the kind, whatever the version", schema.GroupKind{Group: "storage.k8s.io", Kind: "StorageClass"}, state.StorageClass},
+		"Core":       {"the core group's PVC", schema.GroupKind{Kind: "PersistentVolumeClaim"}, state.PersistentVolumeClaim},
+		"OtherGroup": {"a kind of the same name in another group is another kind", schema.GroupKind{Group: "example.com", Kind: "StorageClass"}, 0},
+		"Unknown":    {"a kind the planner does not read", schema.GroupKind{Group: "apps", Kind: "Deployment"}, 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			info, _ := ByGroupKind(tc.gk)
 			assert.Equal(t, tc.want, info.Kind, tc.reason)
 		})
 	}

@@ -86,6 +86,9 @@ func hugeExponent(s string) bool {
 // parses in microseconds and compares for hours), so a size from input is
 // checked before anything compares it.
 func Bounded(q resource.Quantity) bool {
+	if _, ok := q.AsInt64(); ok {
+		return true // within 10^19: most sizes, read without a big number
+	}
 	d := q.AsDec()
 	digits := int64(len(d.UnscaledBig().Text(10)))
 	if d.UnscaledBig().Sign() < 0 {

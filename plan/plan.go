@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/memo"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -170,16 +171,25 @@ func (p *planner) checkFlavor(id, version, factory string, idPath, versionPath, 
 	}
 }
 
+// validLabel and validSubdomain remember apimachinery's answers: a
+// controller plans the same pools on every reconcile.
+var (
+	validLabel     = memo.NewBool(func(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 })
+	validSubdomain = memo.NewBool(func(s string) bool { return len(validation.IsDNS1123Subdomain(s)) == 0 })
+)
+
 // checkName refuses a KubernetesNodes name that is not "<cluster>-<pool>",
 // as the chart does, and a namespace or name Kubernetes would not admit: a
 // DNS-1123 label and a DNS-1123 subdomain. Names reach annotations, chart
 // text and terminals; a name that is not one is not a pool's.
 func (p *planner) checkName() {
-	if errs := validation.IsDNS1123Label(p.pool.Namespace); len(errs) > 0 {
+	if !validLabel.Of(p.pool.Namespace) {
+		errs := validation.IsDNS1123Label(p.pool.Namespace)
 		p.c.Refuse(guard.InvalidPoolName, pathNamespace, p.pool.Namespace,
 			"namespace %q is not a DNS-1123 label (%s); a pool lives in a tenant namespace such as tenant-demo", p.pool.Namespace, strings.Join(errs, "; "))
 	}
-	if errs := validation.IsDNS1123Subdomain(p.pool.Name); len(errs) > 0 {
+	if !validSubdomain.Of(p.pool.Name) {
+		errs := validation.IsDNS1123Subdomain(p.pool.Name)
 		p.c.Refuse(guard.InvalidPoolName, pathName, p.pool.Name,
 			"name %q is not a DNS-1123 subdomain (%s); name the pool <cluster>-<pool> in lowercase letters, digits and '-'", p.pool.Name, strings.Join(errs, "; "))
 		return

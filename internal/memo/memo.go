@@ -1,0 +1,45 @@
+// Package memo remembers the answers of pure string predicates that the
+// planner asks for every pool (a name's DNS validity, a size's match of the
+// charts' quantity pattern) and that cost a regular expression each: a
+// controller plans the same pools on every reconcile, and a fleet's pools
+// share their namespaces and sizes.
+package memo
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// limit bounds how many answers a Bool keeps, and maxKey the length of a
+// string it keeps one for, so that hostile input cannot grow it without end:
+// past them it asks the predicate every time.
+const (
+	limit  = 1 << 14
+	maxKey = 256
+)
+
+// Bool is a predicate whose answers are remembered. It is safe for
+// concurrent use.
+type Bool struct {
+	f    func(string) bool
+	seen sync.Map // string → bool
+	n    atomic.Int64
+}
+
+// NewBool remembers f, which must be pure: the same answer for the same
+// string, whenever asked.
+func NewBool(f func(string) bool) *Bool { return &Bool{f: f} }
+
+// Of is f(s).
+func (b *Bool) Of(s string) bool {
+	if v, ok := b.seen.Load(s); ok {
+		return v.(bool)
+	}
+	v := b.f(s)
+	if len(s) <= maxKey && b.n.Load() < limit {
+		if _, loaded := b.seen.LoadOrStore(s, v); !loaded {
+			b.n.Add(1)
+		}
+	}
+	return v
+}

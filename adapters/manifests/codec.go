@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
@@ -273,6 +275,10 @@ func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 		entry := w.raw[at:]
 		name, rest, _ := strings.Cut(string(entry), "\x00")
 		value, _, _ := strings.Cut(rest, "\x00")
+		if size.Unbounded(strings.Trim(value, `"`)) {
+			it.ReportError("ResourceList", fmt.Sprintf("quantity %s: %v", value, size.ErrUnbounded))
+			return
+		}
 		var q resource.Quantity
 		if err := q.UnmarshalJSON([]byte(value)); err != nil {
 			it.ReportError("ResourceList", err.Error())

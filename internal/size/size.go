@@ -59,6 +59,12 @@ func Quantity(s string) (resource.Quantity, error) {
 // maxExponent bounds the decimal magnitude of a size the library compares.
 const maxExponent = 1000
 
+// Unbounded reports whether the quantity text s carries an exponent no
+// volume has, which resource.ParseQuantity (and a Quantity's
+// UnmarshalJSON) would take hours to read: a reader of quantities it does
+// not parse through Quantity checks their text with it first.
+func Unbounded(s string) bool { return hugeExponent(strings.TrimSpace(s)) }
+
 // hugeExponent reports whether s ends in a decimal exponent of four
 // digits or more ("3e4444444444444"), which resource.ParseQuantity takes
 // time to read that grows with the exponent's value. It is checked on the

@@ -427,17 +427,13 @@ func (d *differ) plan(v PoolValues, steps *completion) *side {
 // decide plans pool against cat, as DiffInput.Decide decides it.
 func (d *differ) decide(pool Pool, cat *catalog.Catalog) Result {
 	r, _ := Plan(pool, cat, d.snap)
-	if d.in.Decide != nil && r.Outcome == Refused {
-		// A refused plan stays refused whatever Decide returns.
-		if dr := d.in.Decide(r); dr.Outcome == Refused {
-			return dr
-		}
+	if d.in.Decide == nil {
 		return r
 	}
-	if d.in.Decide != nil {
-		return d.in.Decide(r)
+	if dr := d.in.Decide(r); dr.Outcome == Refused || r.Outcome != Refused {
+		return dr
 	}
-	return r
+	return r // a refused plan stays refused whatever Decide returns
 }
 
 // render renders the define of r, a plan of s's pool (its own, or its

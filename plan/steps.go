@@ -95,16 +95,13 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 			imports[a.NeededGolden] = true
 			t.HTTPBytes = addBytes(t.HTTPBytes, size)
 		}
+		if goldenUnknown || p.Rolls && !p.WorkersKnown {
+			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
+		}
 		if !p.Rolls {
-			if goldenUnknown {
-				t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
-			}
 			continue
 		}
 		clone := a.NeededGolden != ""
-		if goldenUnknown || !p.WorkersKnown {
-			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
-		}
 		if !p.WorkersKnown {
 			if clone {
 				t.CloneKnown = false

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
@@ -17,7 +16,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
-	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -40,29 +38,6 @@ func FuzzParseGoldenName(f *testing.F) {
 		}
 		if !ok && (id != "" || version != "") {
 			t.Fatalf("%q does not parse, yet returns (%q, %q)", name, id, version)
-		}
-	})
-}
-
-// FuzzParseSize: a size is a positive quantity equal to what Kubernetes
-// parses, or one InvalidQuantity refusal at its field carrying the input.
-func FuzzParseSize(f *testing.F) {
-	fld := field.NewPath("images").Index(0).Child("storage")
-	f.Fuzz(func(t *testing.T, s string) {
-		q, rs := size.Parse(s, fld)
-		if err := rs.Err(); err != nil {
-			var r *guard.Refusal
-			if len(rs) != 1 || !errors.As(err, &r) || r.Reason != guard.InvalidQuantity || r.Field != fld.String() || r.BadValue != s {
-				t.Fatalf("%q: %#v", s, rs)
-			}
-			if k, kerr := resource.ParseQuantity(s); kerr == nil && k.Sign() > 0 {
-				t.Fatalf("%q is a positive quantity, refused", s)
-			}
-			return
-		}
-		k, kerr := resource.ParseQuantity(s)
-		if kerr != nil || q.Sign() <= 0 || q.Cmp(k) != 0 {
-			t.Fatalf("%q accepted as %s; Kubernetes reads %s (%v)", s, q.String(), k.String(), kerr)
 		}
 	})
 }

@@ -5,6 +5,7 @@ package size
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -37,11 +38,14 @@ func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
 var ErrUnbounded = fmt.Errorf("a magnitude past 10^%d or below 10^-%d, which no volume has", maxExponent, maxExponent)
 
 // Quantity is resource.ParseQuantity for quantities from input that the
-// library compares: one whose exponent or magnitude is past 10^±1000 is
-// ErrUnbounded, decided on its text before it is parsed. Quantity's
-// parsing and its Cmp take time that grows with the exponent
-// ("3e4444444444444" parses for hours), so every quantity from values, a
-// state file or a flag is read through it.
+// library compares: one whose magnitude is past 10^1000 ("1e1001") is
+// ErrUnbounded, and so is one whose exponent is past ±(1000 + the text's
+// length) ("3e4444444444444", "1e-99999"), decided on its text before it
+// is parsed. Quantity's parsing and its Cmp take time that grows with the
+// exponent (the first parses for hours), so every quantity from values, a
+// state file or a flag is read through it. A magnitude just below 10^-1000
+// ("1e-1001") parses, and Kubernetes rounds it up to 1n as any fraction of
+// a nano.
 func Quantity(s string) (resource.Quantity, error) {
 	if hugeExponent(s) {
 		return resource.Quantity{}, ErrUnbounded
@@ -59,31 +63,40 @@ func Quantity(s string) (resource.Quantity, error) {
 // maxExponent bounds the decimal magnitude of a size the library compares.
 const maxExponent = 1000
 
-// Unbounded reports whether the quantity text s carries an exponent no
-// volume has, which resource.ParseQuantity (and a Quantity's
-// UnmarshalJSON) would take hours to read: a reader of quantities it does
-// not parse through Quantity checks their text with it first.
+// Unbounded reports whether the quantity text s carries an exponent that
+// alone puts it past any size a volume has, which resource.ParseQuantity
+// (and a Quantity's UnmarshalJSON) would take hours to read: a reader of
+// quantities it does not parse through Quantity checks their text with it
+// first.
 func Unbounded(s string) bool { return hugeExponent(strings.TrimSpace(s)) }
 
-// hugeExponent reports whether s ends in a decimal exponent of four
-// digits or more ("3e4444444444444"), which resource.ParseQuantity takes
-// time to read that grows with the exponent's value. It is checked on the
-// text, before anything parses it.
+// hugeExponent reports whether s ends in a decimal exponent so far past
+// 10^±maxExponent that no mantissa of s's length brings its magnitude
+// back within it ("3e4444444444444"): resource.ParseQuantity takes time
+// that grows with such an exponent's value, so it is decided on the text,
+// before anything parses it. Any other exponent is parsed, and Bounded
+// decides ("1e1000" and "0.01e1002" are within; "1e1001" is not).
 func hugeExponent(s string) bool {
 	i := strings.LastIndexAny(s, "eE")
 	if i < 0 || i == len(s)-1 {
 		return false
 	}
 	exp := strings.TrimLeft(strings.TrimLeft(s[i+1:], "+-"), "0")
-	if len(exp) < 4 {
-		return false
-	}
-	for _, c := range exp {
-		if c < '0' || c > '9' {
-			return false
+	if len(exp) > 18 {
+		for _, c := range exp {
+			if c < '0' || c > '9' {
+				return false
+			}
 		}
+		return true // past any length a string has
 	}
-	return true
+	e, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return false // no exponent resource.ParseQuantity reads
+	}
+	// A mantissa shifts the magnitude by fewer places than it has
+	// characters.
+	return e > maxExponent+int64(len(s))
 }
 
 // Bounded reports whether q's decimal magnitude is within 10^±1000, read

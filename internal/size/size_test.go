@@ -3,6 +3,7 @@ package size_test
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -38,6 +39,12 @@ func TestParse(t *testing.T) {
 		"padded":         {"white space is refused, not trimmed", " 6Gi", ""},
 		"huge exponent":  {"a magnitude no volume has, which Quantity compares for hours", "3e4444444444444", ""},
 		"large but fine": {"10^30 is still compared", "1e30", "1e30"},
+		"at the bound":   {"a magnitude of 10^1000 is the largest compared", "1e1000", "1e1000"},
+		"mantissa shift": {"a mantissa below one brings a longer exponent back to 10^1000", "0.01e1002", "1e1000"},
+		"past the bound": {"a magnitude of 10^1001 is no size", "1e1001", ""},
+		"shift past":     {"a mantissa above one takes an exponent of 999 past the bound (9.99e1001)", "999e999", ""},
+		"tiny":           {"a magnitude below 10^-1000 parses, rounded up to a nano as Kubernetes does", "1e-1001", "1n"},
+		"tiny, long":     {"an exponent far past -1000 is refused on its text (Kubernetes takes hours to read it)", "1e-99999", ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -74,16 +81,19 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	fld := field.NewPath("diskSize")
-	// An exponent of four digits or more: Parse refuses it on its text,
-	// and resource.ParseQuantity takes time that grows with its value.
-	huge := regexp.MustCompile(`[eE][+-]?0*[0-9]{4,}$`)
+	// An exponent past ±(1000 + the input's length): Parse refuses it on
+	// its text, and resource.ParseQuantity takes time that grows with its
+	// value.
+	exponent := regexp.MustCompile(`[eE]([+-]?[0-9]+)$`)
 	f.Fuzz(func(t *testing.T, s string) {
 		q, rs := size.Parse(s, fld)
-		if huge.MatchString(s) {
-			if rs == nil {
-				t.Fatalf("%q: an exponent past 999 is accepted", s)
+		if m := exponent.FindStringSubmatch(s); m != nil {
+			if e, err := strconv.ParseInt(m[1], 10, 64); err != nil || e > int64(1000+len(s)) || e < -int64(1000+len(s)) {
+				if rs == nil {
+					t.Fatalf("%q: an exponent past ±(1000 + its length) is accepted", s)
+				}
+				return
 			}
-			return
 		}
 		k, kerr := resource.ParseQuantity(s)
 		if rs != nil {

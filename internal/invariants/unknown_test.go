@@ -130,10 +130,12 @@ func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Ca
 		return "CDI never renders the disk's PVC, as what is still observed shows"
 	case f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") && smallerThanSeen(p, less):
 		return "the disk is smaller than a size of the golden that is still observed"
-	case classRefused(before.Refusals.Err()) && f == findingOf(guard.HostAssistedClone, "storageClass", ""):
-		// The host-assisted causes are checked once both classes are
-		// resolved and agree; they rest on the class's observed objects,
-		// which the class refusal, now unverified, hid.
+	case classRefused(before.Refusals.Err()) && (f == findingOf(guard.HostAssistedClone, "storageClass", "") ||
+		f == findingOf(guard.DiskUnrenderable, "storageClass", "")):
+		// The host-assisted causes (and a clone strategy CDI does not
+		// know, which fails the clone for good) are checked once both
+		// classes are resolved and agree; they rest on the class's
+		// observed objects, which the class refusal, now unverified, hid.
 		return "a cause on the disk's class, no longer hidden by a class refusal"
 	case classRefused(before.Refusals.Err()) && (f == findingOf(guard.StorageClassMismatch, "storageClass", "") ||
 		f == findingOf(guard.FrozenStorageClassConflict, "storageClass", "") || f == findingOf(guard.DefaultStorageClassUnresolvable, "storageClass", "")):

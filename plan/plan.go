@@ -15,6 +15,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
+	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -67,12 +68,16 @@ func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error)
 	return p.res, p.res.Refusals.Err()
 }
 
-// PlanAll plans many pools against one catalog and one snapshot, in order.
+// PlanAll plans many pools against one catalog and one snapshot: its
+// results are in the pools' order, each what Plan returns for its pool. A
+// fleet of more than a hundred or so pools is planned on every processor
+// the program may use (GOMAXPROCS): the plans share nothing but the
+// catalog and the snapshot, which they only read.
 func PlanAll(pools []Pool, cat *catalog.Catalog, snap *state.Snapshot) []Result {
 	out := make([]Result, len(pools))
-	for i := range pools {
+	parallel.For(len(pools), func(i int) {
 		out[i], _ = Plan(pools[i], cat, snap)
-	}
+	})
 	return out
 }
 

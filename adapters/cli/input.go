@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,28 @@ func (a *app) readFile(path string) ([]byte, string, error) {
 		return nil, path, unusable("%v", err)
 	}
 	return data, path, nil
+}
+
+// openInput opens a named input for a decoder that reads at offsets: a
+// regular file where it lies, anything else ("-" for standard input, a
+// pipe) read into memory first. A file that cannot be read is unusable
+// input.
+func (a *app) openInput(path string) (io.ReaderAt, int64, string, func(), error) {
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, path, nil, unusable("%v", err)
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return f, fi.Size(), path, func() { f.Close() }, nil
+		}
+		f.Close()
+	}
+	data, name, err := a.readFile(path)
+	if err != nil {
+		return nil, 0, name, nil, err
+	}
+	return bytes.NewReader(data), int64(len(data)), name, func() {}, nil
 }
 
 // input is one file an -f named, read.
@@ -90,7 +113,7 @@ func (a *app) readInputs(paths []string) ([]input, error) {
 // documents decodes the Kubernetes objects of a file; a document that does
 // not parse, or is not an object, is unusable input named by file and line.
 func (a *app) documents(name string, data []byte) ([]manifests.Document, error) {
-	r, p := a.readProgress(name, data)
+	r, p := a.readProgress(name, bytes.NewReader(data), int64(len(data)))
 	docs, err := manifests.Documents(name, r)
 	p.finish()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -150,16 +151,17 @@ func (a *app) runPlan(o *options, args []string) error {
 	return nil
 }
 
-// planAll plans the pools in order; a fleet over progressPools reports its
+// planAll plans the pools as plan.PlanAll does (on every processor, the
+// results in the pools' order); a fleet over progressPools reports its
 // progress.
 func (a *app) planAll(pools []plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) []plan.Result {
 	out := make([]plan.Result, len(pools))
 	var done atomic.Int64
 	p := a.planProgress(&done, len(pools))
-	for i := range pools {
+	parallel.For(len(pools), func(i int) {
 		out[i], _ = plan.Plan(pools[i], cat, snap)
 		done.Add(1)
-	}
+	})
 	p.finish()
 	return out
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -59,61 +60,107 @@ func (p *progress) finish() {
 	printf(p.a.stderr, "%s\n", p.line(time.Since(p.start)))
 }
 
-// countingReader counts what a decoder has consumed of data.
+// countingReader is a decoder's input read at offsets where it lies (a
+// regular file, or bytes in memory), so that the decoder need not copy
+// it, counting what the decoder has read of it in order and the objects
+// begun in that: a line "kind: …" at a document's top level or at a List
+// item's ("  kind: ", "- kind: "). A stretch read again (to say what is
+// wrong with a document) counts once.
 type countingReader struct {
-	r    *bytes.Reader
-	data []byte
-	n    atomic.Int64
+	ra   io.ReaderAt
+	size int64
+	off  int64 // where Read and Seek stand
+
+	// next is the end of what has been read in order; head the start of
+	// the line it ends in (up to headLen bytes), and decided whether that
+	// line is already counted or known not to begin an object. Only the
+	// decoder's goroutine touches them.
+	next    int64
+	head    []byte
+	decided bool
+
+	n, objects atomic.Int64
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+func newCountingReader(ra io.ReaderAt, size int64) *countingReader {
+	return &countingReader{ra: ra, size: size, head: make([]byte, 0, headLen)}
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.ra.ReadAt(p, off)
+	if off == c.next && n > 0 {
+		c.count(p[:n])
+		c.next += int64(n)
+		c.n.Store(c.next)
+	}
 	return n, err
 }
 
-// readProgress wraps data for a decoder and, when it is over
-// progressBytes and progress is on, reports the objects read (the
-// documents and List items begun so far) and the rate.
-func (a *app) readProgress(name string, data []byte) (io.Reader, *progress) {
-	cr := &countingReader{r: bytes.NewReader(data), data: data}
-	if len(data) <= progressBytes || !a.progressOn() {
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.off >= c.size {
+		return 0, io.EOF
+	}
+	n, err := c.ReadAt(p[:min(int64(len(p)), c.size-c.off)], c.off)
+	c.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+func (c *countingReader) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += c.off
+	case io.SeekEnd:
+		offset += c.size
+	}
+	if offset < 0 {
+		return 0, errors.New("seek before the start")
+	}
+	c.off = offset
+	return offset, nil
+}
+
+func (c *countingReader) Size() int64 { return c.size }
+
+// headLen is the longest start of a line that begins an object, "- kind: ".
+const headLen = len("- kind: ")
+
+// count counts the objects begun in b, the next stretch read in order.
+func (c *countingReader) count(b []byte) {
+	for len(b) > 0 {
+		line, rest, ended := bytes.Cut(b, []byte("\n"))
+		if !c.decided {
+			c.head = append(c.head, line[:min(headLen-len(c.head), len(line))]...)
+			if len(c.head) == headLen || ended {
+				if bytes.HasPrefix(c.head, []byte("kind: ")) || bytes.HasPrefix(c.head, []byte("  kind: ")) || bytes.HasPrefix(c.head, []byte("- kind: ")) {
+					c.objects.Add(1)
+				}
+				c.decided = true
+			}
+		}
+		if ended {
+			c.head, c.decided = c.head[:0], false
+		}
+		b = rest
+	}
+}
+
+// readProgress wraps a decoder's input, size bytes, and, when it is over
+// progressBytes and progress is on, reports the objects read and the rate.
+func (a *app) readProgress(name string, ra io.ReaderAt, size int64) (*countingReader, *progress) {
+	cr := newCountingReader(ra, size)
+	if size <= progressBytes || !a.progressOn() {
 		return cr, nil
 	}
-	var (
-		scanned int
-		objects int
-	)
-	total := float64(len(data)) / (1 << 20)
+	total := float64(size) / (1 << 20)
 	p := a.startProgress(func(elapsed time.Duration) string {
-		n := int(cr.n.Load())
-		objects += countObjects(data[scanned:n])
-		scanned = n
-		mb := float64(n) / (1 << 20)
-		return sprintf("reading %s: %d objects, %.1f of %.1f MB (%.1f MB/s)", name, objects, mb, total, mb/max(elapsed.Seconds(), 0.001))
+		mb := float64(cr.n.Load()) / (1 << 20)
+		return sprintf("reading %s: %d objects, %.1f of %.1f MB (%.1f MB/s)", name, cr.objects.Load(), mb, total, mb/max(elapsed.Seconds(), 0.001))
 	})
 	return cr, p
 }
-
-// countObjects counts the objects begun in a stretch of YAML: a "kind:"
-// key at a document's top level or at a List item's.
-func countObjects(b []byte) int {
-	n := 0
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		line := b
-		if i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if bytes.HasPrefix(line, []byte("kind: ")) || bytes.HasPrefix(line, []byte("  kind: ")) || bytes.HasPrefix(line, []byte("- kind: ")) {
-			n++
-		}
-	}
-	return n
-}
-
 // planProgress reports planning a fleet over progressPools.
 func (a *app) planProgress(done *atomic.Int64, total int) *progress {
 	if total <= progressPools || !a.progressOn() {

@@ -51,13 +51,16 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 		named = state.AllKinds
 		res, err = manifests.ReadResult(name, bytes.NewReader(example.State))
 	case o.state != "":
-		var data []byte
-		if data, name, err = a.readFile(o.state); err != nil {
-			return view{}, err
+		// A regular file is decoded where it lies, never copied into
+		// memory: a state file is the largest input the CLI reads.
+		ra, size, n, closeInput, oerr := a.openInput(o.state)
+		if name = n; oerr != nil {
+			return view{}, oerr
 		}
-		r, p := a.readProgress(name, data)
+		r, p := a.readProgress(name, ra, size)
 		res, err = manifests.ReadResult(name, r)
 		p.finish()
+		closeInput()
 	case a.conn != nil || a.readsCluster(o):
 		if a.conn == nil {
 			if a.conn, err = a.connect(o); err != nil {

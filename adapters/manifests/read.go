@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -427,17 +426,11 @@ func objectOf(u *unit) object {
 }
 
 // readerAt gives the reader's bytes from where it stands as an
-// io.ReaderAt, reading them into memory only if it is no file or buffer.
+// io.ReaderAt, reading them into memory only if it is no regular file and
+// no buffer that reads at an offset (a *bytes.Reader, *strings.Reader,
+// *io.SectionReader or any reader with ReadAt, Seek and Size).
 func readerAt(r io.Reader) (io.ReaderAt, int64, error) {
 	switch v := r.(type) {
-	case *bytes.Reader:
-		start := v.Size() - int64(v.Len())
-		_, err := v.Seek(0, io.SeekEnd)
-		return io.NewSectionReader(v, start, v.Size()-start), v.Size() - start, err
-	case *strings.Reader:
-		start := v.Size() - int64(v.Len())
-		_, err := v.Seek(0, io.SeekEnd)
-		return io.NewSectionReader(v, start, v.Size()-start), v.Size() - start, err
 	case *os.File:
 		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
 			if start, err := v.Seek(0, io.SeekCurrent); err == nil {
@@ -445,7 +438,24 @@ func readerAt(r io.Reader) (io.ReaderAt, int64, error) {
 				return io.NewSectionReader(v, start, fi.Size()-start), fi.Size() - start, err
 			}
 		}
+	case sizedReaderAt:
+		start, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := v.Seek(0, io.SeekEnd); err != nil {
+			return nil, 0, err
+		}
+		return io.NewSectionReader(v, start, v.Size()-start), v.Size() - start, nil
 	}
 	data, err := io.ReadAll(r)
 	return bytes.NewReader(data), int64(len(data)), err
+}
+
+// sizedReaderAt is a buffer read at offsets: its Seek says where its
+// reader stands, Size how long it is.
+type sizedReaderAt interface {
+	io.ReaderAt
+	io.Seeker
+	Size() int64
 }

@@ -1,8 +1,10 @@
 package manifests_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -285,4 +287,42 @@ func TestResultObserved(t *testing.T) {
 	res := manifests.Result{Held: state.PersistentVolumeClaim | state.VirtualMachine, Unread: state.DataVolume | state.VirtualMachine}
 	assert.Equal(t, state.PersistentVolumeClaim|state.CDIConfig, res.Observed(state.DataVolume|state.CDIConfig),
 		"held and named, but an unread kind neither held nor named counts")
+}
+
+// onlyReader hides every method of its reader but Read.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// TestReadFromWhereTheReaderStands: a reader is read from where it stands
+// to its end, whether it is a file, a buffer read at offsets (a
+// bytes.Reader, an io.SectionReader: read where it lies) or a stream
+// (copied into memory): each reads the same state.
+func TestReadFromWhereTheReaderStands(t *testing.T) {
+	junk := "not: a document\n"
+	body := fixtures.ListYAML(fixtures.Cluster()...)
+	data := append([]byte(junk), body...)
+	want, _, err := manifests.Read("state.yaml", strings.NewReader(string(body)))
+	require.NoError(t, err)
+
+	path := filepath.Join(t.TempDir(), "state.yaml")
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+
+	section := io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data)))
+	for name, r := range map[string]io.Reader{
+		"file":           f,
+		"bytes.Reader":   bytes.NewReader(data),
+		"SectionReader":  section,
+		"strings.Reader": strings.NewReader(string(data)),
+		"stream":         onlyReader{bytes.NewReader(data)},
+	} {
+		_, err := io.ReadFull(r, make([]byte, len(junk)))
+		require.NoError(t, err, name)
+		got, _, err := manifests.Read("state.yaml", r)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
 }

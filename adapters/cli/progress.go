@@ -161,6 +161,7 @@ func (a *app) readProgress(name string, ra io.ReaderAt, size int64) (*countingRe
 	})
 	return cr, p
 }
+
 // planProgress reports planning a fleet over progressPools.
 func (a *app) planProgress(done *atomic.Int64, total int) *progress {
 	if total <= progressPools || !a.progressOn() {

@@ -44,7 +44,26 @@ func (w *Lines) Field(indent int, key, value string) {
 func (w *Lines) Quoted(indent int, key, value string) {
 	w.indent(w.Pad + indent)
 	w.WriteString(key)
-	var buf [160]byte
-	w.Write(strconv.AppendQuote(buf[:0], value))
+	if plain(value) {
+		// What %q writes of printable ASCII without a quote or a
+		// backslash: the value between quotes.
+		w.WriteByte('"')
+		w.WriteString(value)
+		w.WriteByte('"')
+	} else {
+		var buf [160]byte
+		w.Write(strconv.AppendQuote(buf[:0], value))
+	}
 	w.WriteByte('\n')
+}
+
+// plain reports whether s is printable ASCII without '"' or '\\', which
+// strconv.Quote writes as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

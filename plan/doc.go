@@ -80,7 +80,9 @@
 //
 // Build the catalog once with catalog.Compile and the snapshot once with
 // state.NewSnapshot, then call Plan per pool or PlanAll for a fleet; both are
-// safe for concurrent use. Needs says what a pool's plan reads, so an adapter
+// safe for concurrent use, and PlanAll plans a fleet of more than a hundred
+// or so pools on every processor (GOMAXPROCS), its results in the pools'
+// order. Needs says what a pool's plan reads, so an adapter
 // reads exactly that; TemplateNeeds what reading the pools' live
 // KubevirtMachineTemplates takes (state.Snapshot.PoolTemplate), for a
 // caller that compares a plan with what the workers boot from today.

@@ -77,7 +77,10 @@ func Unbounded(s string) bool { return hugeExponent(strings.TrimSpace(s)) }
 // before anything parses it. Any other exponent is parsed, and Bounded
 // decides ("1e1000" and "0.01e1002" are within; "1e1001" is not).
 func hugeExponent(s string) bool {
-	i := strings.LastIndexAny(s, "eE")
+	i := len(s) - 1
+	for i >= 0 && s[i] != 'e' && s[i] != 'E' {
+		i-- // a byte loop: LastIndexAny costs more than a size's plan
+	}
 	if i < 0 || i == len(s)-1 {
 		return false
 	}

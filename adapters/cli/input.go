@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -53,13 +54,30 @@ func (a *app) openInput(path string) (io.ReaderAt, int64, string, func(), error)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			return f, fi.Size(), path, func() { f.Close() }, nil
 		}
+		// A pipe is read from the descriptor already open: closing it and
+		// opening it again would lose what its writer has written.
+		data, err := io.ReadAll(f)
 		f.Close()
+		if err != nil {
+			return nil, 0, path, nil, unusable("read %s: %v", path, unwrapPath(err))
+		}
+		return bytes.NewReader(data), int64(len(data)), path, func() {}, nil
 	}
 	data, name, err := a.readFile(path)
 	if err != nil {
 		return nil, 0, name, nil, err
 	}
 	return bytes.NewReader(data), int64(len(data)), name, func() {}, nil
+}
+
+// unwrapPath is a *fs.PathError's cause, without its operation and path
+// (which the message names already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // input is one file an -f named, read.

@@ -5,7 +5,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestUnusableInput(t *testing.T) {
@@ -248,4 +252,35 @@ func TestKubectlPlugin(t *testing.T) {
 	if r := exePath(t, plugin, "", "plan", "--example", "-o", "json"); r.code != 0 || !strings.Contains(r.stdout, `"pools"`) {
 		t.Errorf("the plugin plans: exit %d", r.code)
 	}
+}
+
+// TestStateFromWhereverItComes: a state file plans the same read from a
+// regular file (decoded where it lies), from standard input, and from a
+// named pipe whose writer has written all of it before the planner opens it
+// (read from the one descriptor opened: opening the pipe twice would lose
+// it and wait for a writer that never comes).
+func TestStateFromWhereverItComes(t *testing.T) {
+	state := readExample(t, exampleState)
+	want := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", exampleState, "-o", "json")
+	require.Equal(t, 0, want.code, want.stderr)
+
+	stdin := exe(t, state, "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", "-", "-o", "json")
+	assert.Equal(t, want, stdin, "from standard input")
+
+	fifo := filepath.Join(t.TempDir(), "state.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	wrote := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for the planner to open it
+		if err == nil {
+			_, err = f.WriteString(state)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		wrote <- err
+	}()
+	piped := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", fifo, "-o", "json")
+	require.NoError(t, <-wrote)
+	assert.Equal(t, want, piped, "from a named pipe")
 }

@@ -79,19 +79,27 @@ type countingReader struct {
 	head    []byte
 	decided bool
 
+	// counting is whether a progress line reads n and objects: without
+	// one, the decoder's reads are not scanned.
+	counting   bool
 	n, objects atomic.Int64
 }
 
-func newCountingReader(ra io.ReaderAt, size int64) *countingReader {
-	return &countingReader{ra: ra, size: size, head: make([]byte, 0, headLen)}
+// newCountingReader reads size bytes of ra, counting them and their
+// objects when counting.
+func newCountingReader(ra io.ReaderAt, size int64, counting bool) *countingReader {
+	return &countingReader{ra: ra, size: size, head: make([]byte, 0, headLen), counting: counting}
 }
 
 func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.ra.ReadAt(p, off)
-	if off == c.next && n > 0 {
+	if c.counting && off == c.next && n > 0 {
 		c.count(p[:n])
 		c.next += int64(n)
 		c.n.Store(c.next)
+		if c.next >= c.size {
+			c.endLine() // the last line, without its newline
+		}
 	}
 	return n, err
 }
@@ -110,10 +118,13 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (c *countingReader) Seek(offset int64, whence int) (int64, error) {
 	switch whence {
+	case io.SeekStart:
 	case io.SeekCurrent:
 		offset += c.off
 	case io.SeekEnd:
 		offset += c.size
+	default:
+		return 0, errors.New("seek: invalid whence")
 	}
 	if offset < 0 {
 		return 0, errors.New("seek before the start")
@@ -133,27 +144,36 @@ func (c *countingReader) count(b []byte) {
 		line, rest, ended := bytes.Cut(b, []byte("\n"))
 		if !c.decided {
 			c.head = append(c.head, line[:min(headLen-len(c.head), len(line))]...)
-			if len(c.head) == headLen || ended {
-				if bytes.HasPrefix(c.head, []byte("kind: ")) || bytes.HasPrefix(c.head, []byte("  kind: ")) || bytes.HasPrefix(c.head, []byte("- kind: ")) {
-					c.objects.Add(1)
-				}
-				c.decided = true
+			if len(c.head) == headLen {
+				c.endLine()
 			}
 		}
 		if ended {
+			c.endLine()
 			c.head, c.decided = c.head[:0], false
 		}
 		b = rest
 	}
 }
 
+// endLine decides, once, whether the line head begins is an object's.
+func (c *countingReader) endLine() {
+	if c.decided {
+		return
+	}
+	if bytes.HasPrefix(c.head, []byte("kind: ")) || bytes.HasPrefix(c.head, []byte("  kind: ")) || bytes.HasPrefix(c.head, []byte("- kind: ")) {
+		c.objects.Add(1)
+	}
+	c.decided = true
+}
+
 // readProgress wraps a decoder's input, size bytes, and, when it is over
 // progressBytes and progress is on, reports the objects read and the rate.
 func (a *app) readProgress(name string, ra io.ReaderAt, size int64) (*countingReader, *progress) {
-	cr := newCountingReader(ra, size)
 	if size <= progressBytes || !a.progressOn() {
-		return cr, nil
+		return newCountingReader(ra, size, false), nil
 	}
+	cr := newCountingReader(ra, size, true)
 	total := float64(size) / (1 << 20)
 	p := a.startProgress(func(elapsed time.Duration) string {
 		mb := float64(cr.n.Load()) / (1 << 20)

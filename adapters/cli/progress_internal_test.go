@@ -30,16 +30,18 @@ parameters: {x: "kind: no"}
 ---
 kindly: no
  kind: no
-`
+---
+kind: CSIDriver
+kind: X`
 
 // TestCountingReaderCountsObjectsInOrder: however the decoder's reads cut
 // the file (a line's start split across two reads included), the objects
 // counted are the lines that begin one, and the bytes counted are the
 // file's, once: a stretch read again adds nothing.
 func TestCountingReaderCountsObjectsInOrder(t *testing.T) {
-	const want = 4 // the List, its two items, the StorageClass
+	const want = 6 // the List, its two items, the StorageClass, the last two lines (one without its newline)
 	for chunk := 1; chunk <= len(progressDump); chunk++ {
-		cr := newCountingReader(strings.NewReader(progressDump), int64(len(progressDump)))
+		cr := newCountingReader(strings.NewReader(progressDump), int64(len(progressDump)), true)
 		buf := make([]byte, chunk)
 		var got bytes.Buffer
 		for off := int64(0); off < cr.Size(); {
@@ -62,7 +64,7 @@ func TestCountingReaderCountsObjectsInOrder(t *testing.T) {
 // TestCountingReaderReadsAsAReader: Read and Seek see the bytes as a
 // bytes.Reader does, so a decoder that streams gets the whole file.
 func TestCountingReaderReadsAsAReader(t *testing.T) {
-	cr := newCountingReader(strings.NewReader(progressDump), int64(len(progressDump)))
+	cr := newCountingReader(strings.NewReader(progressDump), int64(len(progressDump)), true)
 	head := make([]byte, 7)
 	_, err := io.ReadFull(cr, head)
 	require.NoError(t, err)
@@ -77,4 +79,16 @@ func TestCountingReaderReadsAsAReader(t *testing.T) {
 	assert.Equal(t, int64(len(progressDump)), end)
 	_, err = cr.Seek(-1, io.SeekStart)
 	assert.Error(t, err)
+	_, err = cr.Seek(0, 7)
+	assert.Error(t, err, "an invalid whence")
+}
+
+// TestCountingReaderCountsOnlyForProgress: without a progress line to
+// print, the decoder's reads are not scanned.
+func TestCountingReaderCountsOnlyForProgress(t *testing.T) {
+	cr := newCountingReader(strings.NewReader(progressDump), int64(len(progressDump)), false)
+	_, err := io.ReadAll(cr)
+	require.NoError(t, err)
+	assert.Zero(t, cr.objects.Load())
+	assert.Zero(t, cr.n.Load())
 }

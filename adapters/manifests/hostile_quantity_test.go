@@ -7,10 +7,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 )
 
-// A quantity whose exponent no volume has ("3e4444444444444") makes the
-// file unusable, at once, naming the object and the field: a Quantity's
-// UnmarshalJSON would take hours to read it. As YAML and as JSON, through
-// the fast path and the general one. Just clear, "1e30" reads.
+// A quantity no volume has ("3e4444444444444", whose exponent a
+// Quantity's UnmarshalJSON would take hours to read, or "1e1001", past
+// 10^1000) makes the file unusable, at once, naming the object and the
+// field, as the library refuses such a size in values. As YAML and as
+// JSON, through the fast path and the general one. Just clear, "1e1000"
+// reads.
 func TestUnboundedQuantityInAStateFile(t *testing.T) {
 	pvc := func(storage string) map[string]string {
 		return map[string]string{
@@ -19,15 +21,19 @@ func TestUnboundedQuantityInAStateFile(t *testing.T) {
 			"document": "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: x, namespace: tenant-demo}\nspec:\n  resources:\n    requests:\n      storage: " + storage + "\n",
 		}
 	}
-	for format, doc := range pvc("3e4444444444444") {
-		_, err := manifests.ReadResult("state.yaml", strings.NewReader(doc))
-		if err == nil || !strings.Contains(err.Error(), "spec.resources.requests.storage") {
-			t.Errorf("%s: %v; want the field refused", format, err)
+	for _, q := range []string{"3e4444444444444", "1e1001"} {
+		for format, doc := range pvc(q) {
+			_, err := manifests.ReadResult("state.yaml", strings.NewReader(doc))
+			if err == nil || !strings.Contains(err.Error(), "spec.resources.requests.storage") {
+				t.Errorf("%s: %s: %v; want the field refused", format, q, err)
+			}
 		}
 	}
-	for format, doc := range pvc("1e30") {
-		if _, err := manifests.ReadResult("state.yaml", strings.NewReader(doc)); err != nil {
-			t.Errorf("%s: 1e30 is a quantity: %v", format, err)
+	for _, q := range []string{"1e30", "1e1000"} {
+		for format, doc := range pvc(q) {
+			if _, err := manifests.ReadResult("state.yaml", strings.NewReader(doc)); err != nil {
+				t.Errorf("%s: %s is a quantity: %v", format, q, err)
+			}
 		}
 	}
 }

@@ -39,13 +39,13 @@ var ErrUnbounded = fmt.Errorf("a magnitude past 10^%d or below 10^-%d, which no 
 
 // Quantity is resource.ParseQuantity for quantities from input that the
 // library compares: one whose magnitude is past 10^1000 ("1e1001") is
-// ErrUnbounded, and so is one whose exponent is past ±(1000 + the text's
-// length) ("3e4444444444444", "1e-99999"), decided on its text before it
-// is parsed. Quantity's parsing and its Cmp take time that grows with the
-// exponent (the first parses for hours), so every quantity from values, a
-// state file or a flag is read through it. A magnitude just below 10^-1000
+// ErrUnbounded, and so is one whose exponent is past ±(1000 + its
+// mantissa's length) ("3e4444444444444", "1e-99999"), decided on its text
+// before it is parsed. Quantity's parsing and its Cmp take time that grows
+// with the exponent (the first parses for hours), so every quantity from
+// values, a state file or a flag is read through it. A magnitude just below 10^-1000
 // ("1e-1001") parses, and Kubernetes rounds it up to 1n as any fraction of
-// a nano.
+// a nano; "1e-1002" is refused on its text.
 func Quantity(s string) (resource.Quantity, error) {
 	if hugeExponent(s) {
 		return resource.Quantity{}, ErrUnbounded
@@ -63,18 +63,37 @@ func Quantity(s string) (resource.Quantity, error) {
 // maxExponent bounds the decimal magnitude of a size the library compares.
 const maxExponent = 1000
 
-// Unbounded reports whether the quantity text s carries an exponent that
-// alone puts it past any size a volume has, which resource.ParseQuantity
-// (and a Quantity's UnmarshalJSON) would take hours to read: a reader of
-// quantities it does not parse through Quantity checks their text with it
-// first.
-func Unbounded(s string) bool { return hugeExponent(strings.TrimSpace(s)) }
+// Unbounded reports whether the quantity text s (white space around it
+// trimmed) is one Quantity refuses ErrUnbounded: its magnitude is past
+// 10^1000, or its exponent past what can be read in time, which
+// resource.ParseQuantity (and a Quantity's UnmarshalJSON) would take hours
+// on. A reader of quantities it does not parse through Quantity checks
+// their text with it first. Text that is no quantity is not unbounded;
+// only a number with an exponent, or of hundreds of digits, is parsed to
+// say.
+func Unbounded(s string) bool {
+	s = strings.TrimSpace(s)
+	if hugeExponent(s) {
+		return true
+	}
+	if s == "" || !strings.ContainsRune("0123456789+-.", rune(s[0])) {
+		return false
+	}
+	// Without an exponent, a number's magnitude is under its length plus
+	// 18 (the E suffix).
+	if len(s) < maxExponent-18 && !strings.ContainsAny(s, "eE") {
+		return false
+	}
+	_, err := Quantity(s)
+	return errors.Is(err, ErrUnbounded)
+}
 
 // hugeExponent reports whether s ends in a decimal exponent so far past
-// 10^±maxExponent that no mantissa of s's length brings its magnitude
-// back within it ("3e4444444444444"): resource.ParseQuantity takes time
-// that grows with such an exponent's value, so it is decided on the text,
-// before anything parses it. Any other exponent is parsed, and Bounded
+// 10^±maxExponent that its mantissa (shorter than the exponent's value
+// less maxExponent) cannot bring the magnitude back within it
+// ("3e4444444444444"): resource.ParseQuantity takes time that grows with
+// such an exponent's value, so it is decided on the text, before anything
+// parses it. Any other exponent is parsed, and Bounded
 // decides ("1e1000" and "0.01e1002" are within; "1e1001" is not).
 func hugeExponent(s string) bool {
 	i := len(s) - 1
@@ -97,9 +116,9 @@ func hugeExponent(s string) bool {
 	if err != nil {
 		return false // no exponent resource.ParseQuantity reads
 	}
-	// A mantissa shifts the magnitude by fewer places than it has
-	// characters.
-	return e > maxExponent+int64(len(s))
+	// A mantissa (the i characters before the exponent) shifts the
+	// magnitude by fewer places than it has characters.
+	return e > maxExponent+int64(i)
 }
 
 // Bounded reports whether q's decimal magnitude is within 10^±1000, read

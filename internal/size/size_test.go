@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -81,16 +82,17 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	fld := field.NewPath("diskSize")
-	// An exponent past ±(1000 + the input's length): Parse refuses it on
-	// its text, and resource.ParseQuantity takes time that grows with its
-	// value.
+	// An exponent past ±(1000 + its mantissa's length): Parse refuses it
+	// on its text, and resource.ParseQuantity takes time that grows with
+	// its value.
 	exponent := regexp.MustCompile(`[eE]([+-]?[0-9]+)$`)
 	f.Fuzz(func(t *testing.T, s string) {
 		q, rs := size.Parse(s, fld)
-		if m := exponent.FindStringSubmatch(s); m != nil {
-			if e, err := strconv.ParseInt(m[1], 10, 64); err != nil || e > int64(1000+len(s)) || e < -int64(1000+len(s)) {
+		if m := exponent.FindStringSubmatchIndex(s); m != nil {
+			mantissa := int64(m[0])
+			if e, err := strconv.ParseInt(s[m[2]:m[3]], 10, 64); err != nil || e > 1000+mantissa || e < -(1000+mantissa) {
 				if rs == nil {
-					t.Fatalf("%q: an exponent past ±(1000 + its length) is accepted", s)
+					t.Fatalf("%q: an exponent past ±(1000 + its mantissa's length) is accepted", s)
 				}
 				return
 			}
@@ -109,4 +111,22 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q accepted as %s; Kubernetes reads %s (%v)", s, q.String(), k.String(), kerr)
 		}
 	})
+}
+
+// TestUnbounded: a reader's check of quantity text it does not parse
+// through Quantity answers as Quantity does: true exactly for what it
+// refuses ErrUnbounded, false for any other text, quantity or not.
+func TestUnbounded(t *testing.T) {
+	digits := func(n int) string { return strings.Repeat("9", n) }
+	cases := map[string]bool{
+		"3e4444444444444": true, "1e1001": true, " 1e1001\n": true, "1e-99999": true, digits(1002): true,
+		"1e1000": false, "0.01e1002": false, digits(1000): false, "20Gi": false, "7Ei": false, "12345": false,
+		"": false, "replicated": false, "e5": false, "-1e1001": true, "1e1001x": false,
+	}
+	for in, want := range cases {
+		_, err := size.Quantity(strings.TrimSpace(in))
+		if got := size.Unbounded(in); got != want || got != errors.Is(err, size.ErrUnbounded) {
+			t.Errorf("Unbounded(%.20q) = %v, want %v (Quantity: %v)", in, got, want, err)
+		}
+	}
 }

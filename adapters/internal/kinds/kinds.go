@@ -123,7 +123,7 @@ var sameTypes = func() map[schema.GroupVersionKind]state.Kind {
 const Namespaced = state.Namespaced
 
 // unboundedQuantity is the path of the first string of v that is a
-// quantity with an exponent no volume has ("3e4444444444444"), "" when
+// quantity no volume has ("3e4444444444444", "1e1001"), "" when
 // there is none.
 func unboundedQuantity(v any, at string) string {
 	switch v := v.(type) {
@@ -152,7 +152,7 @@ func unboundedQuantity(v any, at string) string {
 func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error {
 	if at := unboundedQuantity(obj, ""); at != "" {
 		// The converter's Quantity.UnmarshalJSON would take hours on it.
-		return fmt.Errorf("%s: a quantity whose exponent no volume has (%v)", at, size.ErrUnbounded)
+		return fmt.Errorf("%s: a quantity no volume has (%v)", at, size.ErrUnbounded)
 	}
 	conv := runtime.DefaultUnstructuredConverter
 	var err error

@@ -72,7 +72,9 @@ func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error)
 // results are in the pools' order, each what Plan returns for its pool. A
 // fleet of more than a hundred or so pools is planned on every processor
 // the program may use (GOMAXPROCS): the plans share nothing but the
-// catalog and the snapshot, which they only read.
+// catalog and the snapshot, which they only read. Plan does not panic; if
+// it did (a bug), the panic reaches PlanAll's caller, with the stack of
+// the goroutine it happened on.
 func PlanAll(pools []Pool, cat *catalog.Catalog, snap *state.Snapshot) []Result {
 	out := make([]Result, len(pools))
 	parallel.For(len(pools), func(i int) {

@@ -294,6 +294,12 @@ type onlyReader struct{ r io.Reader }
 
 func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
+// inPlace is a buffer read at offsets whose Read fails: what reads it whole
+// reads it in place.
+type inPlace struct{ *bytes.Reader }
+
+func (inPlace) Read([]byte) (int, error) { return 0, errors.New("read in place, never streamed") }
+
 // TestReadFromWhereTheReaderStands: a reader is read from where it stands
 // to its end, whether it is a file, a buffer read at offsets (a
 // bytes.Reader, an io.SectionReader: read where it lies) or a stream
@@ -312,6 +318,13 @@ func TestReadFromWhereTheReaderStands(t *testing.T) {
 	defer f.Close()
 
 	section := io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data)))
+	atOffsets := inPlace{bytes.NewReader(data)}
+	_, err = atOffsets.Seek(int64(len(junk)), io.SeekStart)
+	require.NoError(t, err)
+	got, _, err := manifests.Read("state.yaml", atOffsets)
+	require.NoError(t, err, "a buffer with ReadAt, Seek and Size is read where it lies")
+	assert.Equal(t, want, got)
+
 	for name, r := range map[string]io.Reader{
 		"file":           f,
 		"bytes.Reader":   bytes.NewReader(data),

@@ -130,12 +130,17 @@ func appearedBecause(f finding, p plan.Pool, before plan.Result, cat *catalog.Ca
 		return "CDI never renders the disk's PVC, as what is still observed shows"
 	case f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") && smallerThanSeen(p, less):
 		return "the disk is smaller than a size of the golden that is still observed"
-	case classRefused(before.Refusals.Err()) && (f == findingOf(guard.HostAssistedClone, "storageClass", "") ||
-		f == findingOf(guard.DiskUnrenderable, "storageClass", "")):
-		// The host-assisted causes (and a clone strategy CDI does not
-		// know, which fails the clone for good) are checked once both
-		// classes are resolved and agree; they rest on the class's
-		// observed objects, which the class refusal, now unverified, hid.
+	case classRefused(before.Refusals.Err()) && f == findingOf(guard.DiskUnrenderable, "storageClass", "") && unknownStrategySeen(p, less):
+		// A clone strategy CDI does not know fails the clone for good; it
+		// is checked with the host-assisted causes, once both classes are
+		// resolved and agree, and rests on what is still observed (the
+		// CDI override, or the disk class's StorageProfile), which the
+		// class refusal, now unverified, hid.
+		return "a clone strategy CDI does not know, no longer hidden by a class refusal"
+	case classRefused(before.Refusals.Err()) && f == findingOf(guard.HostAssistedClone, "storageClass", ""):
+		// The host-assisted causes are checked once both classes are
+		// resolved and agree; they rest on the class's observed objects,
+		// which the class refusal, now unverified, hid.
 		return "a cause on the disk's class, no longer hidden by a class refusal"
 	case classRefused(before.Refusals.Err()) && (f == findingOf(guard.StorageClassMismatch, "storageClass", "") ||
 		f == findingOf(guard.FrozenStorageClassConflict, "storageClass", "") || f == findingOf(guard.DefaultStorageClassUnresolvable, "storageClass", "")):
@@ -254,18 +259,7 @@ func unrenderableSeen(p plan.Pool, st *state.State) bool {
 	if q, err := resource.ParseQuantity(size); err == nil && q.Sign() > 0 && q.Value() < mebibyte {
 		return true
 	}
-	class := p.Spec.StorageClass
-	if class == "" {
-		cloned := snap.ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), goldenOf(p))
-		switch {
-		case len(cloned) == 1:
-			class = cloned[0]
-		case snap.Observed(state.StorageClass):
-			if sc := c.defaultClass(true); sc != nil {
-				class = sc.Name
-			}
-		}
-	}
+	class := diskClass(p, st)
 	if class == "" {
 		return false
 	}
@@ -277,6 +271,48 @@ func unrenderableSeen(p plan.Pool, st *state.State) bool {
 		return true
 	}
 	return snap.Observed(state.CDIConfig) && c.config() == nil
+}
+
+// diskClass is the class the pool's disk is on, as far as st shows it: the
+// pool's own, else the one its cloned disks are frozen on, else the
+// cluster's default; "" when st does not say.
+func diskClass(p plan.Pool, st *state.State) string {
+	if p.Spec.StorageClass != "" {
+		return p.Spec.StorageClass
+	}
+	snap := state.NewSnapshot(st)
+	if cloned := snap.ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), goldenOf(p)); len(cloned) == 1 {
+		return cloned[0]
+	}
+	if snap.Observed(state.StorageClass) {
+		if sc := (cluster{st}).defaultClass(true); sc != nil {
+			return sc.Name
+		}
+	}
+	return ""
+}
+
+// unknownStrategySeen reports whether st, where it observes, shows the
+// clone strategy of the pool's disk to be one CDI does not know: the CDI
+// resource's cloneStrategyOverride, or without one the disk class's
+// StorageProfile's status.cloneStrategy.
+func unknownStrategySeen(p plan.Pool, st *state.State) bool {
+	snap := state.NewSnapshot(st)
+	known := func(s cdiv1.CDICloneStrategy) bool {
+		return s == cdiv1.CloneStrategyCsiClone || s == cdiv1.CloneStrategySnapshot || s == cdiv1.CloneStrategyHostAssisted
+	}
+	if !snap.Observed(state.CDI) {
+		return false
+	}
+	if cdis := (cluster{st}).activeCDIs(); len(cdis) == 1 && cdis[0].Spec.CloneStrategyOverride != nil {
+		return !known(*cdis[0].Spec.CloneStrategyOverride)
+	}
+	class := diskClass(p, st)
+	if !snap.Observed(state.StorageProfile) || class == "" {
+		return false
+	}
+	sp := (cluster{st}).profile(class)
+	return sp != nil && sp.Status.CloneStrategy != nil && !known(*sp.Status.CloneStrategy)
 }
 
 // TestUnseenDisksProveNoSize (invariant 6, a case the property found): a

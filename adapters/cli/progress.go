@@ -156,7 +156,7 @@ func (c *countingReader) count(b []byte) {
 	}
 }
 
-// endLine decides, once, whether the line head begins is an object's.
+// endLine decides, once, whether the line that head begins is an object's.
 func (c *countingReader) endLine() {
 	if c.decided {
 		return

@@ -1,9 +1,9 @@
 package catalog
 
 import (
-	"math"
 	"sort"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/saturate"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -52,41 +52,19 @@ func Savings(pools []PoolWorkers, imageSize resource.Quantity) SavingsReport {
 	workers := map[string]int{}
 	for _, p := range pools {
 		if p.Golden != "" && p.Replicas > 0 {
-			workers[p.Golden] = addInt(workers[p.Golden], p.Replicas)
+			workers[p.Golden] = saturate.Add(workers[p.Golden], p.Replicas)
 		}
 	}
 	rep := SavingsReport{ByGolden: []GoldenSavings{}}
 	for g, n := range workers {
 		avoided := n - 1
-		gs := GoldenSavings{Golden: g, Workers: n, ImportsAvoided: avoided, BytesAvoided: mulInt64(int64(avoided), size)}
+		gs := GoldenSavings{Golden: g, Workers: n, ImportsAvoided: avoided, BytesAvoided: saturate.Mul(int64(avoided), size)}
 		rep.ByGolden = append(rep.ByGolden, gs)
-		rep.Workers = addInt(rep.Workers, n)
+		rep.Workers = saturate.Add(rep.Workers, n)
 		rep.Imports++
-		rep.ImportsAvoided = addInt(rep.ImportsAvoided, avoided)
-		rep.BytesAvoided = addInt64(rep.BytesAvoided, gs.BytesAvoided)
+		rep.ImportsAvoided = saturate.Add(rep.ImportsAvoided, avoided)
+		rep.BytesAvoided = saturate.Add(rep.BytesAvoided, gs.BytesAvoided)
 	}
 	sort.Slice(rep.ByGolden, func(i, j int) bool { return rep.ByGolden[i].Golden < rep.ByGolden[j].Golden })
 	return rep
-}
-
-// Counts saturate: absurd replica counts must not wrap to negative savings.
-func addInt(a, b int) int {
-	if a > math.MaxInt-b {
-		return math.MaxInt
-	}
-	return a + b
-}
-
-func addInt64(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func mulInt64(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
 }

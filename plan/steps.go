@@ -1,6 +1,6 @@
 package plan
 
-import "math"
+import "github.com/cozystack/kubernetes-worker-image/internal/saturate"
 
 // steps orders what an operator does for the change: add every catalog
 // entry a pool after the change needs (one edit of the catalog, whose
@@ -93,7 +93,7 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 		toImport := a.GoldenState == NotCreated || (a.GoldenState == NotInCatalog && !a.populated)
 		if a.NeededGolden != "" && (p.Rolls || p.Before == nil) && toImport && !imports[a.NeededGolden] {
 			imports[a.NeededGolden] = true
-			t.HTTPBytes = addBytes(t.HTTPBytes, size)
+			t.HTTPBytes = saturate.Add(t.HTTPBytes, size)
 		}
 		if goldenUnknown || p.Rolls && !p.WorkersKnown {
 			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
@@ -110,11 +110,11 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 			}
 			continue
 		}
-		bytes := mulBytes(int64(p.Workers), size)
+		bytes := saturate.Mul(int64(p.Workers), size)
 		if clone {
-			t.CloneBytes = addBytes(t.CloneBytes, bytes)
+			t.CloneBytes = saturate.Add(t.CloneBytes, bytes)
 		} else {
-			t.HTTPBytes = addBytes(t.HTTPBytes, bytes)
+			t.HTTPBytes = saturate.Add(t.HTTPBytes, bytes)
 		}
 	}
 	if !t.HTTPKnown {
@@ -124,20 +124,4 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 		t.CloneBytes = 0
 	}
 	return t
-}
-
-// Byte counts saturate rather than overflow: absurd worker counts must not
-// wrap to a negative transfer.
-func addBytes(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func mulBytes(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
 }

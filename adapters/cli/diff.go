@@ -142,11 +142,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		}
 	}
 	v, err := a.snapshot(o, func() state.Request {
-		need := plan.DiffNeeds(before, ch)
-		if o.catalog == "" && !o.example {
-			need = need.Merge(catalog.RenderNeeds())
-		}
-		return need
+		return catalogNeeds(o, plan.DiffNeeds(before, ch))
 	}, false)
 	if err != nil {
 		return err

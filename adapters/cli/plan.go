@@ -106,12 +106,7 @@ func (a *app) runPlan(o *options, args []string) error {
 	v, err := a.snapshot(o, func() state.Request {
 		// The pools' live templates too, for the re-image notice: not
 		// the plans' needs, which decide only the disks.
-		need := plan.NeedsAll(pools).Merge(plan.TemplateNeeds(pools))
-		if o.catalog == "" {
-			// The catalog is read back from every golden.
-			need = need.Merge(catalog.RenderNeeds())
-		}
-		return need
+		return catalogNeeds(o, plan.NeedsAll(pools).Merge(plan.TemplateNeeds(pools)))
 	}, false)
 	if err != nil {
 		return err

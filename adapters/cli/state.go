@@ -130,6 +130,15 @@ func (v view) explain(ws guard.Warnings) {
 	}
 }
 
+// catalogNeeds is need with what loadCatalog reads of the cluster: without
+// --catalog, every golden, to read the catalog back from them.
+func catalogNeeds(o *options, need state.Request) state.Request {
+	if o.catalog == "" {
+		need = need.Merge(catalog.RenderNeeds())
+	}
+	return need
+}
+
 // loadCatalog is the catalog: the --catalog values, or, without them, the
 // catalog read back from the goldens in the cluster's state. The
 // catalog's own warnings (UnknownField of its values, StateUnverified of a

@@ -149,11 +149,7 @@ func (a *app) runVerify(o *options) error {
 		}
 	}
 	v, err := a.snapshot(o, func() state.Request {
-		need := verifyNeed(namespaces, goldens)
-		if o.catalog == "" {
-			need = need.Merge(catalog.RenderNeeds())
-		}
-		return need
+		return catalogNeeds(o, verifyNeed(namespaces, goldens))
 	}, false)
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package charttext
 
 import (
 	"errors"
+	"strings"
+	"sync"
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -36,43 +38,191 @@ type Disk struct {
 	Class string
 }
 
-// Write writes the entry, its "- metadata:" line at w.Pad spaces.
-func (d *Disk) Write(w *Lines) {
-	w.Line(0, "- metadata:")
-	w.Field(4, "name: ", d.Name)
-	w.Line(4, "annotations:")
-	if d.Clone {
-		w.Quoted(6, naming.GoldenAnnotation+": ", d.Golden)
-		w.Quoted(6, naming.PoolAnnotation+": ", d.Pool)
-		w.Line(2, "spec:")
-		w.Line(4, "source:")
-		w.Line(6, "pvc:")
-		w.Field(8, "namespace: ", d.PVCNamespace)
-		w.Field(8, "name: ", d.PVCName)
-	} else {
-		w.Quoted(6, naming.UsePopulatorAnnotation+": ", d.UsePopulator)
-		w.Line(2, "spec:")
-		w.Line(4, "source:")
-		w.Line(6, "http:")
-		w.Field(8, "url: ", d.URL)
+// value names the Disk field a line ends in.
+type value int
+
+const (
+	constant value = iota
+	name
+	usePopulator
+	url
+	golden
+	pool
+	pvcNamespace
+	pvcName
+	diskSize
+	class
+)
+
+func (d *Disk) value(v value) string {
+	switch v {
+	case name:
+		return d.Name
+	case usePopulator:
+		return d.UsePopulator
+	case url:
+		return d.URL
+	case golden:
+		return d.Golden
+	case pool:
+		return d.Pool
+	case pvcNamespace:
+		return d.PVCNamespace
+	case pvcName:
+		return d.PVCName
+	case diskSize:
+		return d.Size
+	case class:
+		return d.Class
 	}
-	w.Line(4, "storage:")
-	w.Line(6, "resources:")
-	w.Line(8, "requests:")
-	w.Quoted(10, "storage: ", d.Size)
-	if d.Class != "" {
-		w.Quoted(6, "storageClassName: ", d.Class)
-	}
+	return ""
 }
 
-// Text is the entry at indent, each line ending in "\n".
+// line is one line of the entry: its indentation under "- metadata:", its
+// text (a key with its ": " when a value follows), and the value, written
+// through quote when quoted.
+type line struct {
+	indent int
+	text   string
+	value  value
+	quoted bool
+}
+
+// The entry's lines, the chart's layout, for each path. The
+// storageClassName line follows them when the class is not empty.
+var (
+	httpLines = []line{
+		{0, "- metadata:", constant, false},
+		{4, "name: ", name, false},
+		{4, "annotations:", constant, false},
+		{6, naming.UsePopulatorAnnotation + ": ", usePopulator, true},
+		{2, "spec:", constant, false},
+		{4, "source:", constant, false},
+		{6, "http:", constant, false},
+		{8, "url: ", url, false},
+		{4, "storage:", constant, false},
+		{6, "resources:", constant, false},
+		{8, "requests:", constant, false},
+		{10, "storage: ", diskSize, true},
+	}
+	cloneLines = []line{
+		{0, "- metadata:", constant, false},
+		{4, "name: ", name, false},
+		{4, "annotations:", constant, false},
+		{6, naming.GoldenAnnotation + ": ", golden, true},
+		{6, naming.PoolAnnotation + ": ", pool, true},
+		{2, "spec:", constant, false},
+		{4, "source:", constant, false},
+		{6, "pvc:", constant, false},
+		{8, "namespace: ", pvcNamespace, false},
+		{8, "name: ", pvcName, false},
+		{4, "storage:", constant, false},
+		{6, "resources:", constant, false},
+		{8, "requests:", constant, false},
+		{10, "storage: ", diskSize, true},
+	}
+	classLine = line{6, "storageClassName: ", class, true}
+)
+
+// piece is a run of the entry's text that does not change from disk to
+// disk, then the value written after it (constant for none).
+type piece struct {
+	text   string
+	value  value
+	quoted bool
+}
+
+// layout is an entry's text at one indentation, its constant runs joined:
+// the HTTP entry is five pieces where it is twelve lines.
+type layout struct {
+	http, clone []piece
+	// class is the storageClassName line, written after the others when
+	// the class is not empty.
+	class piece
+	// fixed is the longest text of the pieces, without their values.
+	fixed int
+}
+
+func compile(lines []line, pad int) []piece {
+	var out []piece
+	var run strings.Builder
+	for _, l := range lines {
+		run.WriteString(strings.Repeat(" ", pad+l.indent))
+		run.WriteString(l.text)
+		if l.value == constant {
+			run.WriteByte('\n')
+			continue
+		}
+		out = append(out, piece{text: run.String(), value: l.value, quoted: l.quoted})
+		run.Reset()
+		run.WriteByte('\n')
+	}
+	return append(out, piece{text: run.String()})
+}
+
+func newLayout(pad int) *layout {
+	l := &layout{http: compile(httpLines, pad), clone: compile(cloneLines, pad)}
+	l.class = compile([]line{classLine}, pad)[0]
+	for _, pieces := range [][]piece{l.http, l.clone} {
+		n := len(l.class.text) + 1
+		for _, p := range pieces {
+			n += len(p.text)
+		}
+		l.fixed = max(l.fixed, n)
+	}
+	return l
+}
+
+// layouts holds the layouts of the indentations a template nests the
+// entry at (the chart's is Indent), each compiled once; a deeper one is
+// compiled for its call.
+var layouts [32]struct {
+	once sync.Once
+	l    *layout
+}
+
+func layoutAt(pad int) *layout {
+	if pad >= len(layouts) {
+		return newLayout(pad)
+	}
+	at := &layouts[pad]
+	at.once.Do(func() { at.l = newLayout(pad) })
+	return at.l
+}
+
+// Text is the entry at indent, each line ending in "\n", written in one
+// allocation.
 func (d *Disk) Text(indent int) string {
-	w := Lines{Pad: indent}
-	// One allocation: the entry's text is about 560 bytes plus its values
-	// and 15 lines of indentation.
-	w.Grow(600 + 15*indent + len(d.Name) + len(d.Size))
-	d.Write(&w)
-	return w.String()
+	l := layoutAt(indent)
+	pieces := l.http
+	if d.Clone {
+		pieces = l.clone
+	}
+	// Room for every value, quoted or not; a value that quote escapes
+	// grows the buffer.
+	n := l.fixed + len(d.Name) + len(d.UsePopulator) + len(d.URL) + len(d.Golden) + len(d.Pool) +
+		len(d.PVCNamespace) + len(d.PVCName) + len(d.Size) + len(d.Class) + 2*4
+	var b strings.Builder
+	b.Grow(n)
+	for i := range pieces {
+		pieces[i].write(&b, d)
+	}
+	if d.Class != "" {
+		l.class.write(&b, d)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (p *piece) write(b *strings.Builder, d *Disk) {
+	b.WriteString(p.text)
+	switch v := d.value(p.value); {
+	case p.value == constant:
+	case p.quoted:
+		quote(b, v)
+	default:
+		b.WriteString(v)
+	}
 }
 
 // ErrSourceMismatch is DiskOf's error for a disk whose source is not the

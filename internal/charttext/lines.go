@@ -44,17 +44,22 @@ func (w *Lines) Field(indent int, key, value string) {
 func (w *Lines) Quoted(indent int, key, value string) {
 	w.indent(w.Pad + indent)
 	w.WriteString(key)
-	if plain(value) {
+	quote(&w.Builder, value)
+	w.WriteByte('\n')
+}
+
+// quote writes s as Helm's quote does (sprig's: Go's %q).
+func quote(b *strings.Builder, s string) {
+	if plain(s) {
 		// What %q writes of printable ASCII without a quote or a
 		// backslash: the value between quotes.
-		w.WriteByte('"')
-		w.WriteString(value)
-		w.WriteByte('"')
-	} else {
-		var buf [160]byte
-		w.Write(strconv.AppendQuote(buf[:0], value))
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
 	}
-	w.WriteByte('\n')
+	var buf [160]byte
+	b.Write(strconv.AppendQuote(buf[:0], s))
 }
 
 // plain reports whether s is printable ASCII without '"' or '\\', which

@@ -44,22 +44,21 @@ func (w *Lines) Field(indent int, key, value string) {
 func (w *Lines) Quoted(indent int, key, value string) {
 	w.indent(w.Pad + indent)
 	w.WriteString(key)
-	quote(&w.Builder, value)
+	var buf [160]byte
+	w.Write(appendQuoted(buf[:0], value))
 	w.WriteByte('\n')
 }
 
-// quote writes s as Helm's quote does (sprig's: Go's %q).
-func quote(b *strings.Builder, s string) {
+// appendQuoted appends s as Helm's quote writes it (sprig's: Go's %q).
+func appendQuoted(buf []byte, s string) []byte {
 	if plain(s) {
 		// What %q writes of printable ASCII without a quote or a
 		// backslash: the value between quotes.
-		b.WriteByte('"')
-		b.WriteString(s)
-		b.WriteByte('"')
-		return
+		buf = append(buf, '"')
+		buf = append(buf, s...)
+		return append(buf, '"')
 	}
-	var buf [160]byte
-	b.Write(strconv.AppendQuote(buf[:0], s))
+	return strconv.AppendQuote(buf, s)
 }
 
 // plain reports whether s is printable ASCII without '"' or '\\', which

@@ -9,6 +9,9 @@ import (
 	"testing"
 	texttemplate "text/template"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
@@ -19,13 +22,13 @@ import (
 
 // spec is a KubernetesNodes spec as Flux hands it to Helm: decoded JSON,
 // every number a float64, with the values a Cozystack pool sets.
-func spec(b *testing.B, osImage string) map[string]any {
+func spec(tb testing.TB, osImage string) map[string]any {
 	doc := `{"cluster":"demo","minReplicas":1,"maxReplicas":5,"instanceType":"u1.large","diskSize":"20Gi",
 		"storageClass":"replicated","roles":["ingress-nginx"],"resources":{},"gpus":[],"kubelet":{},
 		"version":"v1.35"` + osImage + `}`
 	var m map[string]any
 	if err := json.Unmarshal([]byte(doc), &m); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return m
 }
@@ -54,11 +57,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 	}
 }
 
-// fragment is the pre-feature chart's disk-system entry restated from the
-// chart's text in text/template, with the three sprig functions it calls
-// (sprig's argument order: the piped value last): the bare template a
-// renderer would otherwise run, measured beside the library in one binary.
-var fragment = texttemplate.Must(texttemplate.New("disk-system").Funcs(texttemplate.FuncMap{
+// sprig is the three sprig functions the fragments call, restated
+// (sprig's argument order: the piped value last).
+var sprig = texttemplate.FuncMap{
 	"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
 	"default": func(d, given any) any {
 		switch v := given.(type) {
@@ -80,7 +81,16 @@ var fragment = texttemplate.Must(texttemplate.New("disk-system").Funcs(texttempl
 		return given
 	},
 	"quote": func(v any) string { return fmt.Sprintf("%q", fmt.Sprint(v)) },
-}).Parse(`      - metadata:
+}
+
+// fragments are the disk-system entry as a template writes it, measured
+// beside the library in one binary: the bare templates a renderer would
+// otherwise run, with no guard. "http" is the pre-feature chart's entry
+// restated from the chart's text; "clone" writes SPEC section 3's clone
+// entry from the same values: the golden's name from osImage.builtin over
+// talos.*, the pool's CAPI name from the release, the class as given.
+var fragments = map[string]*texttemplate.Template{
+	"http": texttemplate.Must(texttemplate.New("disk-system").Funcs(sprig).Parse(`      - metadata:
           name: disk-system
           annotations:
             cdi.kubevirt.io/storage.usePopulator: "false"
@@ -95,7 +105,27 @@ var fragment = texttemplate.Must(texttemplate.New("disk-system").Funcs(texttempl
             {{- with .Values.storageClass }}
             storageClassName: {{ . | quote }}
             {{- end }}
-`))
+`)),
+	"clone": texttemplate.Must(texttemplate.New("disk-system").Funcs(sprig).Parse(`
+{{- $b := .Values.osImage.builtin }}
+{{- $golden := printf "talos-worker-%s-%s" ($b.schematicID | default .Values.talos.schematicID) ($b.version | default .Values.talos.version) }}
+{{- "" }}      - metadata:
+          name: disk-system
+          annotations:
+            kubernetes-worker-image.cozystack.io/golden: {{ $golden | quote }}
+            kubernetes-worker-image.cozystack.io/pool: {{ printf "kubernetes-%s" .Release.Name | quote }}
+        spec:
+          source:
+            pvc:
+              namespace: cozy-public
+              name: {{ $golden }}
+          storage:
+            resources:
+              requests:
+                storage: {{ .Values.diskSize | default "20Gi" | quote }}
+            storageClassName: {{ .Values.storageClass | quote }}
+`)),
+}
 
 // chartDefaults are the values.yaml defaults the fragment reads.
 func chartDefaults() map[string]any {
@@ -110,22 +140,48 @@ func chartDefaults() map[string]any {
 	}
 }
 
-// BenchmarkChartFragment is the bare fragment on the same values: Helm's
-// coalescing of the values over the chart's defaults (maps merged key by
-// key), then the template.
+// coalesce is what Helm hands a template: the values over the chart's
+// defaults, merged key by key, and the release (named for the pool).
+func coalesce(values map[string]any) map[string]any {
+	merged := chartDefaults()
+	talos := merged["talos"].(map[string]any)
+	maps.Copy(merged, values)
+	merged["talos"] = talos
+	return map[string]any{"Values": merged, "Release": map[string]any{"Name": "demo-md0"}}
+}
+
+// BenchmarkChartFragment is the bare fragments on the values
+// BenchmarkEndToEnd plans: Helm's coalescing, then the template.
 func BenchmarkChartFragment(b *testing.B) {
-	values := spec(b, "")
-	var buf bytes.Buffer
-	b.ReportAllocs()
-	for b.Loop() {
-		merged := chartDefaults()
-		talos := merged["talos"].(map[string]any)
-		maps.Copy(merged, values)
-		merged["talos"] = talos
-		buf.Reset()
-		if err := fragment.Execute(&buf, map[string]any{"Values": merged}); err != nil {
-			b.Fatal(err)
-		}
+	for name, osImage := range map[string]string{"http": "", "clone": `,"osImage":{"builtin":{}}`} {
+		values := spec(b, osImage)
+		b.Run(name, func(b *testing.B) {
+			var buf bytes.Buffer
+			b.ReportAllocs()
+			for b.Loop() {
+				buf.Reset()
+				if err := fragments[name].Execute(&buf, coalesce(values)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestFragmentsWriteWhatTheLibraryWrites: on the values the benchmarks
+// use, each fragment writes the library's text byte for byte, so the two
+// are measured doing the same work.
+func TestFragmentsWriteWhatTheLibraryWrites(t *testing.T) {
+	snap := state.NewSnapshot(fixtures.State(state.AllKinds, fixtures.Cluster()...))
+	for name, osImage := range map[string]string{"http": "", "clone": `,"osImage":{"builtin":{}}`} {
+		values := spec(t, osImage)
+		res, err := plan.Plan(plan.DecodePool("tenant-demo", "demo-md0", values), fleet.DefaultCatalog(), snap)
+		require.NoError(t, err, name)
+		want, err := helm.DiskText(res, helm.ChartIndent)
+		require.NoError(t, err, name)
+		var buf bytes.Buffer
+		require.NoError(t, fragments[name].Execute(&buf, coalesce(values)), name)
+		assert.Equal(t, want, buf.String(), name)
 	}
 }
 

@@ -181,11 +181,11 @@ func layoutAt(pad int) *layout {
 	return at.l
 }
 
-// Text is the entry at indent, each line ending in "\n", written in one
-// allocation: the text is put together on the stack (an entry is about
-// 600 bytes) and copied out once.
+// Text is the entry at indent (a negative one is 0), each line ending in
+// "\n", written in one allocation: the text is put together on the stack
+// (an entry is about 600 bytes) and copied out once.
 func (d *Disk) Text(indent int) string {
-	l := layoutAt(indent)
+	l := layoutAt(max(indent, 0))
 	pieces := l.http
 	if d.Clone {
 		pieces = l.clone

@@ -82,6 +82,7 @@ func TestDiskText(t *testing.T) {
 		}
 	}
 	long := entries["http"].disk
+	assert.Equal(t, entries["http"].text, long.Text(-1), "a negative indentation is 0")
 	long.URL = "https://factory.example/" + strings.Repeat("x", 2000)
 	assert.Contains(t, long.Text(charttext.Indent), "\n              url: "+long.URL+"\n")
 	assert.True(t, strings.HasSuffix(long.Text(charttext.Indent), "storageClassName: \"replicated\"\n"))

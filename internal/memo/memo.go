@@ -6,6 +6,7 @@
 package memo
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -37,7 +38,9 @@ func (b *Bool) Of(s string) bool {
 	}
 	v := b.f(s)
 	if len(s) <= maxKey && b.n.Load() < limit {
-		if _, loaded := b.seen.LoadOrStore(s, v); !loaded {
+		// The key is copied: s may be a slice of a large input, which it
+		// would otherwise keep alive.
+		if _, loaded := b.seen.LoadOrStore(strings.Clone(s), v); !loaded {
 			b.n.Add(1)
 		}
 	}

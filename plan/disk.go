@@ -2,9 +2,11 @@ package plan
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -13,10 +15,11 @@ import (
 // class the guards compared, its annotations what lets "does anything still
 // clone this golden?" be answered before a delete.
 func (p *planner) writeClone(cl *clone) {
-	parts := &diskParts{}
-	st := &parts.storage
-	if cl.sizeOK {
-		st.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: cl.size}
+	d := charttext.Disk{
+		Name: DiskName, Clone: true,
+		Golden: cl.goldenName, Pool: cl.pool,
+		PVCNamespace: naming.GoldenNamespace, PVCName: cl.goldenName,
+		Size: p.diskSize(),
 	}
 	p.res.StorageClass = cl.workerClass
 	if cl.workerClass.Name == "" {
@@ -24,25 +27,47 @@ func (p *planner) writeClone(cl *clone) {
 		// the disk is applied, which StateUnverified says.
 		p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	} else {
-		parts.class = cl.workerClass.Name
-		st.StorageClassName = &parts.class
+		d.Class = cl.workerClass.Name
 	}
 	p.res.Source = Clone
 	p.res.Golden = cl.goldenName
-	p.res.DiskSize = p.diskSize()
-	p.res.Disk = Disk{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: DiskName,
-			Annotations: map[string]string{
-				naming.GoldenAnnotation: cl.goldenName,
-				naming.PoolAnnotation:   cl.pool,
-			},
-		},
-		Spec: cdiv1.DataVolumeSpec{
-			Source:  parts.pvcSource(cl.goldenName),
-			Storage: st,
-		},
+	p.res.DiskSize = d.Size
+	p.writeDisk(&d, cl.size, cl.sizeOK)
+}
+
+// writeDisk keeps the disk in the form its caller asked for: the
+// DataVolume entry Plan returns, or, for PlanEntry, the description the
+// chart's text is written from. Both are made from d, the one description
+// of the disk: the entry's size request is size when sizeOK (else none, as
+// the API server then rejects the text's size).
+func (p *planner) writeDisk(d *charttext.Disk, size resource.Quantity, sizeOK bool) {
+	if p.text != nil {
+		*p.text = *d
+		return
 	}
+	parts := &diskParts{}
+	st := &parts.storage
+	if sizeOK {
+		st.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: size}
+	}
+	if d.Class != "" {
+		parts.class = d.Class
+		st.StorageClassName = &parts.class
+	}
+	p.res.Disk = Disk{ObjectMeta: metav1.ObjectMeta{Name: d.Name}, Spec: cdiv1.DataVolumeSpec{Storage: st}}
+	if d.Clone {
+		p.res.Disk.Annotations = map[string]string{
+			naming.GoldenAnnotation: d.Golden,
+			naming.PoolAnnotation:   d.Pool,
+		}
+		parts.pvc = cdiv1.DataVolumeSourcePVC{Namespace: d.PVCNamespace, Name: d.PVCName}
+		parts.source.PVC = &parts.pvc
+	} else {
+		p.res.Disk.Annotations = map[string]string{naming.UsePopulatorAnnotation: d.UsePopulator}
+		parts.http.URL = d.URL
+		parts.source.HTTP = &parts.http
+	}
+	p.res.Disk.Spec.Source = &parts.source
 }
 
 // diskParts are the parts of a disk's spec that the DataVolume types hold
@@ -54,16 +79,4 @@ type diskParts struct {
 	http    cdiv1.DataVolumeSourceHTTP
 	pvc     cdiv1.DataVolumeSourcePVC
 	class   string
-}
-
-func (d *diskParts) pvcSource(golden string) *cdiv1.DataVolumeSource {
-	d.pvc = cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: golden}
-	d.source.PVC = &d.pvc
-	return &d.source
-}
-
-func (d *diskParts) httpSource(url string) *cdiv1.DataVolumeSource {
-	d.http.URL = url
-	d.source.HTTP = &d.http
-	return &d.source
 }

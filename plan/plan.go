@@ -3,15 +3,13 @@ package plan
 import (
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
@@ -55,6 +53,12 @@ var (
 // errors.As finds each *guard.Refusal. A nil catalog is an empty, disabled
 // one; a nil snapshot knows nothing of the cluster.
 func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error) {
+	p := newPlanner(pool, cat, snap)
+	p.run()
+	return p.res, p.res.Refusals.Err()
+}
+
+func newPlanner(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) planner {
 	if cat == nil {
 		cat = emptyCatalog
 	}
@@ -63,9 +67,12 @@ func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error)
 	}
 	p := planner{pool: pool, cat: cat, snap: snap}
 	p.res.Namespace, p.res.Name = pool.Namespace, pool.Name
+	return p
+}
+
+func (p *planner) run() {
 	p.plan()
 	p.finish()
-	return p.res, p.res.Refusals.Err()
 }
 
 // PlanAll plans many pools against one catalog and one snapshot: its
@@ -91,6 +98,9 @@ type planner struct {
 	res  Result
 	// unverified collects the kinds a guard needed but could not read.
 	unverified state.Kind
+	// text, when set, receives the disk's description in place of the
+	// DataVolume entry (PlanEntry).
+	text *charttext.Disk
 }
 
 func (p *planner) finish() {
@@ -276,13 +286,8 @@ func (p *planner) planHTTP(f *Factory) {
 	p.res.Source = HTTP
 	p.res.DiskSize = diskSize
 	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)
-	parts := &diskParts{}
-	storageSpec := &parts.storage
 	q, err := size.Quantity(diskSize)
 	sizeOK := err == nil && q.Sign() > 0
-	if sizeOK {
-		storageSpec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
-	}
 	switch written := p.sizeOffSchema(); {
 	case written != "":
 		p.warnSizeOffSchema(written, sizeOK)
@@ -290,22 +295,13 @@ func (p *planner) planHTTP(f *Factory) {
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
 			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", diskSize, DefaultDiskSize)
 	}
+	d := charttext.Disk{Name: DiskName, UsePopulator: "false", URL: naming.ImageURL(factory, id, ver), Size: diskSize}
 	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	if c := p.pool.Spec.StorageClass; c != "" {
 		p.res.StorageClass = storage.Resolution{Name: c, From: storage.Explicit}
-		parts.class = c
-		storageSpec.StorageClassName = &parts.class
+		d.Class = c
 	}
-	p.res.Disk = Disk{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        DiskName,
-			Annotations: map[string]string{naming.UsePopulatorAnnotation: "false"},
-		},
-		Spec: cdiv1.DataVolumeSpec{
-			Source:  parts.httpSource(naming.ImageURL(factory, id, ver)),
-			Storage: storageSpec,
-		},
-	}
+	p.writeDisk(&d, q, sizeOK)
 	p.warnUnrenderable(q, sizeOK)
 }
 

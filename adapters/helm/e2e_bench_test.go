@@ -36,13 +36,22 @@ func spec(tb testing.TB, osImage string) map[string]any {
 // BenchmarkEndToEnd is one pool from its values map to the disk-system
 // text, as a renderer pays it: decode, plan against an indexed cluster (a
 // realistic one: a large cluster's heap would make the garbage collector
-// the figure), write the chart's text.
+// the figure), write the chart's text. PlanEntry is the renderer's call;
+// Plan+DiskText builds the DataVolume object on the way.
 func BenchmarkEndToEnd(b *testing.B) {
 	snap := state.NewSnapshot(fixtures.State(state.AllKinds, fixtures.Cluster()...))
 	cat := fleet.DefaultCatalog()
 	for name, osImage := range map[string]string{"http": "", "clone": `,"osImage":{"builtin":{}}`} {
 		values := spec(b, osImage)
-		b.Run(name, func(b *testing.B) {
+		b.Run(name+"/PlanEntry", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := plan.PlanEntry(plan.DecodePool("tenant-demo", "demo-md0", values), cat, snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/Plan+DiskText", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := plan.Plan(plan.DecodePool("tenant-demo", "demo-md0", values), cat, snap)

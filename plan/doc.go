@@ -86,4 +86,7 @@
 // reads exactly that; TemplateNeeds what reading the pools' live
 // KubevirtMachineTemplates takes (state.Snapshot.PoolTemplate), for a
 // caller that compares a plan with what the workers boot from today.
+// A renderer that writes the chart's text and never the DataVolume object
+// calls PlanEntry: Plan's guards, warnings and refusals, and the
+// disk-system entry's text, without the object's maps.
 package plan

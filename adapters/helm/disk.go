@@ -31,7 +31,9 @@ var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 // carry 4 more spaces (nindent 4), and Helm removes the characters
 // "<no value>" from it after hashing; a value holding them is written
 // without them. On the clone path it is the same layout with the golden and
-// pool annotations, quoted, and the golden's pvc source.
+// pool annotations, quoted, and the golden's pvc source. A renderer that
+// needs only this text calls plan.PlanEntry, which writes it at
+// ChartIndent without building the DataVolume object.
 func DiskText(r plan.Result, indent int) (string, error) {
 	if r.Outcome != plan.Planned {
 		return "", ErrRefused

@@ -4,14 +4,17 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
+	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Entry is what a renderer writes of a planned pool: the disk-system
+// Entry is what a renderer writes of a pool's plan: the disk-system
 // dataVolumeTemplates entry as the kubernetes-nodes chart renders it, and
-// what the chart writes beside it.
+// what the chart writes beside it. A refused pool (Refusals not empty) has
+// only Namespace, Name, Outcome, Warnings and Refusals set.
 type Entry struct {
 	Namespace, Name string
+	Outcome         Outcome
 	Source          Source
 	// Golden is the golden's name on the clone path, "" on the HTTP path.
 	Golden string
@@ -22,24 +25,37 @@ type Entry struct {
 	// (6 spaces, helm.ChartIndent), each line ending in "\n".
 	Text     string
 	Warnings guard.Warnings
+	// Refusals are every refusal, nil when planned; Refusals.Err() is the
+	// error PlanEntry returned.
+	Refusals guard.Refusals
 }
 
 // PlanEntry plans a pool as Plan does and writes its disk-system entry as
 // helm.DiskText writes Plan's result at the chart's indentation: the same
-// guards, the same warnings, and, for a refused pool, the same error (its
-// refusals) with no text. A renderer that writes the chart's text and not
-// the DataVolume object calls it: it never builds the object, whose maps
-// are about half of a plan's time.
+// guards, the same warnings, and, for a refused pool, the same refusals
+// (and error) with no text. A renderer that writes the chart's text and
+// not the DataVolume object calls it: it never builds the object, whose
+// maps are about half of a plan's time.
 func PlanEntry(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Entry, error) {
 	p := newPlanner(pool, cat, snap)
 	var d charttext.Disk
 	p.text = &d
 	p.run()
-	e := Entry{Namespace: pool.Namespace, Name: pool.Name, Warnings: p.res.Warnings}
-	if p.res.Outcome != Planned {
-		return e, p.res.Refusals.Err()
+	r := &p.res
+	e := Entry{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: r.Warnings, Refusals: r.Refusals}
+	if r.Outcome == Planned {
+		e.Source, e.Golden, e.InstallerImage = r.Source, r.Golden, r.InstallerImage
+		e.Text = d.Text(charttext.Indent)
 	}
-	e.Source, e.Golden, e.InstallerImage = p.res.Source, p.res.Golden, p.res.InstallerImage
-	e.Text = d.Text(charttext.Indent)
-	return e, nil
+	return e, e.Refusals.Err()
+}
+
+// PlanEntries is PlanEntry for many pools, as PlanAll is Plan: the
+// entries in the pools' order, a fleet planned on every processor.
+func PlanEntries(pools []Pool, cat *catalog.Catalog, snap *state.Snapshot) []Entry {
+	out := make([]Entry, len(pools))
+	parallel.For(len(pools), func(i int) {
+		out[i], _ = PlanEntry(pools[i], cat, snap)
+	})
+	return out
 }

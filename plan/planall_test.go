@@ -14,7 +14,8 @@ import (
 )
 
 // TestPlanAllIsPlanPerPool: a fleet large enough to be planned in
-// parallel gets, at each index, exactly what Plan returns for that pool:
+// parallel gets, at each index, exactly what Plan returns for that pool
+// (and from PlanEntries what PlanEntry returns):
 // clones, HTTP imports, refusals and warnings mixed, and pools that share
 // one osImage (a caller's pools may share pointers; a plan only reads
 // them). Under -race it also shows the plans share nothing they write.
@@ -39,12 +40,17 @@ func TestPlanAllIsPlanPerPool(t *testing.T) {
 	cat := catalog.Compile(fleet.Catalog(size))
 	snap := state.NewSnapshot(fleet.State(size))
 
-	got := plan.PlanAll(pools, cat, snap)
+	got, entries := plan.PlanAll(pools, cat, snap), plan.PlanEntries(pools, cat, snap)
 	require.Len(t, got, len(pools))
+	require.Len(t, entries, len(pools))
 	outcomes := map[plan.Outcome]int{}
 	for i, p := range pools {
 		want, _ := plan.Plan(p, cat, snap)
 		if !assert.Equal(t, want, got[i], "pool %d (%s/%s)", i, p.Namespace, p.Name) {
+			return
+		}
+		entry, _ := plan.PlanEntry(p, cat, snap)
+		if !assert.Equal(t, entry, entries[i], "pool %d (%s/%s)", i, p.Namespace, p.Name) {
 			return
 		}
 		outcomes[got[i].Outcome]++

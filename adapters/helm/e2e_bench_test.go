@@ -197,16 +197,30 @@ func TestFragmentsWriteWhatTheLibraryWrites(t *testing.T) {
 // BenchmarkFleetText plans a fleet of 10,000 pools against a large
 // cluster (1,000 goldens, 100,000 PVCs) and writes each planned pool's
 // chart text: a renderer's full pass over a fleet, the state indexed once.
+// PlanEntries is the renderer's call; PlanAll+DiskText builds the
+// DataVolume objects on the way.
 func BenchmarkFleetText(b *testing.B) {
 	snap := state.NewSnapshot(fleet.State(fleet.Large))
 	cat := catalog.Compile(fleet.Catalog(fleet.Large))
 	pools := fleet.Pools(fleet.Large, 10000)
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, res := range plan.PlanAll(pools, cat, snap) {
-			if _, err := helm.DiskText(res, helm.ChartIndent); err != nil {
-				b.Fatal(err)
+	b.Run("PlanEntries", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, e := range plan.PlanEntries(pools, cat, snap) {
+				if e.Outcome == plan.Planned && e.Text == "" {
+					b.Fatal("a planned entry without text")
+				}
 			}
 		}
-	}
+	})
+	b.Run("PlanAll+DiskText", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, res := range plan.PlanAll(pools, cat, snap) {
+				if _, err := helm.DiskText(res, helm.ChartIndent); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }

@@ -18,6 +18,7 @@ import (
 // indentation, for every pool and cluster: the same error (the same
 // refusals), the same warnings, the same source, golden and installer
 // image, and the same text byte for byte; a refused pool has no text.
+// PlanEntries is PlanEntry per pool.
 func TestPlanEntryIsPlanThenText(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := plantest.Options{Inconsistent: rapid.Bool().Draw(t, "inconsistent")}
@@ -26,14 +27,18 @@ func TestPlanEntryIsPlanThenText(t *testing.T) {
 		if rapid.Bool().Draw(t, "offline") {
 			snap = nil
 		}
+		fleet := plan.PlanEntries(s.Pools, cat, snap)
 		for i, p := range s.Pools {
 			res, _ := plan.Plan(p, cat, snap)
 			e, err := plan.PlanEntry(p, cat, snap)
-			if !sameError(err, res.Refusals) {
-				t.Fatalf("pool %d: PlanEntry returned %v, Plan refused %v", i, err, res.Refusals)
+			if !sameError(err, res.Refusals) || !sameError(err, e.Refusals) {
+				t.Fatalf("pool %d: PlanEntry returned %v, its entry holds %v, Plan refused %v", i, err, e.Refusals, res.Refusals)
 			}
-			if e.Namespace != p.Namespace || e.Name != p.Name || !equality.Semantic.DeepEqual(e.Warnings, res.Warnings) {
-				t.Fatalf("pool %d: entry %s/%s warned %v, Plan %v", i, e.Namespace, e.Name, e.Warnings, res.Warnings)
+			if e.Namespace != p.Namespace || e.Name != p.Name || e.Outcome != res.Outcome || !equality.Semantic.DeepEqual(e.Warnings, res.Warnings) {
+				t.Fatalf("pool %d: entry %s/%s %s warned %v, Plan %s %v", i, e.Namespace, e.Name, e.Outcome, e.Warnings, res.Outcome, res.Warnings)
+			}
+			if !equality.Semantic.DeepEqual(fleet[i], e) {
+				t.Fatalf("pool %d: PlanEntries wrote %+v, PlanEntry %+v", i, fleet[i], e)
 			}
 			if res.Outcome != plan.Planned {
 				if e.Source != "" || e.Golden != "" || e.InstallerImage != "" || e.Text != "" {

@@ -87,6 +87,6 @@
 // KubevirtMachineTemplates takes (state.Snapshot.PoolTemplate), for a
 // caller that compares a plan with what the workers boot from today.
 // A renderer that writes the chart's text and never the DataVolume object
-// calls PlanEntry: Plan's guards, warnings and refusals, and the
-// disk-system entry's text, without the object's maps.
+// calls PlanEntry (PlanEntries for a fleet): Plan's guards, warnings and
+// refusals, and the disk-system entry's text, without the object's maps.
 package plan

@@ -8,66 +8,54 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
-// entries are a disk of each path, written at indentation 0.
+// entries are a disk of each path and its text at the chart's
+// indentation (the HTTP path's is the pre-feature chart's).
 var entries = map[string]struct {
 	disk charttext.Disk
 	text string
 }{
 	"http": {
 		disk: charttext.Disk{Name: "disk-system", UsePopulator: "false", URL: "https://factory.example/image/ab/v1.13.6/openstack-amd64.raw.xz", Size: "20Gi", Class: "replicated"},
-		text: `- metadata:
-    name: disk-system
-    annotations:
-      cdi.kubevirt.io/storage.usePopulator: "false"
-  spec:
-    source:
-      http:
-        url: https://factory.example/image/ab/v1.13.6/openstack-amd64.raw.xz
-    storage:
-      resources:
-        requests:
-          storage: "20Gi"
-      storageClassName: "replicated"
-`,
+		text: fixtures.PreFeature("https://factory.example/image/ab/v1.13.6/openstack-amd64.raw.xz", "20Gi", "replicated"),
 	},
 	"http, no class": {
 		disk: charttext.Disk{Name: "disk-system", UsePopulator: "false", URL: "u", Size: "1e3"},
-		text: `- metadata:
-    name: disk-system
-    annotations:
-      cdi.kubevirt.io/storage.usePopulator: "false"
-  spec:
-    source:
-      http:
-        url: u
-    storage:
-      resources:
-        requests:
-          storage: "1e3"
-`,
+		text: fixtures.PreFeature("u", "1e3", ""),
 	},
 	"clone, values quote escapes": {
 		disk: charttext.Disk{Name: "disk-system", Clone: true, Golden: "talos-worker-ab-v1.13.6", Pool: "kubernetes-demo-md0",
 			PVCNamespace: "cozy-public", PVCName: "talos-worker-ab-v1.13.6", Size: `20"Gi`, Class: "ä\\b"},
-		text: `- metadata:
-    name: disk-system
-    annotations:
-      kubernetes-worker-image.cozystack.io/golden: "talos-worker-ab-v1.13.6"
-      kubernetes-worker-image.cozystack.io/pool: "kubernetes-demo-md0"
-  spec:
-    source:
-      pvc:
-        namespace: cozy-public
-        name: talos-worker-ab-v1.13.6
-    storage:
-      resources:
-        requests:
-          storage: "20\"Gi"
-      storageClassName: "ä\\b"
+		text: `      - metadata:
+          name: disk-system
+          annotations:
+            kubernetes-worker-image.cozystack.io/golden: "talos-worker-ab-v1.13.6"
+            kubernetes-worker-image.cozystack.io/pool: "kubernetes-demo-md0"
+        spec:
+          source:
+            pvc:
+              namespace: cozy-public
+              name: talos-worker-ab-v1.13.6
+          storage:
+            resources:
+              requests:
+                storage: "20\"Gi"
+            storageClassName: "ä\\b"
 `,
 	},
+}
+
+// at moves text from the chart's indentation to n spaces.
+func at(text string, n int) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = strings.Repeat(" ", n) + strings.TrimPrefix(l, strings.Repeat(" ", charttext.Indent))
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // TestDiskText: the entry is the chart's layout at any indentation, the
@@ -76,13 +64,11 @@ var entries = map[string]struct {
 func TestDiskText(t *testing.T) {
 	for name, e := range entries {
 		for _, indent := range []int{0, 1, 6, 31, 32, 33, 100} {
-			pad := strings.Repeat(" ", indent)
-			want := pad + strings.ReplaceAll(strings.TrimSuffix(e.text, "\n"), "\n", "\n"+pad) + "\n"
-			assert.Equal(t, want, e.disk.Text(indent), "%s at %d", name, indent)
+			assert.Equal(t, at(e.text, indent), e.disk.Text(indent), "%s at %d", name, indent)
 		}
 	}
 	long := entries["http"].disk
-	assert.Equal(t, entries["http"].text, long.Text(-1), "a negative indentation is 0")
+	assert.Equal(t, at(entries["http"].text, 0), long.Text(-1), "a negative indentation is 0")
 	long.URL = "https://factory.example/" + strings.Repeat("x", 2000)
 	assert.Contains(t, long.Text(charttext.Indent), "\n              url: "+long.URL+"\n")
 	assert.True(t, strings.HasSuffix(long.Text(charttext.Indent), "storageClassName: \"replicated\"\n"))
@@ -92,7 +78,6 @@ func TestDiskText(t *testing.T) {
 // goroutines at once, agree (run under -race).
 func TestDiskTextConcurrent(t *testing.T) {
 	d := entries["http"].disk
-	want := d.Text(0)
 	var wg sync.WaitGroup
 	got := make([]string, 16)
 	for i := range got {
@@ -100,6 +85,6 @@ func TestDiskTextConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	for i, g := range got {
-		assert.Equal(t, want, strings.ReplaceAll(g, "\n"+strings.Repeat(" ", 20+i%4), "\n")[20+i%4:])
+		assert.Equal(t, at(entries["http"].text, 20+i%4), g)
 	}
 }

@@ -2,7 +2,6 @@ package helm_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
@@ -17,18 +16,6 @@ const defaultURL = "https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b0880
 // preFeatureNoClass is the pre-feature entry for storageClass: "": the
 // chart leaves the class to the cluster.
 var preFeatureNoClass = fixtures.PreFeature(defaultURL, "20Gi", "")
-
-// atIndent moves chart text from the chart's indentation to n spaces.
-func atIndent(text string, n int) string {
-	pad, chart := strings.Repeat(" ", n), strings.Repeat(" ", helm.ChartIndent)
-	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = pad + strings.TrimPrefix(l, chart)
-		}
-	}
-	return strings.Join(lines, "")
-}
 
 // cloneText is the clone path's entry in the same layout.
 const cloneText = `      - metadata:
@@ -101,13 +88,13 @@ func TestDiskText(t *testing.T) {
 			reason: "the HTTP path renders a diskSize of the quantity pattern that is no positive quantity as given, quoted",
 			values: map[string]any{"cluster": "demo", "diskSize": "-20Gi", "storageClass": ""},
 			indent: 0,
-			want:   atIndent(fixtures.PreFeature(defaultURL, "-20Gi", ""), 0),
+			want:   fixtures.AtIndent(fixtures.PreFeature(defaultURL, "-20Gi", ""), 0),
 		},
 		"factory override": {
 			reason: "the factory's own URL, one trailing slash trimmed, and the class through quote",
 			values: map[string]any{"cluster": "demo", "storageClass": `a"b`, "osImage": map[string]any{"factory": map[string]any{"imageFactoryURL": "https://f.example/", "version": "v1.12.0"}}},
 			indent: 2,
-			want: atIndent(fixtures.PreFeature(
+			want: fixtures.AtIndent(fixtures.PreFeature(
 				"https://f.example/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.12.0/openstack-amd64.raw.xz",
 				"20Gi", `a"b`), 2),
 		},

@@ -47,28 +47,17 @@ var entries = map[string]struct {
 	},
 }
 
-// at moves text from the chart's indentation to n spaces.
-func at(text string, n int) string {
-	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = strings.Repeat(" ", n) + strings.TrimPrefix(l, strings.Repeat(" ", charttext.Indent))
-		}
-	}
-	return strings.Join(lines, "")
-}
-
 // TestDiskText: the entry is the chart's layout at any indentation, the
 // ones compiled once (below 32) and the deeper ones compiled for the call
 // alike, and a value longer than the stack buffer is written whole.
 func TestDiskText(t *testing.T) {
 	for name, e := range entries {
 		for _, indent := range []int{0, 1, 6, 31, 32, 33, 100} {
-			assert.Equal(t, at(e.text, indent), e.disk.Text(indent), "%s at %d", name, indent)
+			assert.Equal(t, fixtures.AtIndent(e.text, indent), e.disk.Text(indent), "%s at %d", name, indent)
 		}
 	}
 	long := entries["http"].disk
-	assert.Equal(t, at(entries["http"].text, 0), long.Text(-1), "a negative indentation is 0")
+	assert.Equal(t, fixtures.AtIndent(entries["http"].text, 0), long.Text(-1), "a negative indentation is 0")
 	long.URL = "https://factory.example/" + strings.Repeat("x", 2000)
 	assert.Contains(t, long.Text(charttext.Indent), "\n              url: "+long.URL+"\n")
 	assert.True(t, strings.HasSuffix(long.Text(charttext.Indent), "storageClassName: \"replicated\"\n"))
@@ -85,6 +74,6 @@ func TestDiskTextConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	for i, g := range got {
-		assert.Equal(t, at(entries["http"].text, 20+i%4), g)
+		assert.Equal(t, fixtures.AtIndent(entries["http"].text, 20+i%4), g)
 	}
 }

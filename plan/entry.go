@@ -11,23 +11,26 @@ import (
 // Entry is what a renderer writes of a pool's plan: the disk-system
 // dataVolumeTemplates entry as the kubernetes-nodes chart renders it, and
 // what the chart writes beside it. A refused pool (Refusals not empty) has
-// only Namespace, Name, Outcome, Warnings and Refusals set.
+// only Namespace, Name, Outcome, Warnings and Refusals set. It marshals
+// with encoding/json in the shape of Result's fields of the same names,
+// the disk's text in "text".
 type Entry struct {
-	Namespace, Name string
-	Outcome         Outcome
-	Source          Source
+	Namespace string  `json:"namespace"`
+	Name      string  `json:"name"`
+	Outcome   Outcome `json:"outcome"`
+	Source    Source  `json:"source"`
 	// Golden is the golden's name on the clone path, "" on the HTTP path.
-	Golden string
+	Golden string `json:"golden"`
 	// InstallerImage is the in-guest upgrade installer, from the pool's
 	// effective flavor.
-	InstallerImage string
+	InstallerImage string `json:"installerImage"`
 	// Text is the entry, its "- metadata:" line at the chart's indentation
 	// (6 spaces, helm.ChartIndent), each line ending in "\n".
-	Text     string
-	Warnings guard.Warnings
+	Text     string         `json:"text"`
+	Warnings guard.Warnings `json:"warnings"`
 	// Refusals are every refusal, nil when planned; Refusals.Err() is the
 	// error PlanEntry returned.
-	Refusals guard.Refusals
+	Refusals guard.Refusals `json:"refusals"`
 }
 
 // PlanEntry plans a pool as Plan does and writes its disk-system entry as

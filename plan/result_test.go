@@ -188,3 +188,20 @@ func withoutMessages(t *testing.T, b []byte) string {
 	require.NoError(t, err)
 	return string(out)
 }
+
+// TestEntryJSON: an Entry marshals with Result's keys for the fields they
+// share, the text in "text", and never a null list.
+func TestEntryJSON(t *testing.T) {
+	b, err := json.Marshal(plan.Entry{})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"namespace":"","name":"","outcome":"","source":"","golden":"","installerImage":"","text":"","warnings":[],"refusals":[]}`, string(b))
+
+	refused := httpPool()
+	refused.Name = "Not_A_Name"
+	e, err := plan.PlanEntry(refused, nil, nil)
+	require.Error(t, err)
+	b, err = json.Marshal(e)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"namespace":"tenant-demo","name":"Not_A_Name","outcome":"refused","source":"","golden":"","installerImage":"","text":"",
+		"warnings":[],"refusals":[{"reason":"InvalidPoolName","field":"metadata.name"}]}`, withoutMessages(t, b))
+}

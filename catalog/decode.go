@@ -12,8 +12,8 @@ import (
 
 // The keys the kubernetes-worker-image package defines, for UnknownField.
 var (
-	valuesKeys = []string{"enabled", "imageFactoryURL", "storageClass", "storage", "images"}
-	imageKeys  = []string{"schematicID", "version", "imageFactoryURL", "storage", "storageClass"}
+	valuesKeys = chartvalues.NewKeys("enabled", "imageFactoryURL", "storageClass", "storage", "images")
+	imageKeys  = chartvalues.NewKeys("schematicID", "version", "imageFactoryURL", "storage", "storageClass")
 )
 
 // DecodeValues reads the kubernetes-worker-image package's values as Helm

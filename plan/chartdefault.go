@@ -33,11 +33,11 @@ type ChartDefault struct {
 // map-valued key a default can reach into; a map not listed (such as
 // talos.registryMirrors) takes any key.
 var defaultChildren = map[string][]string{
-	"":                specKeys,
-	"talos":           talosKeys,
-	"osImage":         osImageKeys,
-	"osImage.builtin": builtinKeys,
-	"osImage.factory": factoryKeys,
+	"":                specKeys.Names(),
+	"talos":           talosKeys.Names(),
+	"osImage":         osImageKeys.Names(),
+	"osImage.builtin": builtinKeys.Names(),
+	"osImage.factory": factoryKeys.Names(),
 	"resources":       {"cpu", "memory"},
 	"kubelet":         {"systemReservedMemory", "kubeReservedMemory", "systemReservedCpu", "kubeReservedCpu", "evictionHardMemory", "evictionSoftMemory"},
 	"images":          {"kubectl"},

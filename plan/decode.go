@@ -26,14 +26,14 @@ import (
 // The keys the kubernetes-nodes chart defines, for UnknownField: a key
 // outside them has no effect, and is most often a misspelling.
 var (
-	specKeys = []string{"cluster", "storageClass", "minReplicas", "maxReplicas", "instanceType", "diskSize",
+	specKeys = chartvalues.NewKeys("cluster", "storageClass", "minReplicas", "maxReplicas", "instanceType", "diskSize",
 		"roles", "resources", "podCpuLimit", "podCpuRequest", "gpus", "kubelet", "logSerialConsole",
 		"maxUnhealthy", "nodeStartupTimeout", "readyUnknownTimeout", "readyFalseTimeout",
-		"maxNodeProvisionTime", "version", "talos", "images", "osImage"}
-	talosKeys   = []string{"version", "schematicID", "imageFactoryURL", "installerRepository", "registryMirrors"}
-	osImageKeys = []string{"builtin", "factory"}
-	builtinKeys = []string{"schematicID", "version"}
-	factoryKeys = []string{"schematicID", "version", "imageFactoryURL"}
+		"maxNodeProvisionTime", "version", "talos", "images", "osImage")
+	talosKeys   = chartvalues.NewKeys("version", "schematicID", "imageFactoryURL", "installerRepository", "registryMirrors")
+	osImageKeys = chartvalues.NewKeys("builtin", "factory")
+	builtinKeys = chartvalues.NewKeys("schematicID", "version")
+	factoryKeys = chartvalues.NewKeys("schematicID", "version", "imageFactoryURL")
 )
 
 // PoolKind is the kind of a worker pool: a KubernetesNodes of

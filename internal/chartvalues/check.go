@@ -100,22 +100,62 @@ func RefuseType(c *findings.Collector, v any, k Kind, fld *field.Path) {
 	c.Refuse(guard.InvalidValue, fld, v, "%s is %s where %s belongs; %s", fld, Describe(v), k, way)
 }
 
+// Keys are the keys a chart defines at one place of its values. Build
+// them once, at a package's initialization, with NewKeys.
+type Keys struct{ names []string }
+
+// injected are the values Cozystack injects beside a chart's own (see
+// WarnUnknown); any other key that starts with "_" is skipped too.
+var injected = []string{"_namespace", "_cluster"}
+
+// NewKeys is the keys names. Each must be given once and none may start
+// with "_": a repeated or injected name is a mistake in the program, and
+// NewKeys panics on it, as regexp.MustCompile does on a bad pattern.
+func NewKeys(names ...string) Keys {
+	for i, n := range names {
+		if strings.HasPrefix(n, "_") || slices.Contains(names[:i], n) {
+			panic(fmt.Sprintf("chartvalues.NewKeys: %q is repeated or injected", n))
+		}
+	}
+	return Keys{names: slices.Clone(names)}
+}
+
+// Names are the keys, in the order NewKeys was given them.
+func (k Keys) Names() []string { return slices.Clone(k.names) }
+
 // WarnUnknown warns UnknownField at each key of m that known does not
 // hold, naming the nearest known key: a misspelled key is dropped by the
 // chart in silence (osimage is not osImage, and the pool would import over
 // HTTP). Keys that start with "_" are the values Cozystack injects
 // (_namespace, _cluster) and are never unknown. The warnings come in key
 // order.
-func WarnUnknown(c *findings.Collector, m map[string]any, known []string, fld *field.Path) {
+func WarnUnknown(c *findings.Collector, m map[string]any, known Keys, fld *field.Path) {
+	if len(m) <= len(known.names)+len(injected) {
+		// Most maps hold only known keys: when the known and injected keys
+		// m holds are as many as its keys (each named once), every key of
+		// m is one of them, which as many lookups say for less than
+		// iterating m.
+		held := 0
+		for _, names := range [2][]string{known.names, injected} {
+			for _, k := range names {
+				if _, ok := m[k]; ok {
+					held++
+				}
+			}
+		}
+		if held == len(m) {
+			return
+		}
+	}
 	var unknown []string
 	for k := range m {
-		if !strings.HasPrefix(k, "_") && !slices.Contains(known, k) {
+		if !strings.HasPrefix(k, "_") && !slices.Contains(known.names, k) {
 			unknown = append(unknown, k)
 		}
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		near := Nearest(k, known)
+		near := Nearest(k, known.names)
 		c.Warn(guard.UnknownField, fld.Child(k),
 			"the chart defines no field %q here, so it has no effect; did you mean %q?", k, near)
 	}

@@ -65,7 +65,7 @@ func TestNearest(t *testing.T) {
 // in key order, naming the nearest known key; keys starting with "_" are
 // Cozystack's injected values and never warn.
 func TestWarnUnknown(t *testing.T) {
-	known := []string{"schematicID", "version"}
+	known := chartvalues.NewKeys("schematicID", "version")
 	m := map[string]any{
 		"version":     "v1.13.6",
 		"verison":     "v1.13.6",
@@ -92,13 +92,49 @@ func TestWarnUnknown(t *testing.T) {
 	}
 
 	var top findings.Collector
-	chartvalues.WarnUnknown(&top, map[string]any{"storageClas": "local", "_cluster": "x"}, []string{"storageClass"}, nil)
+	chartvalues.WarnUnknown(&top, map[string]any{"storageClas": "local", "_cluster": "x"}, chartvalues.NewKeys("storageClass"), nil)
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.UnknownField, Field: "storageClas"}}, fixtures.Warned(top.Warnings()),
 		"at the top level the path is the key")
 
 	var none findings.Collector
 	chartvalues.WarnUnknown(&none, map[string]any{"version": nil, "_x": 1}, known, nil)
 	assert.True(t, none.Empty(), "known keys and injected ones warn nothing")
+}
+
+// TestWarnUnknownCounts: a map no larger than the known and injected keys
+// is judged by counting the ones it holds; one unknown key among them, in
+// place of a known one or beside them, still warns, and a "_" key other
+// than the injected ones makes the count fall short but warns nothing.
+func TestWarnUnknownCounts(t *testing.T) {
+	known := chartvalues.NewKeys("cluster", "diskSize", "storageClass")
+	cases := map[string]struct {
+		m    map[string]any
+		want []fixtures.Finding
+	}{
+		"every known key":                 {m: map[string]any{"cluster": "a", "diskSize": "b", "storageClass": "c"}},
+		"known and injected, full":        {m: map[string]any{"cluster": "a", "diskSize": "b", "storageClass": "c", "_namespace": nil, "_cluster": nil}},
+		"empty":                           {m: map[string]any{}},
+		"an unknown key for a known one":  {m: map[string]any{"cluster": "a", "diskSise": "b"}, want: []fixtures.Finding{{Reason: guard.UnknownField, Field: "diskSise"}}},
+		"an unknown key beside them":      {m: map[string]any{"cluster": "a", "diskSize": "b", "storageClass": "c", "_namespace": nil, "x": 1}, want: []fixtures.Finding{{Reason: guard.UnknownField, Field: "x"}}},
+		"past the count, unknown":         {m: map[string]any{"cluster": "a", "diskSize": "b", "storageClass": "c", "_namespace": nil, "_cluster": nil, "x": 1}, want: []fixtures.Finding{{Reason: guard.UnknownField, Field: "x"}}},
+		"another _ key, nothing unknown":  {m: map[string]any{"cluster": "a", "_other": 1}},
+		"another _ key beside an unknown": {m: map[string]any{"_other": 1, "Cluster": "a"}, want: []fixtures.Finding{{Reason: guard.UnknownField, Field: "Cluster"}}},
+	}
+	for name, tc := range cases {
+		var c findings.Collector
+		chartvalues.WarnUnknown(&c, tc.m, known, nil)
+		assert.Equal(t, tc.want, fixtures.Warned(c.Warnings()), name)
+	}
+}
+
+// TestNewKeys: keys are named once each and none is an injected value's.
+func TestNewKeys(t *testing.T) {
+	assert.Equal(t, []string{"b", "a"}, chartvalues.NewKeys("b", "a").Names(), "in the order given")
+	assert.Panics(t, func() { chartvalues.NewKeys("a", "b", "a") }, "a repeated key")
+	assert.Panics(t, func() { chartvalues.NewKeys("a", "_cluster") }, "an injected key")
+	k := chartvalues.NewKeys("a")
+	k.Names()[0] = "changed"
+	assert.Equal(t, []string{"a"}, k.Names(), "Names is the caller's copy")
 }
 
 // TestRefuseType: a value of a type the chart cannot read is refused

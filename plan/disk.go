@@ -41,8 +41,8 @@ func (p *planner) writeClone(cl *clone) {
 // of the disk: the entry's size request is size when sizeOK (else none, as
 // the API server then rejects the text's size).
 func (p *planner) writeDisk(d *charttext.Disk, size resource.Quantity, sizeOK bool) {
-	if p.text != nil {
-		*p.text = *d
+	if p.textOnly {
+		p.text = *d
 		return
 	}
 	parts := &diskParts{}

@@ -41,14 +41,13 @@ type Entry struct {
 // maps are about half of a plan's time.
 func PlanEntry(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Entry, error) {
 	p := newPlanner(pool, cat, snap)
-	var d charttext.Disk
-	p.text = &d
+	p.textOnly = true
 	p.run()
 	r := &p.res
 	e := Entry{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: r.Warnings, Refusals: r.Refusals}
 	if r.Outcome == Planned {
 		e.Source, e.Golden, e.InstallerImage = r.Source, r.Golden, r.InstallerImage
-		e.Text = d.Text(charttext.Indent)
+		e.Text = p.text.Text(charttext.Indent)
 	}
 	return e, e.Refusals.Err()
 }

@@ -98,9 +98,10 @@ type planner struct {
 	res  Result
 	// unverified collects the kinds a guard needed but could not read.
 	unverified state.Kind
-	// text, when set, receives the disk's description in place of the
+	// textOnly keeps the disk's description in text in place of the
 	// DataVolume entry (PlanEntry).
-	text *charttext.Disk
+	textOnly bool
+	text     charttext.Disk
 }
 
 func (p *planner) finish() {

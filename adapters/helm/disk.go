@@ -13,13 +13,18 @@ import (
 // template (SPEC section 3).
 const ChartIndent = charttext.Indent
 
+// MaxIndent is the deepest indentation DiskText writes; a deeper one is an
+// error, as a negative one is.
+const MaxIndent = charttext.MaxIndent
+
 // ErrRefused is DiskText's error for a refused plan: a refused pool has no
 // disk to render.
 var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 
 // DiskText writes a planned pool's disk-system dataVolumeTemplates entry as
 // the kubernetes-nodes chart renders it, its "- metadata:" line indented by
-// indent spaces (ChartIndent inside the chart), each line ending in "\n".
+// indent spaces (ChartIndent inside the chart; at most MaxIndent), each
+// line ending in "\n".
 //
 // On the HTTP path the text is byte for byte the pre-feature chart's, the
 // text of its kubevirtmachinetemplate define that names the
@@ -38,8 +43,8 @@ func DiskText(r plan.Result, indent int) (string, error) {
 	if r.Outcome != plan.Planned {
 		return "", ErrRefused
 	}
-	if indent < 0 {
-		return "", fmt.Errorf("indentation %d is negative", indent)
+	if indent < 0 || indent > charttext.MaxIndent {
+		return "", fmt.Errorf("indentation %d is outside 0 to %d", indent, charttext.MaxIndent)
 	}
 	d, err := charttext.DiskOf(r.Disk.Name, r.Disk.Annotations, &r.Disk.Spec, r.DiskSize, r.Source == plan.Clone)
 	if err != nil || (r.Source != plan.Clone && r.Source != plan.HTTP) {

@@ -2,6 +2,8 @@ package helm_test
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
@@ -156,7 +158,12 @@ func TestDiskTextRefused(t *testing.T) {
 		t.Error("a plan without a disk source renders nothing")
 	}
 	res, _ = plan.Plan(plan.Pool{Namespace: tenantNS, Name: "demo-md0", Spec: plan.DefaultPoolSpec("demo")}, nil, nil)
-	if _, err := helm.DiskText(res, -1); err == nil {
-		t.Error("a negative indentation is an error")
+	for _, indent := range []int{-1, helm.MaxIndent + 1, math.MaxInt} {
+		if _, err := helm.DiskText(res, indent); err == nil {
+			t.Errorf("indentation %d is an error", indent)
+		}
+	}
+	if text, err := helm.DiskText(res, helm.MaxIndent); err != nil || !strings.HasPrefix(text, strings.Repeat(" ", helm.MaxIndent)+"- metadata:\n") {
+		t.Errorf("indentation %d is written: %v", helm.MaxIndent, err)
 	}
 }

@@ -97,7 +97,9 @@ var sprig = texttemplate.FuncMap{
 // otherwise run, with no guard. "http" is the pre-feature chart's entry
 // restated from the chart's text; "clone" writes SPEC section 3's clone
 // entry from the same values: the golden's name from osImage.builtin over
-// talos.*, the pool's CAPI name from the release, the class as given.
+// talos.*, the pool's CAPI name from the release, the class as given
+// (always written: the library writes the class its guards resolved, which
+// for these values is the one given).
 var fragments = map[string]*texttemplate.Template{
 	"http": texttemplate.Must(texttemplate.New("disk-system").Funcs(sprig).Parse(`      - metadata:
           name: disk-system
@@ -150,10 +152,14 @@ func chartDefaults() map[string]any {
 }
 
 // coalesce is what Helm hands a template: the values over the chart's
-// defaults, merged key by key, and the release (named for the pool).
+// defaults, merged key by key (talos too), and the release (named for the
+// pool).
 func coalesce(values map[string]any) map[string]any {
 	merged := chartDefaults()
 	talos := merged["talos"].(map[string]any)
+	if given, ok := values["talos"].(map[string]any); ok {
+		maps.Copy(talos, given)
+	}
 	maps.Copy(merged, values)
 	merged["talos"] = talos
 	return map[string]any{"Values": merged, "Release": map[string]any{"Name": "demo-md0"}}

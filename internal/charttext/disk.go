@@ -165,33 +165,39 @@ func newLayout(pad int) *layout {
 }
 
 // layouts holds the layouts of the indentations a template nests the
-// entry at (the chart's is Indent), each compiled once; a deeper one is
-// compiled for its call.
+// entry at (the chart's is Indent), each compiled once, on first use.
 var layouts [32]struct {
 	once sync.Once
 	l    *layout
 }
 
 func layoutAt(pad int) *layout {
-	if pad >= len(layouts) {
-		return newLayout(pad)
-	}
 	at := &layouts[pad]
 	at.once.Do(func() { at.l = newLayout(pad) })
 	return at.l
 }
 
+// MaxIndent is the deepest indentation Text writes; a deeper one is
+// written at MaxIndent.
+const MaxIndent = 1 << 10
+
 // Text is the entry at indent (a negative one is 0), each line ending in
 // "\n", written in one allocation: the text is put together on the stack
-// (an entry is about 600 bytes) and copied out once.
+// (an entry is about 600 bytes) and copied out once. Below 32 spaces the
+// entry's layout is compiled once per indentation; a deeper entry is
+// written line by line.
 func (d *Disk) Text(indent int) string {
-	l := layoutAt(max(indent, 0))
+	indent = min(max(indent, 0), MaxIndent)
+	var stack [1024]byte
+	buf := stack[:0]
+	if indent >= len(layouts) {
+		return string(d.appendLines(buf, indent))
+	}
+	l := layoutAt(indent)
 	pieces := l.http
 	if d.Clone {
 		pieces = l.clone
 	}
-	var stack [1024]byte
-	buf := stack[:0]
 	for i := range pieces {
 		buf = pieces[i].append(buf, d)
 	}
@@ -200,6 +206,30 @@ func (d *Disk) Text(indent int) string {
 		buf = append(buf, '\n')
 	}
 	return string(buf)
+}
+
+// appendLines appends the entry line by line at pad, uncompiled.
+func (d *Disk) appendLines(buf []byte, pad int) []byte {
+	lines := httpLines
+	if d.Clone {
+		lines = cloneLines
+	}
+	for i := range lines {
+		buf = d.appendLine(buf, pad, &lines[i])
+	}
+	if d.Class != "" {
+		buf = d.appendLine(buf, pad, &classLine)
+	}
+	return buf
+}
+
+func (d *Disk) appendLine(buf []byte, pad int, l *line) []byte {
+	for n := pad + l.indent; n > 0; n -= min(n, len(spaces)) {
+		buf = append(buf, spaces[:min(n, len(spaces))]...)
+	}
+	buf = append(buf, l.text...)
+	buf = (&piece{value: l.value, quoted: l.quoted}).append(buf, d)
+	return append(buf, '\n')
 }
 
 func (p *piece) append(buf []byte, d *Disk) []byte {

@@ -48,13 +48,18 @@ var entries = map[string]struct {
 }
 
 // TestDiskText: the entry is the chart's layout at any indentation, the
-// ones compiled once (below 32) and the deeper ones compiled for the call
-// alike, and a value longer than the stack buffer is written whole.
+// ones compiled once (below 32) and the deeper ones written line by line
+// alike, each in one allocation, one past MaxIndent written at MaxIndent,
+// and a value longer than the stack buffer is written whole.
 func TestDiskText(t *testing.T) {
 	for name, e := range entries {
-		for _, indent := range []int{0, 1, 6, 31, 32, 33, 100} {
+		for _, indent := range []int{0, 1, 6, 31, 32, 33, 100, charttext.MaxIndent} {
 			assert.Equal(t, fixtures.AtIndent(e.text, indent), e.disk.Text(indent), "%s at %d", name, indent)
+			if indent < 100 {
+				assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { e.disk.Text(indent) }), "%s at %d: one allocation", name, indent)
+			}
 		}
+		assert.Equal(t, e.disk.Text(charttext.MaxIndent), e.disk.Text(charttext.MaxIndent+5), "%s past the deepest indentation", name)
 	}
 	long := entries["http"].disk
 	assert.Equal(t, fixtures.AtIndent(entries["http"].text, 0), long.Text(-1), "a negative indentation is 0")

@@ -109,12 +109,16 @@ type Keys struct{ names []string }
 var injected = []string{"_namespace", "_cluster"}
 
 // NewKeys is the keys names. Each must be given once and none may start
-// with "_": a repeated or injected name is a mistake in the program, and
-// NewKeys panics on it, as regexp.MustCompile does on a bad pattern.
+// with "_" (which marks the values Cozystack injects): either is a mistake
+// in the program, and NewKeys panics on it, as regexp.MustCompile does on
+// a bad pattern.
 func NewKeys(names ...string) Keys {
 	for i, n := range names {
-		if strings.HasPrefix(n, "_") || slices.Contains(names[:i], n) {
-			panic(fmt.Sprintf("chartvalues.NewKeys: %q is repeated or injected", n))
+		switch {
+		case strings.HasPrefix(n, "_"):
+			panic(fmt.Sprintf("chartvalues.NewKeys: %q starts with \"_\", which marks the values Cozystack injects", n))
+		case slices.Contains(names[:i], n):
+			panic(fmt.Sprintf("chartvalues.NewKeys: %q is named twice", n))
 		}
 	}
 	return Keys{names: slices.Clone(names)}

@@ -127,11 +127,11 @@ func TestWarnUnknownCounts(t *testing.T) {
 	}
 }
 
-// TestNewKeys: keys are named once each and none is an injected value's.
+// TestNewKeys: keys are named once each and none starts with "_".
 func TestNewKeys(t *testing.T) {
 	assert.Equal(t, []string{"b", "a"}, chartvalues.NewKeys("b", "a").Names(), "in the order given")
-	assert.Panics(t, func() { chartvalues.NewKeys("a", "b", "a") }, "a repeated key")
-	assert.Panics(t, func() { chartvalues.NewKeys("a", "_cluster") }, "an injected key")
+	assert.PanicsWithValue(t, `chartvalues.NewKeys: "a" is named twice`, func() { chartvalues.NewKeys("a", "b", "a") })
+	assert.PanicsWithValue(t, `chartvalues.NewKeys: "_x" starts with "_", which marks the values Cozystack injects`, func() { chartvalues.NewKeys("a", "_x") })
 	k := chartvalues.NewKeys("a")
 	k.Names()[0] = "changed"
 	assert.Equal(t, []string{"a"}, k.Names(), "Names is the caller's copy")

@@ -27,6 +27,9 @@ func TestPlanEntryIsPlanThenText(t *testing.T) {
 		if rapid.Bool().Draw(t, "offline") {
 			snap = nil
 		}
+		if rapid.Bool().Draw(t, "no catalog") {
+			cat = nil
+		}
 		fleet := plan.PlanEntries(s.Pools, cat, snap)
 		for i, p := range s.Pools {
 			res, _ := plan.Plan(p, cat, snap)

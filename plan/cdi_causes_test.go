@@ -666,6 +666,15 @@ func TestCDIStateUnverifiedRefusesNothing(t *testing.T) {
 			}),
 			warnings: []finding{f(guard.StateUnverified, "VolumeSnapshotClass")},
 		},
+		"PVCs unknown, snapshot strategy, no VolumeSnapshotClass": {
+			reason: "the golden's PVC exists unseen, and the driver CDI reads is its bound volume's: NoVolumeSnapshotClass rests on the PVCs (neighbour: \"no status strategy\" in TestCDICloneStrategyStatusNotSpec refuses with them seen)",
+			cdi:    "host-assisted",
+			state: all(noOverride, func(s *state.State) {
+				spOf(s, replicated).Status.CloneStrategy = nil
+				s.PersistentVolumeClaims, s.Observed = nil, s.Observed&^state.PersistentVolumeClaim
+			}),
+			warnings: []finding{f(guard.StateUnverified, "PersistentVolumeClaim")},
+		},
 		"CDIConfig unknown, Block disk": {
 			reason:   "a Block disk is not inflated, so only whether CDI renders at all rests on the config",
 			cdi:      "csi-clone",

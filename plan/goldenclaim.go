@@ -66,6 +66,11 @@ func (p *planner) readGoldenClaim(cl *clone) {
 	c.request, c.mode, c.class = r.Request, r.Mode, class
 	c.driver = cdi.ClassDriver(p.snap, class)
 	if !g.BoundKnown {
-		p.unverified |= state.PersistentVolumeClaim // the PVC may exist already, with another request
+		// The PVC may exist already, with another request, and bound to a
+		// volume whose driver (or whose claim reference, on which CDI
+		// waits) is what CDI reads: the driver is not the class's until
+		// PVCs are seen.
+		p.unverified |= state.PersistentVolumeClaim
+		c.driver = cdi.Driver{Unobserved: state.PersistentVolumeClaim}
 	}
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -128,29 +129,47 @@ func TestChartParsesBackToThePlan(t *testing.T) {
 		if len(entries)+withheld != len(printed) {
 			t.Fatalf("%d entries and %d withheld, for %d planned pools\nstdout:\n%s\nstderr:\n%s", len(entries), withheld, len(printed), cout.String(), cerr.String())
 		}
-		// The entries are a subsequence of the planned pools, in order.
+		// The entries are a subsequence of the planned pools, in order,
+		// each the disk of the pool it stands for. Two pools may share a
+		// namespace and name, one of them withheld: an entry is the next
+		// planned pool's of its header whose disk it is.
 		k := 0
 		for _, e := range entries {
-			for k < len(printed) && len(plan.Pools) > 1 && e.header != plan.Pools[printed[k]].Namespace+"/"+plan.Pools[printed[k]].Name {
-				k++
-			}
-			if k == len(printed) {
-				t.Fatalf("entry %q is no planned pool's, in order\nstdout:\n%s", e.header, cout.String())
-			}
-			p := plan.Pools[printed[k]]
-			k++
 			var items []map[string]any
 			if err := yaml.Unmarshal([]byte(e.text), &items); err != nil || len(items) != 1 {
-				t.Fatalf("%s/%s: the entry is not one list item (%v):\n%s", p.Namespace, p.Name, err, e.text)
+				t.Fatalf("%s: the entry is not one list item (%v):\n%s", e.header, err, e.text)
 			}
-			got, want := items[0], p.Disk
-			for _, path := range [][]string{{"metadata", "name"}, {"metadata", "annotations"}, {"spec", "source"}, {"spec", "storage", "resources", "requests", "storage"}, {"spec", "storage", "storageClassName"}} {
-				if g, w := at(got, path...), at(want, path...); !reflect.DeepEqual(g, w) {
-					t.Fatalf("%s/%s: %v is %#v in the chart text, %#v in the plan\n%s", p.Namespace, p.Name, path, g, w, e.text)
+			first := ""
+			for ; k < len(printed); k++ {
+				p := plan.Pools[printed[k]]
+				if len(plan.Pools) > 1 && e.header != p.Namespace+"/"+p.Name {
+					continue
+				}
+				d := diskDiff(items[0], p.Disk)
+				if d == "" {
+					break
+				}
+				if first == "" {
+					first = p.Namespace + "/" + p.Name + ": " + d
 				}
 			}
+			if k == len(printed) {
+				t.Fatalf("entry %q is no planned pool's disk, in order (%s)\nstdout:\n%s", e.header, first, cout.String())
+			}
+			k++
 		}
 	})
+}
+
+// diskDiff says where a disk-system entry read back from the chart text
+// differs from the plan's disk, "" where it does not.
+func diskDiff(got, want map[string]any) string {
+	for _, path := range [][]string{{"metadata", "name"}, {"metadata", "annotations"}, {"spec", "source"}, {"spec", "storage", "resources", "requests", "storage"}, {"spec", "storage", "storageClassName"}} {
+		if g, w := at(got, path...), at(want, path...); !reflect.DeepEqual(g, w) {
+			return fmt.Sprintf("%v is %#v in the chart text, %#v in the plan", path, g, w)
+		}
+	}
+	return ""
 }
 
 func at(v any, keys ...string) any {

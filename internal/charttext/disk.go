@@ -224,9 +224,7 @@ func (d *Disk) appendLines(buf []byte, pad int) []byte {
 }
 
 func (d *Disk) appendLine(buf []byte, pad int, l *line) []byte {
-	for n := pad + l.indent; n > 0; n -= min(n, len(spaces)) {
-		buf = append(buf, spaces[:min(n, len(spaces))]...)
-	}
+	buf = appendIndent(buf, pad+l.indent)
 	buf = append(buf, l.text...)
 	buf = (&piece{value: l.value, quoted: l.quoted}).append(buf, d)
 	return append(buf, '\n')

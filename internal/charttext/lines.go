@@ -5,47 +5,30 @@ import (
 	"strings"
 )
 
-// Lines builds indented YAML text: every line starts with Pad spaces and
-// its own indentation, and ends in "\n".
+// Lines builds indented YAML text: every line starts with its
+// indentation and ends in "\n".
 type Lines struct {
 	strings.Builder
-	Pad int
 }
 
 // spaces is enough indentation for any line; longer pads are written in
 // pieces.
 const spaces = "                                                                "
 
-func (w *Lines) indent(n int) {
+// appendIndent appends n spaces (none for n ≤ 0).
+func appendIndent(buf []byte, n int) []byte {
 	for n > len(spaces) {
-		w.WriteString(spaces)
+		buf = append(buf, spaces...)
 		n -= len(spaces)
 	}
-	w.WriteString(spaces[:n])
+	return append(buf, spaces[:max(n, 0)]...)
 }
 
 // Line writes s at indent.
 func (w *Lines) Line(indent int, s string) {
-	w.indent(w.Pad + indent)
+	var pad [len(spaces)]byte
+	w.Write(appendIndent(pad[:0], indent))
 	w.WriteString(s)
-	w.WriteByte('\n')
-}
-
-// Field writes key (with its ": ") and value as given, as the chart's
-// {{ value }} prints a string.
-func (w *Lines) Field(indent int, key, value string) {
-	w.indent(w.Pad + indent)
-	w.WriteString(key)
-	w.WriteString(value)
-	w.WriteByte('\n')
-}
-
-// Quoted writes key and value through Helm's quote (sprig's: Go's %q).
-func (w *Lines) Quoted(indent int, key, value string) {
-	w.indent(w.Pad + indent)
-	w.WriteString(key)
-	var buf [160]byte
-	w.Write(appendQuoted(buf[:0], value))
 	w.WriteByte('\n')
 }
 

@@ -11,7 +11,8 @@ import (
 // goldenClaim is the golden's PVC as CDI's clone reads it: the PVC that
 // exists, or, before CDI created it (or while PVCs were not observed), the
 // one CDI will render from the golden's DataVolume (its request, on its
-// class) (SPEC section 10).
+// class) (SPEC section 10). While PVCs were not observed its driver is
+// unknown: the PVC may exist, bound to a volume CDI reads the driver of.
 type goldenClaim struct {
 	// known: the fields below are what CDI will see.
 	known    bool

@@ -19,7 +19,7 @@ import (
 // Subject names the catalog in its refusals and warnings.
 const Subject = "catalog"
 
-// The golden DataVolume's type, as SPEC section 4 writes it.
+// The golden DataVolume's type.
 var goldenType = metav1.TypeMeta{APIVersion: cdiv1.SchemeGroupVersion.String(), Kind: "DataVolume"}
 
 // RenderResult is what a catalog renders against a cluster, in the JSON
@@ -57,7 +57,7 @@ func (r RenderResult) MarshalJSON() ([]byte, error) {
 // catalog is disabled) and one CatalogEntryImmutable per changed field of
 // each existing golden.
 //
-// An entry's golden is the object of SPEC section 4, except where the golden
+// An entry's golden is NewGolden's object, except where the golden
 // exists: when the entry's values, resolved, equal the live DataVolume's, the
 // live spec is reproduced as it is (an empty class stays empty, a size stays
 // as the live object writes it), so applying it patches nothing; for a golden
@@ -176,8 +176,8 @@ func (r *renderer) missingKinds(name string) state.Kind {
 	return k
 }
 
-// NewGolden is the golden DataVolume of an entry, exactly as SPEC section 4
-// writes it: the entry's URL, size and class (left out when empty). Render
+// NewGolden is the golden DataVolume of an entry, as the catalog chart
+// renders it: the entry's URL, size and class (left out when empty). Render
 // uses it for goldens that do not exist yet.
 func NewGolden(e Entry) cdiv1.DataVolume {
 	return cdiv1.DataVolume{

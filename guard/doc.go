@@ -24,7 +24,7 @@
 //     anywhere in err, however wrapped. errors.As(err, &r) with a *Refusal
 //     finds the first; errors.As(err, &rs) with a Refusals opens them all.
 //   - Refusals, Refusal, Warnings and Warning marshal with encoding/json to
-//     SPEC section 8's {"reason","field","message"} (a StateUnverified
+//     {"reason","field","message"} (a StateUnverified
 //     warning adds its "kind", and "cause" when a reader said why), whatever
 //     their count; an empty list is [].
 //   - A Warning is not an error, so it cannot be returned as one by mistake.

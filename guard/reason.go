@@ -13,7 +13,7 @@ type Reason string
 // Error returns the reason's name.
 func (r Reason) Error() string { return string(r) }
 
-// Reasons a pool or a catalog is refused for (SPEC section 5). Whether a
+// Reasons a pool or a catalog is refused for. Whether a
 // finding stops a plan is carried by the finding (a Refusal or a Warning),
 // not by its reason: InvalidQuantity refuses a clone and only warns on the
 // HTTP path for a size the pre-feature chart rendered.
@@ -51,11 +51,11 @@ const (
 	// cozy-public, one whose name no (schematicID, version) derives
 	// ("talos-worker-CE4C-v1.13.6"), a DataSource or a snapshot. A
 	// post-renderer cannot tell what such a clone boots, so it passes
-	// none of them (SPEC section 11).
+	// none of them.
 	NotAGolden Reason = "NotAGolden"
 )
 
-// Reasons of warnings (SPEC section 6): the plan stands.
+// Reasons of warnings: the plan stands.
 const (
 	GoldenPending         Reason = "GoldenPending"
 	GoldenImportStalled   Reason = "GoldenImportStalled"

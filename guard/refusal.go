@@ -45,7 +45,8 @@ func (r *Refusal) Is(target error) bool {
 	return ok && r != nil && reason == r.Reason
 }
 
-// MarshalJSON writes {"reason","field","message"} (SPEC section 8), the
+// MarshalJSON writes {"reason","field","message"}, the shape of every finding in
+// the CLI's JSON output, the
 // message naming the subject.
 func (r *Refusal) MarshalJSON() ([]byte, error) {
 	if r == nil {

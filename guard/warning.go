@@ -36,7 +36,8 @@ func (w Warning) Message() string { return render(w.Subject, w.Field, w.Detail, 
 // String is Message.
 func (w Warning) String() string { return w.Message() }
 
-// MarshalJSON writes {"reason","field","message"} (SPEC section 8), and
+// MarshalJSON writes {"reason","field","message"}, the shape of every finding in
+// the CLI's JSON output, and
 // "kind" for a StateUnverified, and "cause" when a reader set one.
 func (w Warning) MarshalJSON() ([]byte, error) {
 	return json.Marshal(findingJSON{Reason: w.Reason, Field: w.Field, Message: w.Message(), Kind: w.Kind, Cause: w.Cause})

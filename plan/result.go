@@ -43,7 +43,7 @@ type Disk struct {
 // Namespace, Name, Outcome, Warnings and Refusals set.
 //
 // It marshals with encoding/json to the pool entry of `worker-image plan -o
-// json` (SPEC section 8): {"namespace","name","outcome","source","golden",
+// json`: {"namespace","name","outcome","source","golden",
 // "disk","installerImage","storageClass","warnings","refusals"}, the disk
 // absent when refused and its storage request written as the chart renders
 // diskSize, and "blastRadius" (catalog.Radius) when AddBlastRadius set it.
@@ -89,7 +89,7 @@ type resultJSON struct {
 	BlastRadius    *catalog.Radius    `json:"blastRadius,omitempty"`
 }
 
-// MarshalJSON writes the SPEC section 8 shape.
+// MarshalJSON writes the shape of a pool of `worker-image plan -o json`.
 func (r Result) MarshalJSON() ([]byte, error) {
 	out := resultJSON{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Source: r.Source, Golden: r.Golden,
 		InstallerImage: r.InstallerImage, StorageClass: r.StorageClass, Warnings: r.Warnings, Refusals: r.Refusals, BlastRadius: r.BlastRadius}

@@ -23,7 +23,7 @@ type shape struct {
 	// not forwarded. The wrapped chart's default, with or and read it as
 	// unset, and so does the pool chart's template, but the pool chart's
 	// values schema refuses "" and false for a size, and it reads an empty
-	// class as the cluster default (SPEC section 13): left out, the pool
+	// class as the cluster default: left out, the pool
 	// chart's own default applies.
 	emptyUnset bool
 	// printed: the templates print any scalar here (sprig's default and

@@ -1,6 +1,6 @@
 package computeplane
 
-// The derived contract of a ComputePlane (SPEC section 7), exported so that no
+// The derived contract of a ComputePlane, exported so that no
 // consumer derives it again: a placement: ComputePlane application reads the
 // cluster's admin kubeconfig from the Secret Kamaji writes for the cluster
 // release, and the tenant never sees it.

@@ -1,5 +1,5 @@
 // Package computeplane turns a ComputePlane's values into the values of its
-// kubernetes-nodes pool releases (SPEC section 7). A ComputePlane is a
+// kubernetes-nodes pool releases. A ComputePlane is a
 // single-tenant cluster for untrusted code: its tenant supplies only
 // nodeGroups, and everything that makes up its security posture, the worker
 // OS image among it, stays the operator's.
@@ -24,7 +24,7 @@
 // forwarded it, verbatim ("" included, and a number as the float64 Flux
 // hands Helm), but for "" (and 0 or false) in storageClass, diskSize,
 // resources.cpu and resources.memory, which the wrapped chart's templates
-// read as unset: it is left out, and the pool chart's own default applies (SPEC section 13).
+// read as unset: it is left out, and the pool chart's own default applies.
 // The wrapped chart gave an empty class the application's replicated,
 // never the cluster default, which it is to the pool chart, and the pool
 // chart's values schema refuses an empty size. A null node group is not supplied: Helm's coalescing

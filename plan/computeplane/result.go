@@ -7,7 +7,7 @@ import (
 )
 
 // Result is a ComputePlane's plan. Its JSON is the computeplane shape of
-// `worker-image computeplane -o json` (SPEC section 8).
+// `worker-image computeplane -o json`.
 type Result struct {
 	// Pools are the pool releases sorted by name; empty when refused.
 	Pools []Pool
@@ -54,7 +54,7 @@ func Contract() Cluster {
 	}
 }
 
-// MarshalJSON writes the SPEC section 8 shape:
+// MarshalJSON writes the shape of `worker-image computeplane -o json`:
 // {"pools","cluster","warnings","refusals"}.
 func (r Result) MarshalJSON() ([]byte, error) {
 	out := struct {

@@ -107,7 +107,7 @@ func (v Vocabulary) talos(t *rapid.T) plan.Talos {
 	}
 	if chance(t, "installerRepository", 4) {
 		// A mirror, sometimes written with a trailing "/", which the chart
-		// trims (SPEC section 13).
+		// trims.
 		tl.InstallerRepository = rapid.SampledFrom([]string{"registry.example/talos/installer", "registry.example/talos/installer/"}).Draw(t, "installerRepository")
 	}
 	return tl

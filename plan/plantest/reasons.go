@@ -27,14 +27,14 @@ var (
 	}
 )
 
-// IsRefusalReason reports whether r is a reason of SPEC section 5 or 10
-// (StorageClassNotFound, DiskUnrenderable), or InvalidValue (a value of a
-// type the chart cannot read).
+// IsRefusalReason reports whether r is a reason a plan or a catalog can be
+// refused for (StorageClassNotFound and DiskUnrenderable among them), or
+// InvalidValue (a value of a type the chart cannot read).
 func IsRefusalReason(r guard.Reason) bool { return refusalReasons[r] }
 
-// IsWarningReason reports whether r is a reason of SPEC section 6, or
+// IsWarningReason reports whether r is a reason of a warning, or
 // UnknownField. InvalidQuantity, StorageClassNotFound and DiskUnrenderable,
-// which the HTTP path reports as warnings (SPEC sections 9 and 10), are
+// which the HTTP path reports as warnings, are
 // refusals' reasons: a property that allows them says so.
 func IsWarningReason(r guard.Reason) bool { return warningReasons[r] }
 

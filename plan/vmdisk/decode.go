@@ -248,8 +248,9 @@ func (d *VMDisk) decodeOne(key string, val any, fld *field.Path) {
 	}
 	need := func(k, what string) string {
 		p := at.Child(k)
-		v := d.text(item[k], p)
-		if v == "" {
+		raw := item[k]
+		v := d.text(raw, p)
+		if raw == nil || raw == "" {
 			d.template.Refuse(guard.InvalidValue, p, "",
 				"source.%s has no %s, and the chart fails on it (\"A valid .Values.source.%s.%s entry required!\"); set %s", key, k, key, k, what)
 		}

@@ -228,4 +228,3 @@ func describe(r storage.Resolution) string {
 	}
 	return fmt.Sprintf("%q", r.Name)
 }
-

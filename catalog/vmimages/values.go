@@ -53,6 +53,8 @@ type entry struct {
 	// meta are the annotations the chart writes from os, architecture and
 	// description.
 	meta map[string]string
+	// dv is the entry's DataVolume, nil when it renders none.
+	dv *cdiv1.DataVolume
 }
 
 func (e *entry) path() *field.Path { return pathImages.Index(e.index) }
@@ -74,16 +76,17 @@ func (c *Catalog) Known() bool { return c != nil && c.known }
 
 // Golden is the golden DataVolume of an image as the chart renders it, and
 // whether the catalog has the image (an entry that renders no DataVolume,
-// such as one without a url, is not had). The DataVolume is the caller's.
-func (c *Catalog) Golden(image string) (cdiv1.DataVolume, bool) {
+// such as one without a url, is not had). The DataVolume is the
+// catalog's, made once: read it, do not modify it.
+func (c *Catalog) Golden(image string) (*cdiv1.DataVolume, bool) {
 	if c == nil {
-		return cdiv1.DataVolume{}, false
+		return nil, false
 	}
 	i, ok := c.byName[image]
-	if !ok || !c.entries[i].renders() {
-		return cdiv1.DataVolume{}, false
+	if !ok || c.entries[i].dv == nil {
+		return nil, false
 	}
-	return newGolden(&c.entries[i]), true
+	return c.entries[i].dv, true
 }
 
 // renders reports whether the entry makes a DataVolume.
@@ -135,6 +138,12 @@ func Decode(values any) *Catalog {
 		e := &c.entries[i]
 		e.index = i
 		c.decodeEntry(&col, e, item, global, globalPath)
+	}
+	for i := range c.entries {
+		if e := &c.entries[i]; e.renders() {
+			dv := newGolden(e)
+			e.dv = &dv
+		}
 	}
 	return c
 }

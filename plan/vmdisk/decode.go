@@ -13,6 +13,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
 // The objects a VMDisk comes as, and the vm-disk chart's names and
@@ -51,8 +52,10 @@ type VMDisk struct {
 	// release and DataVolume are vm-disk-<Name>).
 	Namespace, Name string
 
-	// root is where the values sit in the object: spec, or spec.values.
+	// root is where the values sit in the object: spec, or spec.values;
+	// paths are the fields the clone guards' findings move to.
 	root   *field.Path
+	paths  paths
 	source string
 	// ref is the image, the disk or the URL the source names.
 	ref     string
@@ -112,9 +115,10 @@ func orNone(s string) string {
 	return s
 }
 
-func decode(namespace, name string, root *field.Path, values any) VMDisk {
-	d := VMDisk{Namespace: namespace, Name: name, root: root, source: sourceBlank, optical: "false",
+func decode(namespace, name string, root *field.Path, values any) (d VMDisk) {
+	d = VMDisk{Namespace: namespace, Name: name, root: root, source: sourceBlank, optical: "false",
 		storage: defaultStorage, size: resource.MustParse(defaultStorage), class: defaultClass}
+	defer func() { d.paths = fieldsOf(&d) }()
 	d.checkName()
 	if values == nil {
 		return d
@@ -145,6 +149,32 @@ func decode(namespace, name string, root *field.Path, values any) VMDisk {
 	}
 	d.decodeSource(m["source"])
 	return d
+}
+
+// paths are a VMDisk's fields, as strings, that the clone guards speak of.
+// Beside them, the names a plan writes, made once: the release (the
+// DataVolume's name), the PVC the disk clones, and the subject findings
+// name.
+type paths struct{ source, class, size, release, clones, clonesRef, subject string }
+
+func fieldsOf(d *VMDisk) paths {
+	p := paths{
+		source:  d.root.Child("source", d.source, "name").String(),
+		class:   d.root.Child("storageClass").String(),
+		size:    d.root.Child("storage").String(),
+		release: releasePrefix + d.Name,
+		subject: "vmdisk " + d.Namespace + "/" + d.Name,
+	}
+	switch {
+	case d.ref == "":
+	case d.source == sourceImage:
+		p.clones = vmimages.GoldenPrefix + d.ref
+		p.clonesRef = naming.GoldenNamespace + "/" + p.clones
+	case d.source == sourceDisk:
+		p.clones = releasePrefix + d.ref
+		p.clonesRef = d.Namespace + "/" + p.clones
+	}
+	return p
 }
 
 // checkName refuses a namespace that is no DNS-1123 label, and a name

@@ -97,4 +97,3 @@ func ptr[T any](v T) *T { return &v }
 func refused(r vmdisk.Result) []fixtures.Finding { return fixtures.Of(r.Refusals) }
 
 func warned(r vmdisk.Result) []fixtures.Finding { return fixtures.Warned(r.Warnings) }
-

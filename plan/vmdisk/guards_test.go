@@ -171,4 +171,3 @@ func TestPendingGuardsSay(t *testing.T) {
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.StateUnverified, Field: "spec.source.image.name"}}, warned(res))
 	assert.Contains(t, res.Warnings[0].Message(), "HostAssistedClone")
 }
-

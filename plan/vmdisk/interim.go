@@ -35,10 +35,13 @@ func interimCloneGuards(req cloneRequest) cloneVerdict {
 		w.Kind = k.String()
 		g.c.AddWarning(w)
 	}
-	g.c.Warn(guard.StateUnverified, dvSource,
-		"CDI's clone strategy, its host-assisted causes and its size validation (HostAssistedClone, DiskSmallerThanGolden) were not judged: they are the clone planner's, which this build does not have")
+	g.c.AddWarning(notJudged)
 	return cloneVerdict{class: g.class, sourceClass: g.sourceClass, refusals: g.c.Refusals(), warnings: g.c.Warnings()}
 }
+
+// notJudged says which guards the interim does not run.
+var notJudged = guard.Warning{Reason: guard.StateUnverified, Field: dvSource.String(),
+	Detail: "CDI's clone strategy, its host-assisted causes and its size validation (HostAssistedClone, DiskSmallerThanGolden) were not judged: they are the clone planner's, which this build does not have"}
 
 func unverifiedField(k state.Kind) *field.Path {
 	if k&(state.DataVolume|state.PersistentVolumeClaim) != 0 {

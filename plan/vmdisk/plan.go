@@ -72,6 +72,7 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 	}
 	if d.root == nil {
 		d.root = field.NewPath("spec")
+		d.paths = fieldsOf(&d)
 	}
 	res := Result{Namespace: d.Namespace, Name: d.Name, Source: d.source, StorageClass: storage.Resolution{From: storage.Cluster}}
 	var c findings.Collector
@@ -79,7 +80,7 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 	for _, w := range d.schema.Warnings() {
 		c.AddWarning(w)
 	}
-	release := releasePrefix + d.Name
+	release := d.paths.release
 	switch live := snap.DataVolume(d.Namespace, release); {
 	case live != nil:
 		res.Exists, res.DataVolume = true, live.DeepCopy()
@@ -102,7 +103,7 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 			res.StorageClass = storage.Resolution{Name: d.class, From: storage.Explicit}
 		}
 		if src := res.DataVolume.Spec.Source.PVC; src != nil {
-			res.Clones = src.Namespace + "/" + src.Name
+			res.Clones = d.paths.clonesRef
 			// The guards judge a clone of a size: an invalid one is
 			// refused already, and every other refusal comes with it.
 			if !d.size.IsZero() {
@@ -111,7 +112,7 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 		}
 	}
 	if !c.Empty() {
-		c.Stamp("vmdisk " + d.Namespace + "/" + d.Name)
+		c.Stamp(d.paths.subject)
 	}
 	res.Warnings, res.Refusals = c.Warnings(), c.Refusals()
 	if c.Refused() {
@@ -130,7 +131,7 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 	req := cloneRequest{dv: res.DataVolume, snap: snap}
 	if d.source == sourceImage {
 		if g, ok := images.Golden(d.ref); ok {
-			req.expected = &g
+			req.expected = g
 		}
 	}
 	v := cloneGuards(req)
@@ -152,15 +153,21 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 // field is the VMDisk's field a DataVolume's field comes from.
 func (d *VMDisk) field(dv string) string {
 	switch dv {
-	case dvSource.String():
-		return d.root.Child("source", d.source, "name").String()
-	case dvClass.String():
-		return d.root.Child("storageClass").String()
-	case dvSize.String():
-		return d.root.Child("storage").String()
+	case dvSourceField:
+		return d.paths.source
+	case dvClassField:
+		return d.paths.class
+	case dvSizeField:
+		return d.paths.size
 	}
 	return dv
 }
+
+var (
+	dvSourceField = dvSource.String()
+	dvClassField  = dvClass.String()
+	dvSizeField   = dvSize.String()
+)
 
 // wayOut is the VMDisk's one edit out of a refusal, when there is one.
 func (d *VMDisk) wayOut(reason guard.Reason, v cloneVerdict) string {
@@ -182,40 +189,44 @@ func (d *VMDisk) wayOut(reason guard.Reason, v cloneVerdict) string {
 	return ""
 }
 
-// render is the DataVolume the chart creates.
+// render is the DataVolume the chart creates. Its parts are allocated
+// together: a fleet of disks is planned on every reconcile.
 func (d *VMDisk) render() *cdiv1.DataVolume {
-	name := releasePrefix + d.Name
-	dv := &cdiv1.DataVolume{
-		TypeMeta: dataVolumeType,
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: d.Namespace,
-			Annotations: map[string]string{opticalAnnotation: d.optical},
-			Labels:      map[string]string{instanceLabel: name},
-		},
-		Spec: cdiv1.DataVolumeSpec{
-			ContentType: cdiv1.DataVolumeKubeVirt,
-			Source:      &cdiv1.DataVolumeSource{},
-			Storage: &cdiv1.StorageSpec{
-				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: d.size}},
-			},
-		},
-	}
+	name := d.paths.release
+	r := &struct {
+		dv      cdiv1.DataVolume
+		storage cdiv1.StorageSpec
+		source  cdiv1.DataVolumeSource
+		pvc     cdiv1.DataVolumeSourcePVC
+		class   string
+	}{}
+	dv := &r.dv
+	dv.TypeMeta = dataVolumeType
+	dv.Name, dv.Namespace = name, d.Namespace
+	dv.Annotations = map[string]string{opticalAnnotation: d.optical}
+	dv.Labels = map[string]string{instanceLabel: name}
+	dv.Spec.ContentType = cdiv1.DataVolumeKubeVirt
+	r.storage.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: d.size}
+	dv.Spec.Storage = &r.storage
 	if d.class != "" {
-		class := d.class
-		dv.Spec.Storage.StorageClassName = &class
+		r.class = d.class
+		r.storage.StorageClassName = &r.class
 	}
-	s := dv.Spec.Source
+	s := &r.source
+	dv.Spec.Source = s
 	switch d.source {
 	case sourceImage:
 		if d.ref == "" {
 			break // refused: the chart fails on it
 		}
-		s.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: vmimages.GoldenPrefix + d.ref}
+		r.pvc = cdiv1.DataVolumeSourcePVC{Namespace: naming.GoldenNamespace, Name: d.paths.clones}
+		s.PVC = &r.pvc
 	case sourceDisk:
 		if d.ref == "" {
 			break
 		}
-		s.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: d.Namespace, Name: releasePrefix + d.ref}
+		r.pvc = cdiv1.DataVolumeSourcePVC{Namespace: d.Namespace, Name: d.paths.clones}
+		s.PVC = &r.pvc
 	case sourceHTTP:
 		s.HTTP = &cdiv1.DataVolumeSourceHTTP{URL: d.ref}
 	case sourceUpload:

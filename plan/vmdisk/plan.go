@@ -177,14 +177,14 @@ func (d *VMDisk) wayOut(reason guard.Reason, v cloneVerdict) string {
 	}
 	switch reason {
 	case guard.StorageClassMismatch:
-		return "; set spec.storageClass: " + v.sourceClass.Name + ", the class " + what + " lives on"
+		return "; set " + d.paths.class + ": " + v.sourceClass.Name + ", the class " + what + " lives on"
 	case guard.StorageClassNotFound, guard.DefaultStorageClassUnresolvable:
 		if v.sourceClass.Name != "" {
-			return "; set spec.storageClass: " + v.sourceClass.Name + ", the class " + what + " lives on"
+			return "; set " + d.paths.class + ": " + v.sourceClass.Name + ", the class " + what + " lives on"
 		}
-		return "; set spec.storageClass to a class that exists"
+		return "; set " + d.paths.class + " to a class that exists"
 	case guard.GoldenNotInCatalog:
-		return "; pick an image of the vm-default-images catalog in spec.source.image.name, or add " + d.ref + " to its images"
+		return "; pick an image of the vm-default-images catalog in " + d.paths.source + ", or add " + d.ref + " to its images"
 	}
 	return ""
 }

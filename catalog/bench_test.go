@@ -5,6 +5,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -34,12 +35,12 @@ func BenchmarkConsumers(b *testing.B) {
 	b.Run("index+query", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if len(catalog.NewConsumerIndex(snap).Of(golden)) == 0 {
+			if len(catalog.NewConsumerIndex(snap, plan.PoolGolden).Of(golden)) == 0 {
 				b.Fatal("no consumers")
 			}
 		}
 	})
-	x := catalog.NewConsumerIndex(snap)
+	x := catalog.NewConsumerIndex(snap, plan.PoolGolden)
 	if n := x.Radius(golden).Templates; n != size.Templates/size.Namespaces {
 		b.Fatalf("%d templates clone %s, want %d", n, golden, size.Templates/size.Namespaces)
 	}

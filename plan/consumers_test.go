@@ -105,7 +105,7 @@ func TestPoolConsumers(t *testing.T) {
 			want: []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
 		},
 		"KubernetesNodes unobserved": {
-			reason: "pools that could not be read may clone it: nothing is safe to delete",
+			reason:     "pools that could not be read may clone it: nothing is safe to delete",
 			objs:       []client.Object{poolObject(ns, "demo-md1", clonesOld())},
 			unobserved: state.KubernetesNodes,
 			warned:     []string{"KubernetesNodes"},
@@ -145,7 +145,7 @@ func TestPoolConsumers(t *testing.T) {
 			warned: []string{"HelmRelease"},
 		},
 		"HelmRelease unobserved": {
-			reason: "releases that could not be read may clone it: nothing is safe to delete",
+			reason:     "releases that could not be read may clone it: nothing is safe to delete",
 			unobserved: state.HelmRelease,
 			warned:     []string{"HelmRelease"},
 		},

@@ -24,11 +24,14 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// BenchmarkConsumers indexes who clones what over 100,000 PVCs and 10,000
-// KubevirtMachineTemplates (issue 15) and asks for one golden's consumers.
+// BenchmarkConsumers indexes who clones what over 100,000 PVCs, 10,000
+// KubevirtMachineTemplates and 10,000 pools, each declared twice (its
+// KubernetesNodes and its HelmRelease), and asks for one golden's
+// consumers.
 func BenchmarkConsumers(b *testing.B) {
 	size := fleet.Large
 	size.Templates = 10000
+	size.Pools = 10000
 	snap := state.NewSnapshot(fleet.State(size))
 	f := fleet.Flavor(0)
 	golden := "talos-worker-" + f.SchematicID + "-" + f.Version
@@ -43,6 +46,15 @@ func BenchmarkConsumers(b *testing.B) {
 	x := catalog.NewConsumerIndex(snap, plan.PoolGolden)
 	if n := x.Radius(golden).Templates; n != size.Templates/size.Namespaces {
 		b.Fatalf("%d templates clone %s, want %d", n, golden, size.Templates/size.Namespaces)
+	}
+	pools := 0
+	for _, c := range x.Of(golden) {
+		if c.Kind == catalog.KindKubernetesNodes || c.Kind == catalog.KindHelmRelease {
+			pools++
+		}
+	}
+	if want := 2 * size.Pools / size.Namespaces; pools != want {
+		b.Fatalf("%d pool objects clone %s, want %d", pools, golden, want)
 	}
 	b.Run("query", func(b *testing.B) {
 		b.ReportAllocs()

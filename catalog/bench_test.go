@@ -5,6 +5,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -23,25 +24,37 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// BenchmarkConsumers indexes who clones what over 100,000 PVCs and 10,000
-// KubevirtMachineTemplates (issue 15) and asks for one golden's consumers.
+// BenchmarkConsumers indexes who clones what over 100,000 PVCs, 10,000
+// KubevirtMachineTemplates and 10,000 pools, each declared twice (its
+// KubernetesNodes and its HelmRelease), and asks for one golden's
+// consumers.
 func BenchmarkConsumers(b *testing.B) {
 	size := fleet.Large
 	size.Templates = 10000
+	size.Pools = 10000
 	snap := state.NewSnapshot(fleet.State(size))
 	f := fleet.Flavor(0)
 	golden := "talos-worker-" + f.SchematicID + "-" + f.Version
 	b.Run("index+query", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if len(catalog.NewConsumerIndex(snap).Of(golden)) == 0 {
+			if len(catalog.NewConsumerIndex(snap, plan.PoolGolden).Of(golden)) == 0 {
 				b.Fatal("no consumers")
 			}
 		}
 	})
-	x := catalog.NewConsumerIndex(snap)
+	x := catalog.NewConsumerIndex(snap, plan.PoolGolden)
 	if n := x.Radius(golden).Templates; n != size.Templates/size.Namespaces {
 		b.Fatalf("%d templates clone %s, want %d", n, golden, size.Templates/size.Namespaces)
+	}
+	pools := 0
+	for _, c := range x.Of(golden) {
+		if c.Kind == catalog.KindKubernetesNodes || c.Kind == catalog.KindHelmRelease {
+			pools++
+		}
+	}
+	if want := 2 * size.Pools / size.Namespaces; pools != want {
+		b.Fatalf("%d pool objects clone %s, want %d", pools, golden, want)
 	}
 	b.Run("query", func(b *testing.B) {
 		b.ReportAllocs()

@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -15,26 +17,29 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
-// Kinds of a consumer: every kind that clones a golden, or will (SPEC
-// sections 9 and 12).
+// Kinds of a consumer: every kind that clones a golden, or will.
 const (
 	KindDataVolume              = "DataVolume"
 	KindPersistentVolumeClaim   = "PersistentVolumeClaim"
 	KindKubevirtMachineTemplate = "KubevirtMachineTemplate"
 	KindVirtualMachine          = "VirtualMachine"
 	KindDataSource              = "DataSource"
+	KindKubernetesNodes         = "KubernetesNodes"
+	KindHelmRelease             = "HelmRelease"
 )
 
 // Consumer is an object that clones a golden, or will when it is next
 // used: a disk; a KubevirtMachineTemplate or VirtualMachine whose
 // dataVolumeTemplates clone it (a pool scaled to zero has no disk, but its
 // template still points at the golden, and its next worker needs it); a
-// DataSource that names it.
+// DataSource that names it; a pool whose next render clones it (its
+// KubernetesNodes, its kubernetes-nodes HelmRelease), though no disk or
+// template of it exists yet.
 type Consumer struct {
 	// Kind is one of the Kind constants: DataVolume, or
 	// PersistentVolumeClaim for a PVC whose same-named DataVolume does not
 	// clone the golden (or is gone), KubevirtMachineTemplate,
-	// VirtualMachine, DataSource.
+	// VirtualMachine, DataSource, KubernetesNodes, HelmRelease.
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -42,9 +47,20 @@ type Consumer struct {
 	// annotation, a template's or VirtualMachine's pool
 	// (capk.KubevirtMachineTemplate.Pool: its instance template's
 	// cluster.x-k8s.io/deployment-name label, else its disk's pool
-	// annotation), a DataSource's pool annotation; "" when it names none.
+	// annotation), a DataSource's pool annotation, a pool's own (what its
+	// PoolReader says); "" when it names none.
 	Pool string `json:"pool"`
 }
+
+// A PoolReader reads a pool the snapshot holds, a KubernetesNodes or a
+// HelmRelease (kind says which), for the golden its next render clones. It
+// returns the pool's CAPI name ("kubernetes-demo-md0") and the golden's
+// name: pool "" when the object is no pool (a HelmRelease of another
+// chart), golden "" when the pool clones none (it imports over HTTP); an
+// error when what it clones cannot be told from the object. The golden
+// must be the one a plan of the pool clones, so that no golden a plan
+// clones is ever safe to delete: plan.PoolGolden is that reader.
+type PoolReader func(kind state.Kind, obj *unstructured.Unstructured) (pool, golden string, err error)
 
 // ConsumersResult answers "does anything still clone this golden?", in the
 // shape of `worker-image catalog consumers -o json`.
@@ -66,6 +82,14 @@ type ConsumersResult struct {
 type ConsumerIndex struct {
 	byGolden   map[string][]Consumer
 	unobserved state.Kind
+	// undecided are the pools whose golden could not be told, each with
+	// why: any golden may be theirs.
+	undecided []undecided
+}
+
+type undecided struct {
+	Consumer
+	why string
 }
 
 // NewConsumerIndex indexes the objects the snapshot holds, in every
@@ -78,10 +102,12 @@ type ConsumerIndex struct {
 //     DataVolume and its PVC is one consumer, listed by its DataVolume;
 //   - a KubevirtMachineTemplate or a VirtualMachine by any of its
 //     dataVolumeTemplates, read as a DataVolume is;
-//   - a DataSource that points at the golden (dataSourceGoldens).
+//   - a DataSource that points at the golden (dataSourceGoldens);
+//   - a KubernetesNodes or a HelmRelease by what pools says it clones; with
+//     pools nil, no pool is read, and both kinds count as not observed.
 //
 // An object that clones a golden in several ways is one consumer of it.
-func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
+func NewConsumerIndex(snap *state.Snapshot, pools PoolReader) *ConsumerIndex {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
@@ -90,6 +116,11 @@ func NewConsumerIndex(snap *state.Snapshot) *ConsumerIndex {
 		if !snap.Observed(k) {
 			x.unobserved |= k
 		}
+	}
+	if pools == nil {
+		x.unobserved |= state.KubernetesNodes | state.HelmRelease
+	} else {
+		x.pools(pools)
 	}
 	x.disks()
 	for t := range snap.KubevirtMachineTemplates() {
@@ -132,6 +163,24 @@ func (x *indexer) add(kind, namespace, name, pool string) {
 	for _, g := range x.found {
 		x.byGolden[g] = append(x.byGolden[g], Consumer{kind, namespace, name, pool})
 	}
+}
+
+// pools lists each pool by the golden read says its next render clones.
+func (x *indexer) pools(read PoolReader) {
+	each := func(k state.Kind, kind string, objs iter.Seq[*unstructured.Unstructured]) {
+		for o := range objs {
+			pool, golden, err := read(k, o)
+			c := Consumer{kind, o.GetNamespace(), o.GetName(), pool}
+			switch {
+			case err != nil:
+				x.undecided = append(x.undecided, undecided{c, err.Error()})
+			case pool != "" && golden != "":
+				x.byGolden[golden] = append(x.byGolden[golden], c)
+			}
+		}
+	}
+	each(state.KubernetesNodes, KindKubernetesNodes, x.snap.KubernetesNodes())
+	each(state.HelmRelease, KindHelmRelease, x.snap.HelmReleases())
 }
 
 func (x *indexer) disks() {
@@ -277,8 +326,9 @@ func (x *indexer) dataSourceGoldens(ds *cdiv1.DataSource, referrer string) {
 func (x *ConsumerIndex) Of(golden string) []Consumer { return x.byGolden[golden] }
 
 // Complete reports whether every consumer kind (state.ConsumerKinds) was
-// observed in every namespace, so that no consumer can be missing.
-func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 }
+// observed in every namespace, and every pool's golden told, so that no
+// consumer can be missing.
+func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 && len(x.undecided) == 0 }
 
 // Unobserved is the consumer kinds that were not observed in every
 // namespace: what may hide a consumer.
@@ -290,15 +340,36 @@ func (x *ConsumerIndex) Result(golden string) ConsumersResult {
 	res := ConsumersResult{Golden: golden, Consumers: append([]Consumer{}, x.Of(golden)...), BlastRadius: x.Radius(golden)}
 	for _, k := range x.unobserved.Each() {
 		res.Warnings = append(res.Warnings, unverified(k, field.NewPath("consumers"),
-			"%ss were not observed in every namespace, so consumers of golden %s may be missing; read them before deleting it", k, golden))
+			"%s were not observed in every namespace, so consumers of golden %s may be missing; read them before deleting it", k.Plural(), golden))
 	}
+	res.Warnings = append(res.Warnings, x.undecidedWarnings(field.NewPath("consumers"), "golden "+golden+" may be among them")...)
 	return res
 }
 
-// Consumers lists every object, in any namespace, that clones a golden.
-// To ask about many goldens, build a ConsumerIndex once.
-func Consumers(golden string, snap *state.Snapshot) ConsumersResult {
-	return NewConsumerIndex(snap).Result(golden)
+// undecidedWarnings are a StateUnverified per pool whose golden could not
+// be told.
+func (x *ConsumerIndex) undecidedWarnings(fld *field.Path, consequence string) guard.Warnings {
+	var out guard.Warnings
+	for _, u := range x.undecided {
+		k, _ := state.KindByName(u.Kind)
+		out = append(out, unverified(k, fld, "%s %s/%s (pool %s) clones a golden that could not be told: %s; %s",
+			u.Kind, u.Namespace, u.Name, orUnnamed(u.Pool), u.why, consequence))
+	}
+	return out
+}
+
+func orUnnamed(pool string) string {
+	if pool == "" {
+		return "unnamed"
+	}
+	return pool
+}
+
+// Consumers lists every object, in any namespace, that clones a golden,
+// reading pools with pools (see NewConsumerIndex). To ask about many
+// goldens, build a ConsumerIndex once.
+func Consumers(golden string, snap *state.Snapshot, pools PoolReader) ConsumersResult {
+	return NewConsumerIndex(snap, pools).Result(golden)
 }
 
 // isGolden reports whether the disk is the golden itself.

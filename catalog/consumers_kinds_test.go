@@ -150,7 +150,7 @@ func TestConsumerKinds(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Consumers(goldenA, state.NewSnapshot(withObjects(tc.objs...)))
+			got := Consumers(goldenA, state.NewSnapshot(withObjects(tc.objs...)), readPools)
 			assert.Equal(t, tc.want, got.Consumers, tc.reason)
 			assert.Empty(t, got.Warnings, "every kind observed")
 		})
@@ -261,7 +261,7 @@ func TestSourceRef(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []string
-			for _, c := range Consumers(goldenA, state.NewSnapshot(withObjects(tc.objs...))).Consumers {
+			for _, c := range Consumers(goldenA, state.NewSnapshot(withObjects(tc.objs...)), readPools).Consumers {
 				got = append(got, c.Kind+"/"+c.Namespace+"/"+c.Name)
 			}
 			assert.ElementsMatch(t, tc.want, got, tc.reason)
@@ -300,19 +300,19 @@ func TestPruneKeepsWhatEachKindClones(t *testing.T) {
 			return []client.Object{of(g)}
 		}
 		t.Run(k.String(), func(t *testing.T) {
-			rep := Prune(none, state.NewSnapshot(withObjects(objs(goldenA)...)))
+			rep := Prune(none, state.NewSnapshot(withObjects(objs(goldenA)...)), readPools)
 			require.Empty(t, rep.Warnings)
 			assert.Equal(t, []string{goldenB}, rep.SafeToDelete, "referenced: golden A is kept, B safe to delete")
 			if assert.Len(t, rep.Kept, 1) {
 				assert.Equal(t, goldenA, rep.Kept[0].Name)
 			}
 
-			rep = Prune(none, state.NewSnapshot(withObjects(objs(goldenB)...)))
+			rep = Prune(none, state.NewSnapshot(withObjects(objs(goldenB)...)), readPools)
 			assert.Equal(t, []string{goldenA}, rep.SafeToDelete, "a neighbour referencing golden B keeps only B")
 
 			s := withObjects(objs(goldenA)...)
 			s.Observed &^= k
-			rep = Prune(none, state.NewSnapshot(s))
+			rep = Prune(none, state.NewSnapshot(s), readPools)
 			assert.Empty(t, rep.SafeToDelete, "the kind unknown: nothing is safe to delete")
 			var named []string
 			for _, w := range rep.Warnings {
@@ -342,14 +342,14 @@ func TestPruneKeepsAnUnqualifiedClone(t *testing.T) {
 	}
 	for kind, in := range kinds {
 		t.Run(kind, func(t *testing.T) {
-			rep := Prune(none, state.NewSnapshot(withObjects(in(naming.GoldenNamespace))))
+			rep := Prune(none, state.NewSnapshot(withObjects(in(naming.GoldenNamespace))), readPools)
 			require.Empty(t, rep.Warnings)
 			assert.Equal(t, []string{goldenB}, rep.SafeToDelete, "in cozy-public it clones golden A: A is kept")
 			if assert.Len(t, rep.Kept, 1) {
 				assert.Equal(t, goldenA, rep.Kept[0].Name)
 			}
 
-			rep = Prune(none, state.NewSnapshot(withObjects(in(tenantNS))))
+			rep = Prune(none, state.NewSnapshot(withObjects(in(tenantNS))), readPools)
 			assert.ElementsMatch(t, []string{goldenA, goldenB}, rep.SafeToDelete, "in a tenant's namespace it clones the tenant's PVC: nothing kept")
 		})
 	}
@@ -364,7 +364,7 @@ func TestRadius(t *testing.T) {
 		fixtures.DataSource(tenantNS, "ds").Of(goldenA).Obj(),
 		fixtures.Template(tenantNS, "kubernetes-demo-md2-dddddd").Pool("kubernetes-demo-md2").Entries(fixtures.CloneEntry("kubernetes-demo-md2", goldenB, "replicated", "20Gi")).Obj(),
 	}
-	idx := NewConsumerIndex(state.NewSnapshot(withObjects(objs...)))
+	idx := NewConsumerIndex(state.NewSnapshot(withObjects(objs...)), readPools)
 	r := idx.Radius(goldenA)
 	assert.Equal(t, Radius{Golden: goldenA, Pools: 3, Templates: 3}, r,
 		"pools by namespace and name (md0 in two namespaces, md1 by its disk); every template; a DataSource names no pool")
@@ -374,15 +374,16 @@ func TestRadius(t *testing.T) {
 
 	s := withObjects(objs...)
 	s.Observed &^= state.VirtualMachine | state.DataSource
-	partial := NewConsumerIndex(state.NewSnapshot(s)).Radius(goldenA)
+	partial := NewConsumerIndex(state.NewSnapshot(s), readPools).Radius(goldenA)
 	assert.Equal(t, []string{"VirtualMachine", "DataSource"}, partial.Unobserved)
 	assert.False(t, partial.Known())
 	assert.Equal(t, state.VirtualMachine|state.DataSource, partial.Kinds())
 	assert.Equal(t, "at least 3 pools and 3 templates point at it; how many more is unknown: VirtualMachines and DataSources were not observed in every namespace", partial.String())
 	assert.Equal(t, "at least 3 pools and 3 templates", partial.Counts())
-	unknown := NewConsumerIndex(nil).Radius(goldenA)
+	unknown := NewConsumerIndex(nil, readPools).Radius(goldenA)
 	assert.Equal(t, "no pool or template seen points at it; how many more is unknown: "+
-		"PersistentVolumeClaims, DataVolumes, KubevirtMachineTemplates, VirtualMachines and DataSources were not observed in every namespace", unknown.String())
+		"PersistentVolumeClaims, DataVolumes, KubevirtMachineTemplates, VirtualMachines, DataSources, KubernetesNodes and HelmReleases "+
+		"were not observed in every namespace", unknown.String())
 	assert.Equal(t, "no pool or template seen", unknown.Counts())
 	assert.Equal(t, "no pool or template", idx.Radius("talos-worker-none").Counts())
 }

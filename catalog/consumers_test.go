@@ -50,7 +50,7 @@ func TestConsumers(t *testing.T) {
 			byRef, refOtherNS, bySource, snapshotSource,
 		},
 	)
-	got := Consumers(goldenA, state.NewSnapshot(s))
+	got := Consumers(goldenA, state.NewSnapshot(s), readPools)
 	assert.Equal(t, goldenA, got.Golden)
 	assert.Equal(t, []Consumer{
 		{KindPersistentVolumeClaim, naming.GoldenNamespace, "scratch", ""},
@@ -99,7 +99,7 @@ func TestConsumersInOtherNamespaces(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{tc.dv}, nil)))
+			got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{tc.dv}, nil)), readPools)
 			assert.Equal(t, tc.want, got.Consumers, tc.reason)
 		})
 	}
@@ -108,7 +108,7 @@ func TestConsumersInOtherNamespaces(t *testing.T) {
 func TestConsumersPoolFromPVC(t *testing.T) {
 	dv := sourceDV(tenantNS, "disk", goldenA)
 	p := pvcRef(tenantNS, "disk", map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0"})
-	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{dv}, []corev1.PersistentVolumeClaim{p})))
+	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{dv}, []corev1.PersistentVolumeClaim{p})), readPools)
 	assert.Equal(t, []Consumer{{KindDataVolume, tenantNS, "disk", "kubernetes-demo-md0"}}, got.Consumers,
 		"a disk's pool is read from its PVC when its DataVolume does not carry it")
 }
@@ -116,23 +116,24 @@ func TestConsumersPoolFromPVC(t *testing.T) {
 func TestConsumersUnobserved(t *testing.T) {
 	s := cluster([]cdiv1.DataVolume{workerDV(tenantNS, "disk", goldenA, "p"), workerDV("tenant-elsewhere", "disk", goldenA, "q")}, nil)
 	s.Namespaces = []string{tenantNS, naming.GoldenNamespace}
-	got := Consumers(goldenA, state.NewSnapshot(s))
+	got := Consumers(goldenA, state.NewSnapshot(s), readPools)
 	assert.Equal(t, []Consumer{{KindDataVolume, tenantNS, "disk", "p"}}, got.Consumers, "what was observed is listed, nothing outside it")
 	var kinds []string
 	for _, w := range got.Warnings {
 		assert.Equal(t, fixtures.Finding{Reason: guard.StateUnverified, Field: "consumers"}, fixtures.Warned(guard.Warnings{w})[0])
 		kinds = append(kinds, w.Kind)
 	}
-	assert.Equal(t, []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}, kinds,
+	assert.Equal(t, []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource",
+		"KubernetesNodes", "HelmRelease"}, kinds,
 		"every consumer kind read in some namespaces only may hide consumers, each named")
 
-	none := Consumers(goldenA, nil)
+	none := Consumers(goldenA, nil, readPools)
 	assert.Equal(t, []Consumer{}, none.Consumers, "an empty answer is [], never null")
-	assert.Len(t, none.Warnings, 5)
+	assert.Len(t, none.Warnings, 7)
 }
 
 func TestConsumerIndexRepeatedObject(t *testing.T) {
 	d := workerDV(tenantNS, "disk", goldenA, "p")
-	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{d, d}, nil)))
+	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{d, d}, nil)), readPools)
 	assert.Len(t, got.Consumers, 1, "an object listed twice is one disk")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -139,7 +140,7 @@ func ExampleConsumers() {
 		disk("tenant-b", "demo-md0-x7k2p", "kubernetes-demo-md0"),
 		disk("tenant-a", "prod-md1-q9z4m", "kubernetes-prod-md1"),
 	}})
-	for _, c := range catalog.Consumers(golden, snap).Consumers {
+	for _, c := range catalog.Consumers(golden, snap, plan.PoolGolden).Consumers {
 		fmt.Println(c.Kind, c.Namespace, c.Name, c.Pool)
 	}
 	// Output:

@@ -1,11 +1,13 @@
 package catalog
 
 import (
+	"errors"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
@@ -94,4 +96,18 @@ func workerDV(ns, name, golden, pool string) cdiv1.DataVolume {
 // sourceDV is a DataVolume in ns that clones golden by source.pvc only.
 func sourceDV(ns, name, golden string) cdiv1.DataVolume {
 	return *fixtures.DataVolume(ns, name).Clones(golden).Obj()
+}
+
+// readPools is the catalog's tests' PoolReader: a test pool names its pool
+// and its golden in spec.pool and spec.golden; spec.unreadable makes its
+// golden one that cannot be told. The planner's own reading is
+// plan.PoolGolden, tested beside the planner.
+func readPools(_ state.Kind, o *unstructured.Unstructured) (string, string, error) {
+	if why, _, _ := unstructured.NestedString(o.Object, "spec", "unreadable"); why != "" {
+		pool, _, _ := unstructured.NestedString(o.Object, "spec", "pool")
+		return pool, "", errors.New(why)
+	}
+	pool, _, _ := unstructured.NestedString(o.Object, "spec", "pool")
+	golden, _, _ := unstructured.NestedString(o.Object, "spec", "golden")
+	return pool, golden, nil
 }

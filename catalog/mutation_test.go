@@ -15,6 +15,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -37,12 +38,12 @@ func TestConsumersOfARepointedDisk(t *testing.T) {
 		fixtures.PVC(tenant, "w1").Annotation(naming.GoldenAnnotation, goldenA).Obj())
 	snap := state.NewSnapshot(st)
 	assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindPersistentVolumeClaim, Namespace: tenant, Name: "w1", Pool: "kubernetes-demo-md0"}},
-		catalog.Consumers(goldenA, snap).Consumers)
+		catalog.Consumers(goldenA, snap, plan.PoolGolden).Consumers)
 	assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindDataVolume, Namespace: tenant, Name: "w1", Pool: "kubernetes-demo-md0"}},
-		catalog.Consumers(goldenB, snap).Consumers)
+		catalog.Consumers(goldenB, snap, plan.PoolGolden).Consumers)
 
 	st.PersistentVolumeClaims[0].Annotations[naming.PoolAnnotation] = "kubernetes-demo-md1"
-	assert.Equal(t, "kubernetes-demo-md1", catalog.Consumers(goldenA, state.NewSnapshot(st)).Consumers[0].Pool,
+	assert.Equal(t, "kubernetes-demo-md1", catalog.Consumers(goldenA, state.NewSnapshot(st), plan.PoolGolden).Consumers[0].Pool,
 		"neighbour: a PVC's own pool annotation wins")
 }
 
@@ -54,7 +55,7 @@ func TestAGoldenIsNotItsOwnConsumer(t *testing.T) {
 		fixtures.PVC(naming.GoldenNamespace, goldenA).Annotation(naming.GoldenAnnotation, goldenA).Obj(),
 		fixtures.PVC(tenant, goldenA).Annotation(naming.GoldenAnnotation, goldenA).Obj())
 	assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindPersistentVolumeClaim, Namespace: tenant, Name: goldenA}},
-		catalog.Consumers(goldenA, state.NewSnapshot(st)).Consumers)
+		catalog.Consumers(goldenA, state.NewSnapshot(st), plan.PoolGolden).Consumers)
 }
 
 // TestDataSourceOfTheCoreGroup: a PVC's dataSourceRef to a
@@ -68,7 +69,7 @@ func TestDataSourceOfTheCoreGroup(t *testing.T) {
 	}
 	st := fixtures.State(state.AllKinds, ref("empty-group", ptr.To("")), ref("nil-group", nil), ref("other-group", ptr.To("example.com")))
 	var names []string
-	for _, c := range catalog.Consumers(goldenA, state.NewSnapshot(st)).Consumers {
+	for _, c := range catalog.Consumers(goldenA, state.NewSnapshot(st), plan.PoolGolden).Consumers {
 		names = append(names, c.Name)
 	}
 	assert.Equal(t, []string{"empty-group", "nil-group"}, names)

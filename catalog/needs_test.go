@@ -13,6 +13,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -38,14 +39,16 @@ func TestNeedsList(t *testing.T) {
 			reason: "Consumers reads every kind that may clone a golden, in every namespace, one list each",
 			got:    catalog.ConsumersNeeds(),
 			want: []state.Ref{list(state.PersistentVolumeClaim, ""), list(state.DataVolume, ""),
-				list(state.KubevirtMachineTemplate, ""), list(state.VirtualMachine, ""), list(state.DataSource, "")},
+				list(state.KubevirtMachineTemplate, ""), list(state.VirtualMachine, ""), list(state.DataSource, ""),
+				list(state.KubernetesNodes, ""), list(state.HelmRelease, "")},
 		},
 		"prune": {
 			reason: "Prune reads both: the cluster-wide lists cover the cozy-public ones",
 			got:    catalog.PruneNeeds(),
 			want: []state.Ref{list(state.StorageClass, ""), list(state.PersistentVolumeClaim, ""), list(state.DataVolume, ""),
 				list(state.StorageProfile, ""), list(state.CDIConfig, ""),
-				list(state.KubevirtMachineTemplate, ""), list(state.VirtualMachine, ""), list(state.DataSource, "")},
+				list(state.KubevirtMachineTemplate, ""), list(state.VirtualMachine, ""), list(state.DataSource, ""),
+				list(state.KubernetesNodes, ""), list(state.HelmRelease, "")},
 		},
 	}
 	for name, tc := range cases {
@@ -103,20 +106,21 @@ func TestNeedsAreEnough(t *testing.T) {
 		assert.Equal(t, wantBack, back)
 	})
 	t.Run("consumers", func(t *testing.T) {
-		got := catalog.Consumers(fixtures.Golden, read(t, catalog.ConsumersNeeds()))
+		got := catalog.Consumers(fixtures.Golden, read(t, catalog.ConsumersNeeds()), plan.PoolGolden)
 		assert.Empty(t, got.Warnings, "Consumers' needs observe every disk")
-		assert.Equal(t, catalog.Consumers(fixtures.Golden, whole), got)
+		assert.Equal(t, catalog.Consumers(fixtures.Golden, whole, plan.PoolGolden), got)
 		assert.NotEmpty(t, got.Consumers, "the tenant's disk is seen")
 	})
 	t.Run("prune", func(t *testing.T) {
-		got := catalog.Prune(cat, read(t, catalog.PruneNeeds()))
+		got := catalog.Prune(cat, read(t, catalog.PruneNeeds()), plan.PoolGolden)
 		assert.Empty(t, got.Warnings, "Prune's needs observe the goldens and every disk")
-		assert.Equal(t, catalog.Prune(cat, whole), got)
+		assert.Equal(t, catalog.Prune(cat, whole, plan.PoolGolden), got)
 		assert.Equal(t, []string{fixtures.OldGolden}, got.SafeToDelete, "what nothing clones is safe to delete only when every disk was seen")
 	})
 	t.Run("prune on render's needs", func(t *testing.T) {
-		got := catalog.Prune(cat, read(t, catalog.RenderNeeds()))
-		assert.ElementsMatch(t, []string{"DataVolume", "PersistentVolumeClaim", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}, unverified(got.Warnings),
+		got := catalog.Prune(cat, read(t, catalog.RenderNeeds()), plan.PoolGolden)
+		assert.ElementsMatch(t, []string{"DataVolume", "PersistentVolumeClaim", "KubevirtMachineTemplate", "VirtualMachine", "DataSource",
+			"KubernetesNodes", "HelmRelease"}, unverified(got.Warnings),
 			"neighbour: the goldens alone are not enough, the consumers of other namespaces are unseen")
 		assert.Empty(t, got.SafeToDelete)
 	})

@@ -55,7 +55,8 @@ type Kept struct {
 // never deletes.
 type PruneReport struct {
 	// SafeToDelete names the unmanaged goldens that nothing clones: no
-	// disk, template, VirtualMachine or DataSource.
+	// disk, template, VirtualMachine or DataSource, and no pool whose next
+	// render would.
 	SafeToDelete []string `json:"safeToDelete"`
 	// Kept are the unmanaged goldens that something still clones, with
 	// those consumers: deleting one would leave their pools unable to add
@@ -69,15 +70,17 @@ type PruneReport struct {
 
 // Prune reports, for the goldens no entry of the catalog manages, which ones
 // nothing clones (safe to delete) and which are still cloned (ConsumerIndex
-// says what clones). When a consumer kind (state.ConsumerKinds: PVCs,
-// DataVolumes, KubevirtMachineTemplates, VirtualMachines, DataSources) was
-// not observed in every namespace a consumer may be unseen, so nothing is
-// reported safe to delete, and a StateUnverified warning names the kind.
-func Prune(cat *Catalog, snap *state.Snapshot) PruneReport {
+// says what clones, reading pools with pools). When a consumer kind
+// (state.ConsumerKinds: PVCs, DataVolumes, KubevirtMachineTemplates,
+// VirtualMachines, DataSources, KubernetesNodes, HelmReleases) was not
+// observed in every namespace, or a pool's golden could not be told, a
+// consumer may be unseen, so nothing is reported safe to delete, and a
+// StateUnverified warning names the kind (or the pool).
+func Prune(cat *Catalog, snap *state.Snapshot, pools PoolReader) PruneReport {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
-	idx := NewConsumerIndex(snap)
+	idx := NewConsumerIndex(snap, pools)
 	names, missing := unmanaged(cat, snap)
 	rep := PruneReport{SafeToDelete: []string{}, Kept: []Kept{}}
 	var unsure []string
@@ -91,12 +94,15 @@ func Prune(cat *Catalog, snap *state.Snapshot) PruneReport {
 			unsure = append(unsure, n)
 		}
 	}
-	for _, k := range (missing | idx.unobserved).Each() {
-		detail := k.String() + "s were not observed in every namespace, so nothing is reported safe to delete"
-		if len(unsure) > 0 {
-			detail += " (unmanaged goldens with no consumer seen: " + strings.Join(unsure, ", ") + ")"
-		}
-		rep.Warnings = append(rep.Warnings, unverified(k, field.NewPath("safeToDelete"), "%s; read them before deleting any golden", detail))
+	seen := ""
+	if len(unsure) > 0 {
+		seen = " (unmanaged goldens with no consumer seen: " + strings.Join(unsure, ", ") + ")"
 	}
+	for _, k := range (missing | idx.unobserved).Each() {
+		rep.Warnings = append(rep.Warnings, unverified(k, field.NewPath("safeToDelete"),
+			"%s were not observed in every namespace, so nothing is reported safe to delete%s; read them before deleting any golden", k.Plural(), seen))
+	}
+	rep.Warnings = append(rep.Warnings, idx.undecidedWarnings(field.NewPath("safeToDelete"),
+		"so nothing is reported safe to delete"+seen)...)
 	return rep
 }

@@ -29,7 +29,8 @@ func TestPrune(t *testing.T) {
 	keptB := Kept{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}},
 		BlastRadius: Radius{Golden: goldenB, Pools: 1}}
 	scopedB := keptB
-	scopedB.BlastRadius.Unobserved = []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}
+	scopedB.BlastRadius.Unobserved = []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource",
+		"KubernetesNodes", "HelmRelease"}
 
 	cases := map[string]struct {
 		reason   string
@@ -77,7 +78,7 @@ func TestPrune(t *testing.T) {
 				SafeToDelete: []string{},
 				Kept:         []Kept{scopedB},
 			},
-			warnings: slices.Repeat([]fixtures.Finding{{Reason: guard.StateUnverified, Field: "safeToDelete"}}, 5),
+			warnings: slices.Repeat([]fixtures.Finding{{Reason: guard.StateUnverified, Field: "safeToDelete"}}, 7),
 		},
 		"PVCsUnknown": {
 			reason: "PVCs unknown alone are enough to report nothing safe to delete",
@@ -93,7 +94,7 @@ func TestPrune(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Prune(tc.cat, state.NewSnapshot(tc.state))
+			got := Prune(tc.cat, state.NewSnapshot(tc.state), readPools)
 			assert.Equal(t, tc.warnings, fixtures.Warned(got.Warnings), tc.reason)
 			got.Warnings = nil
 			assert.Equal(t, tc.want, got, tc.reason)
@@ -105,14 +106,15 @@ func TestPruneJSON(t *testing.T) {
 	rep := Prune(nil, state.NewSnapshot(cluster([]cdiv1.DataVolume{
 		liveDV(idA, urlA, "6Gi", "replicated"),
 		workerDV(tenantNS, "disk", goldenA, "kubernetes-demo-md0"),
-	}, nil)))
+	}, nil)), readPools)
+
 	raw, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"safeToDelete":[],"kept":[{"name":"`+goldenA+`","consumers":[
 		{"kind":"DataVolume","namespace":"tenant-a","name":"disk","pool":"kubernetes-demo-md0"}],
 		"blastRadius":{"golden":"`+goldenA+`","pools":1,"templates":0}}],"warnings":[]}`, string(raw))
 
-	res := Consumers(goldenA, state.NewSnapshot(cluster(nil, nil)))
+	res := Consumers(goldenA, state.NewSnapshot(cluster(nil, nil)), readPools)
 	raw, err = json.Marshal(res)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"golden":"`+goldenA+`","consumers":[],"blastRadius":{"golden":"`+goldenA+`","pools":0,"templates":0},"warnings":[]}`, string(raw))
@@ -135,8 +137,8 @@ func TestReportsJSONCarryWarnings(t *testing.T) {
 		report any
 		field  string
 	}{
-		"consumers": {"consumers of a golden while no disk was read", Consumers(goldenA, unread), "consumers"},
-		"prune":     {"prune while no disk was read", Prune(Compile(values()), unread), "safeToDelete"},
+		"consumers": {"consumers of a golden while no disk was read", Consumers(goldenA, unread, readPools), "consumers"},
+		"prune":     {"prune while no disk was read", Prune(Compile(values()), unread, readPools), "safeToDelete"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -92,6 +92,9 @@ func kindList(kinds []string) string {
 	plural := make([]string, len(kinds))
 	for i, k := range kinds {
 		plural[i] = k + "s"
+		if kind, ok := state.KindByName(k); ok {
+			plural[i] = kind.Plural()
+		}
 	}
 	if len(plural) == 1 {
 		return plural[0]

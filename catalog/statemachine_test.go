@@ -208,7 +208,7 @@ func (m *catalogMachine) check(t *rapid.T) {
 	if !slices.Equal(res.Unmanaged, unmanaged) {
 		t.Fatalf("unmanaged %v, want %v: dropped entries show up as unmanaged", res.Unmanaged, unmanaged)
 	}
-	rep := Prune(cat, snap)
+	rep := Prune(cat, snap, readPools)
 	var pruned []string
 	for _, name := range rep.SafeToDelete {
 		if n := m.consumersOf(name); n > 0 {

@@ -3,7 +3,6 @@ package plan
 import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
-	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -72,18 +71,12 @@ func builtinGolden(spec *PoolSpec, planned string) (string, catalog.Flavor) {
 	if img == nil || img.Builtin == nil || img.Factory != nil {
 		return "", catalog.Flavor{}
 	}
-	f := catalog.Flavor{SchematicID: img.Builtin.SchematicID, Version: img.Builtin.Version}
-	if f.SchematicID == "" {
-		f.SchematicID = spec.Talos.SchematicID
-	}
-	if f.Version == "" {
-		f.Version = spec.Talos.Version
-	}
+	f, _, _ := spec.builtinFlavor(img.Builtin)
 	if planned != "" {
 		return planned, f
 	}
-	name, errs := naming.GoldenName(f.SchematicID, f.Version, pathBuiltinSchematicID, pathBuiltinVersion)
-	if len(errs) > 0 {
+	name := spec.clonedGolden()
+	if name == "" {
 		return "", catalog.Flavor{}
 	}
 	return name, f

@@ -31,10 +31,8 @@ func Needs(pool Pool) state.Request {
 		}
 		return r.Merge(state.Request{})
 	}
-	p := planner{pool: pool}
-	f, _, _ := p.flavor(img.Builtin)
-	name, err := naming.GoldenName(f.SchematicID, f.Version, nil, nil)
-	if err != nil {
+	name := pool.Spec.clonedGolden()
+	if name == "" {
 		return state.Request{}
 	}
 	r := state.Request{

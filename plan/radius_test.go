@@ -81,7 +81,7 @@ func TestBlastRadius(t *testing.T) {
 			res, _ := plan.Plan(tc.pool, cat, snap)
 			assert.Nil(t, res.BlastRadius, "Plan itself never counts consumers")
 			results := []plan.Result{res}
-			set := plan.AddBlastRadius(results, catalog.NewConsumerIndex(snap))
+			set := plan.AddBlastRadius(results, catalog.NewConsumerIndex(snap, plan.PoolGolden))
 			assert.Equal(t, tc.want != nil, set, tc.reason)
 			assert.Equal(t, tc.want, results[0].BlastRadius, tc.reason)
 			for _, w := range res.Warnings {
@@ -103,7 +103,7 @@ func TestBlastRadiusJSON(t *testing.T) {
 	assert.NotContains(t, string(raw), "blastRadius")
 
 	results := []plan.Result{res}
-	plan.AddBlastRadius(results, catalog.NewConsumerIndex(snap))
+	plan.AddBlastRadius(results, catalog.NewConsumerIndex(snap, plan.PoolGolden))
 	raw, err = json.Marshal(results[0])
 	require.NoError(t, err)
 	var got struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
 func (a *app) catalogCommand() *cobra.Command {
@@ -107,7 +108,7 @@ func (a *app) runRender(o *options, _ []string) error {
 	cv := v
 	if len(res.Unmanaged) > 0 {
 		cv = a.consumerView(v)
-		idx := catalog.NewConsumerIndex(cv.snap)
+		idx := catalog.NewConsumerIndex(cv.snap, plan.PoolGolden)
 		for _, n := range res.Unmanaged {
 			radii = append(radii, idx.Radius(n))
 		}
@@ -169,14 +170,16 @@ func (a *app) consumersCommand() *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
 		Use:   "consumers GOLDEN (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json|wide]",
-		Short: "list what clones a golden: disks, templates, VirtualMachines, DataSources",
+		Short: "list what clones a golden: disks, templates, VirtualMachines, DataSources, pools",
 		Long: `Lists everything, in any namespace, that clones the golden GOLDEN or will:
 DataVolumes and PVCs (by the disk annotation or by their source),
 KubevirtMachineTemplates and VirtualMachines (by their dataVolumeTemplates:
 a pool scaled to zero has a template and no disk), DataSources that name it
-and what clones through them, each with its pool, and how many pools and
-templates point at it: answer "does anything still clone this?" before
-deleting a golden by hand.`,
+and what clones through them, and the pools whose next render clones it
+(KubernetesNodes, and HelmReleases of the kubernetes-nodes chart, a
+ComputePlane's pools among them: the golden their plan clones), each with
+its pool, and how many pools and templates point at it: answer "does
+anything still clone this?" before deleting a golden by hand.`,
 		Example: a.examples(`worker-image catalog consumers talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.12.4 --example
 worker-image catalog consumers GOLDEN --kubeconfig ~/.kube/config -o json`),
 		RunE: a.runE(o, a.runConsumers),
@@ -201,7 +204,7 @@ func (a *app) runConsumers(o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := catalog.Consumers(args[0], v.snap)
+	res := catalog.Consumers(args[0], v.snap, plan.PoolGolden)
 	v.explain(res.Warnings)
 	var refusals guard.Refusals
 	if o.strict {
@@ -263,8 +266,9 @@ func (a *app) pruneCommand() *cobra.Command {
 		Short: "report the unmanaged goldens that are safe to delete",
 		Long: `Reports, of the goldens in cozy-public that no catalog entry manages any more,
 those that nothing clones (safe to delete) and those still cloned, with their
-consumers (disks, KubevirtMachineTemplates, VirtualMachines, DataSources). A
-report only: nothing is deleted. When any of those kinds could not be read
+consumers (disks, KubevirtMachineTemplates, VirtualMachines, DataSources, and
+the pools whose next render clones them: a golden a plan clones is never safe
+to delete). A report only: nothing is deleted. When any of those kinds could not be read
 everywhere, nothing is reported safe to delete, and a warning names the kind:
 a --state file's count for every namespace only when --observed names them
 (or all), since a dump of some namespaces holds objects too.`,
@@ -303,7 +307,7 @@ func (a *app) runPrune(o *options, _ []string) error {
 		printRefusals(a.stderr, rs)
 		return errRefused
 	}
-	rep := catalog.Prune(cat, v.snap)
+	rep := catalog.Prune(cat, v.snap, plan.PoolGolden)
 	v.explain(rep.Warnings)
 	catWarnings := cat.Warnings()
 	var refusals guard.Refusals

@@ -39,7 +39,7 @@ func TestCatalogRender(t *testing.T) {
 		t.Fatalf("a radius per unmanaged golden: %v", radii)
 	}
 	if r := radii[1].(map[string]any); !strings.HasSuffix(r["golden"].(string), "-v1.11.5") || r["pools"] != 1.0 || r["templates"] != 1.0 ||
-		!reflect.DeepEqual(r["unobserved"], []any{"DataSource"}) {
+		!reflect.DeepEqual(r["unobserved"], []any{"DataSource", "KubernetesNodes", "HelmRelease"}) {
 		t.Errorf("the golden the scaled-to-zero pool's template clones: %v", r)
 	}
 

@@ -37,14 +37,16 @@ var served = map[string][]string{
 	"apps.cozystack.io/v1alpha1": {"kubernetesnodes"},
 	// The consumers of goldens (SPEC section 12).
 	"infrastructure.cluster.x-k8s.io/v1alpha1": {"kubevirtmachinetemplates"},
-	"kubevirt.io/v1": {"virtualmachines"},
+	"kubevirt.io/v1":            {"virtualmachines"},
+	"helm.toolkit.fluxcd.io/v2": {"helmreleases"},
 }
 
 // kinds names each resource's kind, for its lists.
 var kinds = map[string]string{"persistentvolumeclaims": "PersistentVolumeClaim", "persistentvolumes": "PersistentVolume", "namespaces": "Namespace",
 	"storageclasses": "StorageClass", "csidrivers": "CSIDriver", "volumesnapshotclasses": "VolumeSnapshotClass", "datavolumes": "DataVolume",
 	"storageprofiles": "StorageProfile", "cdis": "CDI", "cdiconfigs": "CDIConfig", "kubernetesnodes": "KubernetesNodes",
-	"kubevirtmachinetemplates": "KubevirtMachineTemplate", "virtualmachines": "VirtualMachine", "datasources": "DataSource"}
+	"kubevirtmachinetemplates": "KubevirtMachineTemplate", "virtualmachines": "VirtualMachine", "datasources": "DataSource",
+	"helmreleases": "HelmRelease"}
 
 var clusterScoped = map[string]bool{"persistentvolumes": true, "namespaces": true, "storageclasses": true, "csidrivers": true,
 	"volumesnapshotclasses": true, "storageprofiles": true, "cdis": true, "cdiconfigs": true}

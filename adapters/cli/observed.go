@@ -70,7 +70,7 @@ func kindNames() []string {
 // a version not read. A kind the file neither holds nor names is unknown,
 // never empty, since nothing says the dump covered it. A destructive
 // report (prune's safe-to-delete) takes the file's consumer kinds (PVCs,
-// DataVolumes, templates, VirtualMachines, DataSources) for every
+// DataVolumes, templates, VirtualMachines, DataSources, pools) for every
 // namespace only when they are named: a dump of some namespaces holds
 // objects too, so held but not named they cover the namespaces the file
 // holds them in. It returns the kinds it so scoped.
@@ -98,6 +98,12 @@ func observeFile(res manifests.Result, named state.Kind, destructive bool) state
 	for i := range st.DataSources {
 		add(st.DataSources[i].Namespace)
 	}
+	for i := range st.KubernetesNodes {
+		add(st.KubernetesNodes[i].GetNamespace())
+	}
+	for i := range st.HelmReleases {
+		add(st.HelmReleases[i].GetNamespace())
+	}
 	slices.Sort(st.Namespaces)
 	st.Namespaces = slices.Compact(st.Namespaces)
 	// One scope describes every namespaced kind: those named count only
@@ -113,7 +119,7 @@ func (k *observedKinds) Type() string { return "kinds" }
 func kindPlurals(k state.Kind) string {
 	var names []string
 	for _, one := range k.Each() {
-		names = append(names, one.String()+"s")
+		names = append(names, one.Plural())
 	}
 	if len(names) < 2 {
 		return strings.Join(names, "")

@@ -217,7 +217,7 @@ func TestObservedPrune(t *testing.T) {
 		},
 		"ConsumersNamed": {
 			reason: "naming every consumer kind is enough",
-			args:   []string{"--observed", "PersistentVolumeClaim,DataVolume,KubevirtMachineTemplate,VirtualMachine,DataSource"},
+			args:   []string{"--observed", "PersistentVolumeClaim,DataVolume,KubevirtMachineTemplate,VirtualMachine,DataSource,KubernetesNodes,HelmRelease"},
 			safe:   1,
 		},
 		"DisksNamed": {
@@ -273,7 +273,8 @@ func TestObservedPrune(t *testing.T) {
 }
 
 // consumerKinds are the kinds that may clone a golden.
-var consumerKinds = []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}
+var consumerKinds = []string{"PersistentVolumeClaim", "DataVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource",
+	"KubernetesNodes", "HelmRelease"}
 
 func sameSet(a, b []string) bool {
 	seen := map[string]int{}

@@ -174,7 +174,7 @@ func (a *app) blastRadius(results []plan.Result, v view) map[int]string {
 		return nil
 	}
 	cv := a.consumerView(v)
-	plan.AddBlastRadius(results, catalog.NewConsumerIndex(cv.snap))
+	plan.AddBlastRadius(results, catalog.NewConsumerIndex(cv.snap, plan.PoolGolden))
 	out := map[int]string{}
 	for i, r := range results {
 		if r.BlastRadius != nil {

@@ -52,6 +52,8 @@ func (a *app) consumerView(v view) view {
 		st.KubevirtMachineTemplates = append(st.KubevirtMachineTemplates, r.st.KubevirtMachineTemplates...)
 		st.VirtualMachines = append(st.VirtualMachines, r.st.VirtualMachines...)
 		st.DataSources = append(st.DataSources, r.st.DataSources...)
+		st.KubernetesNodes = append(st.KubernetesNodes, r.st.KubernetesNodes...)
+		st.HelmReleases = append(st.HelmReleases, r.st.HelmReleases...)
 	}
 	return view{snap: state.NewSnapshot(st), causes: causes, cluster: true}
 }

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
@@ -93,6 +95,14 @@ func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.S
 	case state.DataSource:
 		var l cdiv1.DataSourceList
 		return s.list(ctx, &l, opts, func() { into.DataSources = append(into.DataSources, l.Items...) })
+	case state.KubernetesNodes, state.HelmRelease:
+		// Read as unstructured: their schema is the pool chart's values.
+		var l unstructured.UnstructuredList
+		l.SetGroupVersionKind(kinds.Of(k).GVK)
+		if err := s.list(ctx, &l, opts, func() {}); err != nil {
+			return err
+		}
+		return appendItems(into, k, l.Items)
 	}
 	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
 }
@@ -102,6 +112,16 @@ func (s source) list(ctx context.Context, l client.ObjectList, opts []client.Lis
 		return schemeHint(err)
 	}
 	keep()
+	return nil
+}
+
+// appendItems keeps unstructured objects of kind k as every reader does.
+func appendItems(into *state.State, k state.Kind, items []unstructured.Unstructured) error {
+	for i := range items {
+		if err := kinds.AppendUnstructured(into, k, items[i].Object); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -144,6 +164,13 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 	case state.DataSource:
 		var o cdiv1.DataSource
 		return s.get(ctx, key, &o, func() { into.DataSources = append(into.DataSources, o) })
+	case state.KubernetesNodes, state.HelmRelease:
+		var o unstructured.Unstructured
+		o.SetGroupVersionKind(kinds.Of(k).GVK)
+		if err := s.get(ctx, key, &o, func() {}); err != nil {
+			return err
+		}
+		return kinds.AppendUnstructured(into, k, o.Object)
 	}
 	return fmt.Errorf("controllerruntime: %v is not a kind the planner reads", k)
 }

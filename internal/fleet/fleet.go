@@ -8,6 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -31,6 +32,10 @@ type Size struct {
 	// of a pool of its namespace, whose disk-system clones the namespace's
 	// golden as the clone path renders it.
 	Templates int
+	// Pools are KubernetesNodes spread over Namespaces, each with the
+	// kubernetes-nodes HelmRelease cozystack-api makes of it, whose spec
+	// clones the namespace's golden.
+	Pools int
 }
 
 // Large is the fleet of the performance issue: 1,000 goldens, 50 classes and
@@ -151,6 +156,24 @@ func State(s Size) *state.State {
 		vm.Template = &capk.InstanceTemplate{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{naming.DeploymentNameLabel: pool}}}
 		vm.DataVolumeTemplates = []kubevirtv1.DataVolumeTemplateSpec{{ObjectMeta: dv.ObjectMeta, Spec: dv.Spec}}
 		st.KubevirtMachineTemplates = append(st.KubevirtMachineTemplates, t)
+	}
+	for i := range s.Pools {
+		ns := i % max(s.Namespaces, 1)
+		f := Flavor(ns % max(s.Goldens, 1))
+		name := PoolName(ns, i/max(s.Namespaces, 1))
+		spec := map[string]any{"cluster": fmt.Sprintf("c%04d", ns), "diskSize": "20Gi",
+			"osImage": map[string]any{"builtin": map[string]any{"schematicID": f.SchematicID, "version": f.Version}}}
+		st.KubernetesNodes = append(st.KubernetesNodes, unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": plan.PoolAPIVersion, "kind": plan.PoolKind,
+			"metadata": map[string]any{"namespace": Namespace(ns), "name": name},
+			"spec":     spec,
+		}})
+		st.HelmReleases = append(st.HelmReleases, unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+			"metadata": map[string]any{"namespace": Namespace(ns), "name": "kubernetes-nodes-" + name, "labels": map[string]any{
+				"apps.cozystack.io/application.kind": plan.PoolKind, "apps.cozystack.io/application.group": "apps.cozystack.io"}},
+			"spec": map[string]any{"values": spec, "valuesFrom": []any{map[string]any{"kind": "Secret", "name": "cozystack-values"}}},
+		}})
 	}
 	return st
 }

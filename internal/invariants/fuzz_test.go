@@ -142,8 +142,8 @@ func FuzzGoldenObjects(f *testing.F) {
 		cat, _ := catalog.FromCluster(snap)
 		_, err := catalog.Render(cat, snap)
 		typedRefusals(t, err)
-		_ = catalog.Consumers(name, snap)
-		report := catalog.Prune(catalog.Compile(catalog.Values{Enabled: true, Images: []catalog.Image{}}), snap)
+		_ = catalog.Consumers(name, snap, plan.PoolGolden)
+		report := catalog.Prune(catalog.Compile(catalog.Values{Enabled: true, Images: []catalog.Image{}}), snap, plan.PoolGolden)
 		if slices.Contains(report.SafeToDelete, name) {
 			t.Fatalf("golden %q is cloned by a disk, yet reported safe to delete", name)
 		}

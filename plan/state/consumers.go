@@ -4,6 +4,7 @@ import (
 	"iter"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -18,6 +19,8 @@ type consumerIndexes struct {
 	poolTmpl    map[poolKey][]*capk.KubevirtMachineTemplate
 	vms         map[Key]*kubevirtv1.VirtualMachine
 	dataSources map[Key]*cdiv1.DataSource
+	pools       map[Key]*unstructured.Unstructured
+	releases    map[Key]*unstructured.Unstructured
 }
 
 type poolKey struct{ namespace, pool string }
@@ -55,6 +58,19 @@ func (x *Snapshot) indexConsumers() {
 			c.dataSources[Key{ds.Namespace, ds.Name}] = ds
 		}
 	}
+	c.pools = x.indexUnstructured(KubernetesNodes, s.KubernetesNodes)
+	c.releases = x.indexUnstructured(HelmRelease, s.HelmReleases)
+}
+
+func (x *Snapshot) indexUnstructured(k Kind, objs []unstructured.Unstructured) map[Key]*unstructured.Unstructured {
+	m := make(map[Key]*unstructured.Unstructured, len(objs))
+	for i := range objs {
+		o := &objs[i]
+		if ns, name := o.GetNamespace(), o.GetName(); x.Covers(k, ns, name) {
+			m[Key{ns, name}] = o
+		}
+	}
+	return m
 }
 
 // KubevirtMachineTemplates yields every template the snapshot holds (those
@@ -78,6 +94,20 @@ func (x *Snapshot) DataSources() iter.Seq[*cdiv1.DataSource] {
 	return held(x.src.DataSources, x.consumers.dataSources,
 		func(ds *cdiv1.DataSource) Key { return Key{ds.Namespace, ds.Name} })
 }
+
+// KubernetesNodes yields every KubernetesNodes (a pool) the snapshot
+// holds, in the State's order.
+func (x *Snapshot) KubernetesNodes() iter.Seq[*unstructured.Unstructured] {
+	return held(x.src.KubernetesNodes, x.consumers.pools, unstructuredKey)
+}
+
+// HelmReleases yields every HelmRelease the snapshot holds, of any chart,
+// in the State's order.
+func (x *Snapshot) HelmReleases() iter.Seq[*unstructured.Unstructured] {
+	return held(x.src.HelmReleases, x.consumers.releases, unstructuredKey)
+}
+
+func unstructuredKey(o *unstructured.Unstructured) Key { return Key{o.GetNamespace(), o.GetName()} }
 
 // held yields the objects of all that index holds, in order: an object
 // repeated in the State, or outside what was observed, is not yielded.

@@ -33,6 +33,13 @@ const (
 	// DataSource (cdi.kubevirt.io/v1beta1) names a PVC that a DataVolume's
 	// sourceRef clones.
 	DataSource
+	// KubernetesNodes (apps.cozystack.io/v1alpha1) is a pool: its spec
+	// says which golden its next render clones, before any disk exists.
+	KubernetesNodes
+	// HelmRelease (helm.toolkit.fluxcd.io/v2) of the kubernetes-nodes
+	// chart is a pool as Flux installs it (a ComputePlane's pools have only
+	// theirs): its values say which golden it clones.
+	HelmRelease
 
 	// AllKinds is every kind the library reads.
 	AllKinds = StorageClass | PersistentVolumeClaim | DataVolume | StorageProfile | CDI | CSIDriver |
@@ -41,20 +48,23 @@ const (
 	// PlanKinds are the kinds the planner's guards read: a plan's needs
 	// (plan.Needs) name no other, so that what decides a pool's disk never
 	// waits on, nor warns for, a kind that only counts consumers.
-	PlanKinds = AllKinds &^ (KubevirtMachineTemplate | VirtualMachine | DataSource)
+	PlanKinds = AllKinds &^ (KubevirtMachineTemplate | VirtualMachine | DataSource | KubernetesNodes | HelmRelease)
 
-	// ConsumerKinds are the kinds that may clone a golden (SPEC sections 9
-	// and 12): what "does anything still clone this golden?" reads, in every
-	// namespace.
-	ConsumerKinds = PersistentVolumeClaim | DataVolume | KubevirtMachineTemplate | VirtualMachine | DataSource
+	// ConsumerKinds are the kinds that may clone a golden, or will on a
+	// pool's next render: what "does anything still clone this golden?"
+	// reads, in every namespace.
+	ConsumerKinds = PersistentVolumeClaim | DataVolume | KubevirtMachineTemplate | VirtualMachine | DataSource |
+		KubernetesNodes | HelmRelease
 
 	// Namespaced are the kinds that live in a namespace: State.Namespaces
 	// scopes them.
-	Namespaced = PersistentVolumeClaim | DataVolume | KubevirtMachineTemplate | VirtualMachine | DataSource
+	Namespaced = PersistentVolumeClaim | DataVolume | KubevirtMachineTemplate | VirtualMachine | DataSource |
+		KubernetesNodes | HelmRelease
 )
 
 var kindNames = [...]string{"StorageClass", "PersistentVolumeClaim", "DataVolume", "StorageProfile", "CDI", "CSIDriver",
-	"VolumeSnapshotClass", "CDIConfig", "PersistentVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource"}
+	"VolumeSnapshotClass", "CDIConfig", "PersistentVolume", "KubevirtMachineTemplate", "VirtualMachine", "DataSource",
+	"KubernetesNodes", "HelmRelease"}
 
 // Has reports whether every kind of o is in k.
 func (k Kind) Has(o Kind) bool { return k&o == o }
@@ -75,6 +85,24 @@ func (k Kind) String() string {
 	var names []string
 	for i, n := range kindNames {
 		if k&Kind(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+// Plural names the kinds in the plural, "DataVolumes|KubernetesNodes":
+// for a sentence that says what was not observed.
+func (k Kind) Plural() string {
+	var names []string
+	for i, n := range kindNames {
+		if k&Kind(1<<i) != 0 {
+			if !strings.HasSuffix(n, "s") {
+				n += "s"
+			}
 			names = append(names, n)
 		}
 	}

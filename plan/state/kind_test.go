@@ -18,7 +18,7 @@ func TestKind(t *testing.T) {
 		"one":  {"a single kind is named by its Kubernetes kind", state.DataVolume, "DataVolume", []state.Kind{state.DataVolume}},
 		"two":  {"a set is listed in a fixed order, whatever the order it was built in", state.CDI | state.StorageClass, "StorageClass|CDI", []state.Kind{state.StorageClass, state.CDI}},
 		"all": {"every kind", state.AllKinds, "StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI|CSIDriver|VolumeSnapshotClass|CDIConfig|PersistentVolume|" +
-			"KubevirtMachineTemplate|VirtualMachine|DataSource", singleKinds},
+			"KubevirtMachineTemplate|VirtualMachine|DataSource|KubernetesNodes|HelmRelease", singleKinds},
 		"stray": {"bits beyond the known kinds are not named", state.Kind(1 << 15), "none", nil},
 	}
 	for name, tc := range cases {

@@ -17,7 +17,8 @@ import (
 )
 
 var singleKinds = []state.Kind{state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver,
-	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume, state.KubevirtMachineTemplate, state.VirtualMachine, state.DataSource}
+	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume, state.KubevirtMachineTemplate, state.VirtualMachine, state.DataSource,
+	state.KubernetesNodes, state.HelmRelease}
 
 // TestZeroStateKnowsNothing: unknown is never absent nor present.
 func TestZeroStateKnowsNothing(t *testing.T) {

@@ -3,6 +3,7 @@ package state
 import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -19,7 +20,8 @@ type State struct {
 	Observed Kind
 	// Namespaces limits what the observed namespaced kinds (Namespaced:
 	// PersistentVolumeClaim, DataVolume, KubevirtMachineTemplate,
-	// VirtualMachine, DataSource) cover: nil means every namespace.
+	// VirtualMachine, DataSource, KubernetesNodes, HelmRelease) cover: nil
+	// means every namespace.
 	Namespaces []string
 	// Objects lists namespaced objects read one by one (a golden fetched by
 	// name), found or not, outside Namespaces. A listed object that is not
@@ -42,6 +44,12 @@ type State struct {
 	KubevirtMachineTemplates []capk.KubevirtMachineTemplate
 	VirtualMachines          []kubevirtv1.VirtualMachine
 	DataSources              []cdiv1.DataSource
+	// KubernetesNodes and HelmReleases are the pools as declared, read for
+	// the golden each will clone on its next render (package catalog's
+	// consumers); as unstructured objects, since their schema is the
+	// kubernetes-nodes chart's values, which package plan reads.
+	KubernetesNodes []unstructured.Unstructured
+	HelmReleases    []unstructured.Unstructured
 }
 
 // Ref names one object of one kind.

@@ -2,10 +2,12 @@ package kinds
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -44,6 +46,8 @@ var All = []Info{
 	{state.KubevirtMachineTemplate, capk.GroupVersion.WithKind("KubevirtMachineTemplate"), "kubevirtmachinetemplates", true},
 	{state.VirtualMachine, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachine"), "virtualmachines", true},
 	{state.DataSource, cdiv1.SchemeGroupVersion.WithKind("DataSource"), "datasources", true},
+	{state.KubernetesNodes, schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}, "kubernetesnodes", true},
+	{state.HelmRelease, schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}, "helmreleases", true},
 }
 
 // Read says which kinds the library reads, for a message: each group
@@ -217,8 +221,34 @@ func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error
 		if err = conv.FromUnstructured(obj, &o); err == nil {
 			st.DataSources = append(st.DataSources, o)
 		}
+	case state.KubernetesNodes:
+		st.KubernetesNodes = append(st.KubernetesNodes, pool(obj))
+	case state.HelmRelease:
+		st.HelmReleases = append(st.HelmReleases, pool(obj))
 	default:
 		return fmt.Errorf("kinds: %v is not a single kind", k)
 	}
 	return err
+}
+
+// pool keeps of a KubernetesNodes or a HelmRelease what a pool's reading
+// takes (its metadata and spec) and drops what only the API server and
+// Flux read (managed fields, owners, its status: a release's history),
+// which can be many times the spec.
+func pool(obj map[string]any) unstructured.Unstructured {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "status" {
+			out[k] = v
+		}
+	}
+	u := unstructured.Unstructured{Object: out}
+	if _, ok := out["metadata"].(map[string]any); ok {
+		meta := maps.Clone(out["metadata"].(map[string]any))
+		for _, k := range []string{"managedFields", "ownerReferences", "finalizers", "uid", "resourceVersion"} {
+			delete(meta, k)
+		}
+		out["metadata"] = meta
+	}
+	return u
 }

@@ -66,7 +66,8 @@ func TestTableCoversEveryKind(t *testing.T) {
 func TestRead(t *testing.T) {
 	assert.Equal(t, "StorageClass, CSIDriver (storage.k8s.io/v1); PersistentVolumeClaim, PersistentVolume (v1); "+
 		"DataVolume, StorageProfile, CDI, CDIConfig, DataSource (cdi.kubevirt.io/v1beta1); VolumeSnapshotClass (snapshot.storage.k8s.io/v1); "+
-		"KubevirtMachineTemplate (infrastructure.cluster.x-k8s.io/v1alpha1); VirtualMachine (kubevirt.io/v1)", Read())
+		"KubevirtMachineTemplate (infrastructure.cluster.x-k8s.io/v1alpha1); VirtualMachine (kubevirt.io/v1); "+
+		"KubernetesNodes (apps.cozystack.io/v1alpha1); HelmRelease (helm.toolkit.fluxcd.io/v2)", Read())
 }
 
 func TestAppendUnstructured(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -34,6 +35,11 @@ func Normalize(st *state.State) {
 	typed(st.KubevirtMachineTemplates, state.KubevirtMachineTemplate, func(o *capk.KubevirtMachineTemplate) *metav1.TypeMeta { return &o.TypeMeta })
 	typed(st.VirtualMachines, state.VirtualMachine, func(o *kubevirtv1.VirtualMachine) *metav1.TypeMeta { return &o.TypeMeta })
 	typed(st.DataSources, state.DataSource, func(o *cdiv1.DataSource) *metav1.TypeMeta { return &o.TypeMeta })
+	for k, objs := range map[state.Kind][]unstructured.Unstructured{state.KubernetesNodes: st.KubernetesNodes, state.HelmRelease: st.HelmReleases} {
+		for i := range objs {
+			objs[i].SetGroupVersionKind(Of(k).GVK)
+		}
+	}
 
 	sortByKey(st.StorageClasses, func(o *storagev1.StorageClass) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.PersistentVolumeClaims, func(o *corev1.PersistentVolumeClaim) *metav1.ObjectMeta { return &o.ObjectMeta })
@@ -47,6 +53,12 @@ func Normalize(st *state.State) {
 	sortByKey(st.KubevirtMachineTemplates, func(o *capk.KubevirtMachineTemplate) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.VirtualMachines, func(o *kubevirtv1.VirtualMachine) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(st.DataSources, func(o *cdiv1.DataSource) *metav1.ObjectMeta { return &o.ObjectMeta })
+	for _, objs := range [][]unstructured.Unstructured{st.KubernetesNodes, st.HelmReleases} {
+		sort.SliceStable(objs, func(i, j int) bool {
+			a, b := &objs[i], &objs[j]
+			return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName())) < 0
+		})
+	}
 
 	slices.SortFunc(st.Objects, compareRefs)
 }

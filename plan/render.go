@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -33,7 +35,7 @@ func (p *planner) renderDisk(class string, size resource.Quantity, sizeOK, clone
 			"diskSize %s: %s, so the worker disk never exists; use a size such as %s", p.diskSize(), r.Unrenderable, DefaultDiskSize)
 	case r.ClassMissing:
 		say(guard.StorageClassNotFound, pathStorageClass, class,
-			"class %q is not among the cluster's StorageClasses, so CDI never renders the disk's PVC and no worker boots; set storageClass to a class that exists, or create %q", class, class)
+			"class %q is not among the cluster's StorageClasses, so %s; set storageClass to a class that exists, or create %q", class, p.classMissing(class, size, clonePath), class)
 	case r.Unrenderable != "":
 		say(guard.DiskUnrenderable, pathStorageClass, class,
 			"CDI cannot render the disk's PVC on class %q, so the worker disk never exists: %s; %s", class, r.Unrenderable, r.Fix)
@@ -45,4 +47,27 @@ func (p *planner) renderDisk(class string, size resource.Quantity, sizeOK, clone
 		r.RequestKnown, r.RawKnown = false, false
 	}
 	return r
+}
+
+// classMissing says what CDI does with a disk whose class no StorageClass
+// names: it renders the disk's PVC from an Available PersistentVolume of
+// that class when one serves (controller/datavolume/util.go
+// renderPvcSpecFromAvailablePv), and, with no class to find a CSIDriver
+// for, copies the golden into it host-assisted
+// (controller/datavolume/util.go storageClassCSIDriverExists); else it
+// never renders one. Either way the refusal stands: the one class per
+// flavor is not a volume made by hand.
+func (p *planner) classMissing(class string, size resource.Quantity, clonePath bool) string {
+	what := "imports the image into it"
+	if clonePath {
+		what = "copies the golden into it over the pod network (no StorageClass, so no CSI driver for its clone populator)"
+	}
+	pv, known := cdi.AvailableVolume(p.snap, class, size)
+	switch {
+	case pv != "":
+		return fmt.Sprintf("CDI renders the disk's PVC from the Available PersistentVolume %q of that class (renderPvcSpecFromAvailablePv) and %s", pv, what)
+	case known:
+		return "CDI never renders the disk's PVC and no worker boots"
+	}
+	return fmt.Sprintf("CDI never renders the disk's PVC and no worker boots, unless an Available PersistentVolume of class %q serves it (the volumes were not all observed): then CDI renders the disk from that volume and %s", class, what)
 }

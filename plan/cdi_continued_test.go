@@ -231,82 +231,35 @@ func all2(fs ...func(*plan.Pool)) func(*plan.Pool) {
 
 // TestCDIClassMissingWithAvailableVolume: a class no StorageClass names
 // stays StorageClassNotFound, and the message says what CDI does: with an
-// Available PersistentVolume of that class that serves the disk (its
-// capacity at least the disk's size, Filesystem, access modes), CDI
+// Available PersistentVolume of that class that holds the disk, CDI
 // renders the disk's PVC from it (controller/datavolume/util.go
-// renderPvcSpecFromAvailablePv, CheckVolumeSatisfyClaim) and copies the
-// golden into it host-assisted (no class, so no CSIDriver for the clone
-// populator); without one it never renders.
+// renderPvcSpecFromAvailablePv) and copies the golden into it host-assisted
+// (no class, so no CSIDriver for the clone populator); without one it never
+// renders. The planner reads no volume but the golden's, so the message
+// says both, and the refusal is the same with the volume or without.
 func TestCDIClassMissingWithAvailableVolume(t *testing.T) {
-	static := func(edit func(*corev1.PersistentVolume)) func(*state.State) {
-		v := fixtures.Volume("static-pv-1").Class("nonexistent").Size("40Gi").HostPath("/mnt/static").
-			VolumeMode(corev1.PersistentVolumeFilesystem).AccessModes(corev1.ReadWriteOnce).Available().Obj()
-		if edit != nil {
-			edit(v)
-		}
-		return with(v)
-	}
+	static := with(fixtures.Volume("static-pv-1").Class("nonexistent").Size("40Gi").HostPath("/mnt/static").
+		VolumeMode(corev1.PersistentVolumeFilesystem).AccessModes(corev1.ReadWriteOnce).Available().Obj())
 	// The golden is on "replicated": the disk's class differs from it too.
 	notFound := []finding{f(guard.StorageClassMismatch, "storageClass"), f(guard.StorageClassNotFound, "storageClass")}
-	renders := says([]string{"renderPvcSpecFromAvailablePv", "static-pv-1", "over the pod network"}, []string{"never renders"})
-	never := says([]string{"never renders"}, []string{"static-pv-1"})
+	both := says([]string{"never renders", "unless an Available PersistentVolume of that class", "renderPvcSpecFromAvailablePv", "over the pod network"}, nil)
 	runCDICases(t, map[string]cdiCase{
 		"issue example: nonexistent at 7Gi, static-pv-1 Filesystem 40Gi": {
 			reason:   "CDI renders the disk from the volume and copies",
 			cdi:      "host-assisted",
 			pool:     all2(setClass("nonexistent"), diskSize("7Gi")),
-			state:    static(nil),
+			state:    static,
 			refusals: notFound,
 			detailOf: guard.StorageClassNotFound,
-			detail:   renders,
+			detail:   both,
 		},
-		"volume bound": {
-			reason: "neighbour: only an Available volume is indexed (controller/datavolume/controller-base.go extractAvailablePersistentVolumeStorageClassName)",
-			cdi:    "never-renders",
-			pool:   all2(setClass("nonexistent"), diskSize("7Gi")),
-			state: static(func(v *corev1.PersistentVolume) {
-				v.Status.Phase = corev1.VolumeBound
-			}),
-			refusals: notFound,
-			detailOf: guard.StorageClassNotFound,
-			detail:   never,
-		},
-		"volume too small": {
-			reason:   "neighbour: 6Gi does not hold the 7Gi disk (\"requested PV is too small\")",
+		"no volume": {
+			reason:   "neighbour: CDI never renders; the same refusal, the same message",
 			cdi:      "never-renders",
 			pool:     all2(setClass("nonexistent"), diskSize("7Gi")),
-			state:    static(func(v *corev1.PersistentVolume) { v.Spec.Capacity[corev1.ResourceStorage] = quantityOf("6Gi") }),
 			refusals: notFound,
 			detailOf: guard.StorageClassNotFound,
-			detail:   never,
-		},
-		"volume Block": {
-			reason:   "neighbour: a disk with no volume mode is Filesystem (\"incompatible volumeMode\")",
-			cdi:      "never-renders",
-			pool:     all2(setClass("nonexistent"), diskSize("7Gi")),
-			state:    static(func(v *corev1.PersistentVolume) { v.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeBlock) }),
-			refusals: notFound,
-			detailOf: guard.StorageClassNotFound,
-			detail:   never,
-		},
-		"volume of another class": {
-			reason:   "neighbour: the field index is the volume's class",
-			cdi:      "never-renders",
-			pool:     all2(setClass("nonexistent"), diskSize("7Gi")),
-			state:    static(func(v *corev1.PersistentVolume) { v.Spec.StorageClassName = "other" }),
-			refusals: notFound,
-			detailOf: guard.StorageClassNotFound,
-			detail:   never,
-		},
-		"volumes read by name only": {
-			reason:   "the volumes were not listed: the message says both, and the refusal stands",
-			cdi:      "host-assisted",
-			pool:     all2(setClass("nonexistent"), diskSize("7Gi")),
-			state:    all(static(nil), func(s *state.State) { s.Observed &^= state.PersistentVolume }),
-			refusals: notFound,
-			warnings: []finding{f(guard.StateUnverified, "PersistentVolume")},
-			detailOf: guard.StorageClassNotFound,
-			detail:   says([]string{"never renders", "unless an Available PersistentVolume"}, []string{"static-pv-1"}),
+			detail:   both,
 		},
 	})
 }

@@ -416,20 +416,6 @@ func (x *Snapshot) SnapshotClassOf(driver string) string { return x.snapshotOf[d
 // PersistentVolume looks a PersistentVolume up by name.
 func (x *Snapshot) PersistentVolume(name string) *corev1.PersistentVolume { return x.volumes[name] }
 
-// PersistentVolumes yields every PersistentVolume the snapshot holds (all
-// of the cluster's when the kind was observed, else those read by name),
-// in the State's order.
-func (x *Snapshot) PersistentVolumes() iter.Seq[*corev1.PersistentVolume] {
-	return func(yield func(*corev1.PersistentVolume) bool) {
-		for i := range x.src.PersistentVolumes {
-			v := &x.src.PersistentVolumes[i]
-			if x.volumes[v.Name] == v && !yield(v) {
-				return
-			}
-		}
-	}
-}
-
 // ClonedDisks lists, by name, the populated disks in namespace that carry the
 // pool's annotation (its CAPI name) and the golden's: the disks that prove a
 // pool has already cloned its golden. The slice is the caller's.

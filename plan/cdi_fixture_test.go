@@ -164,8 +164,10 @@ type cdiCase struct {
 	// the kind it names.
 	refusals []finding
 	warnings []finding
-	// detail is checked against the first refusal's message, when set.
-	detail func(t *testing.T, msg string)
+	// detail is checked against the first refusal's message, when set, or
+	// the first of reason detailOf.
+	detail   func(t *testing.T, msg string)
+	detailOf guard.Reason
 }
 
 func reasonsOf(fs []finding) []guard.Reason {
@@ -209,6 +211,14 @@ func runCDI(t *testing.T, tc cdiCase) {
 		}
 	}
 	if tc.detail != nil && assert.NotEmpty(t, res.Refusals) {
-		tc.detail(t, res.Refusals[0].Detail)
+		r := res.Refusals[0]
+		for _, x := range res.Refusals {
+			if x.Reason == tc.detailOf {
+				r = x
+				break
+			}
+		}
+		assert.Equal(t, tc.detailOf == "" || r.Reason == tc.detailOf, true, "a refusal %s", tc.detailOf)
+		tc.detail(t, r.Detail)
 	}
 }

@@ -98,13 +98,22 @@ func (p *planner) resolveClasses(cl *clone) {
 }
 
 // refuseMismatch refuses a disk on another class than its golden's: one
-// class per flavor, the seed's rule. Its message says what CDI would do,
-// from the drivers of both sides (SPEC section 10): different CSI drivers
-// copy over the pod network; one driver on two classes is a cross-class CSI
+// class per flavor, the seed's rule. Its message says what CDI would do.
+// CDI compares drivers, volume modes and sizes, never classes
+// (controller/clone/planner.go computeStrategyForSourcePVC,
+// validateAdvancedClonePVC), so every cause of a host-assisted copy holds
+// across classes too: with one, CDI copies over the pod network, for
+// CDI's reason. With none, one driver on both sides is a cross-class CSI
 // clone, which the driver may refuse, and which on a WaitForFirstConsumer
 // class of LINSTOR stays pending forever (cozystack/cozystack#2908).
 func (p *planner) refuseMismatch(cl *clone) {
 	w, gw := cl.workerClass, cl.goldenClass
+	var h hostAssisted
+	if !cl.workerProvisional && cl.disk.Renders() {
+		h = p.copyCauses(cl)
+		p.checkStrategyKnown(cl, &h)
+		p.warnClaimRef(cl, &h)
+	}
 	disk := cdi.ClassDriver(p.snap, w.Name)
 	gold := cl.claim.driver
 	if !cl.claim.known {
@@ -112,8 +121,14 @@ func (p *planner) refuseMismatch(cl *clone) {
 	}
 	var consequence string
 	switch {
+	case len(h.causes) > 0:
+		c := h.causes[0] // the cause CDI meets first, and reports
+		consequence = fmt.Sprintf("CDI would copy the image over the pod network instead of cloning it at the storage layer (%s: %s)%s",
+			c.reason, c.why, p.predictedNote(cl, c.claim))
 	case !disk.Known() || !gold.Known():
 		consequence = "CDI would either copy the image over the pod network (if the two are on different CSI drivers) or attempt a cross-class CSI clone that the driver may refuse or leave pending (if they share one); the drivers were not all observed"
+	case disk.Name != "" && disk.Name == gold.Name && h.unobserved != 0:
+		consequence = fmt.Sprintf("both are on CSI driver %q, so CDI would attempt a cross-class CSI clone, which the driver may refuse and which on a WaitForFirstConsumer class of LINSTOR stays pending forever, unless what was not observed (%s) makes it copy the image over the pod network", disk.Name, h.unobserved)
 	case disk.Name != "" && disk.Name == gold.Name:
 		consequence = fmt.Sprintf("both are on CSI driver %q, so CDI would attempt a cross-class CSI clone, which the driver may refuse and which on a WaitForFirstConsumer class of LINSTOR stays pending forever", disk.Name)
 	default:

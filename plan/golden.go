@@ -87,7 +87,7 @@ func (p *planner) missingKinds(ns, name string) state.Kind {
 // has said GoldenPending already.
 func (p *planner) checkGoldenBound(cl *clone) {
 	g := &cl.golden
-	if g.PVC == nil || cl.claim.capacityKnown || g.Import != golden.Populated {
+	if g.PVC == nil || (cl.claim.capacityKnown && !cl.claim.predicted) || g.Import != golden.Populated {
 		return
 	}
 	p.c.Warn(guard.GoldenPending, pathBuiltin,

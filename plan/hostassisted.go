@@ -1,27 +1,69 @@
 package plan
 
 import (
+	"fmt"
+
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// checkHostAssisted refuses every proven cause for which CDI v1.64.0 would
-// copy the golden over the pod network (host-assisted) instead of cloning
-// it at the storage layer, one refusal per cause, in CDI's order, each
-// naming the reason CDI gives. What is unknown proves nothing: the kind is
-// StateUnverified. It runs when both sides are on one class.
+// copyCause is one proven cause for which CDI v1.64.0 copies the golden
+// over the pod network (host-assisted) instead of cloning it at the
+// storage layer: the reason CDI gives, the fact, and the way out.
+type copyCause struct {
+	reason, why, fix string
+	// claim: the cause rests on the golden's PVC, which may be predicted.
+	claim bool
+}
+
+// hostAssisted is what CDI's path and strategy make of the clone, whatever
+// classes the two sides are on: CDI compares drivers, volume modes and
+// sizes, never classes, so each cause holds across classes too.
+type hostAssisted struct {
+	causes []copyCause
+	// unobserved are the kinds a cause rests on that were not read: what
+	// is unknown proves nothing.
+	unobserved state.Kind
+	// copies: the path or the strategy alone is a copy (no CSIDriver, or
+	// the strategy copy): CDI never reads the golden's volume.
+	copies bool
+	// strategy is CDI's clone strategy, when known; unknownStrategy: a
+	// strategy CDI does not know, which fails the clone for good.
+	strategy        cdiv1.CDICloneStrategy
+	from            strategyOrigin
+	unknownStrategy bool
+}
+
+// checkHostAssisted refuses every proven cause for which CDI would copy the
+// golden host-assisted, one refusal per cause, in CDI's order, each naming
+// the reason CDI gives. What is unknown proves nothing: the kind is
+// StateUnverified. It runs when both sides are on one class; across
+// classes the causes are StorageClassMismatch's consequence.
 func (p *planner) checkHostAssisted(cl *clone) {
-	class := cl.workerClass.Name
-	copyCause := func(cdiReason, format string, args ...any) {
-		p.c.Refuse(guard.HostAssistedClone, pathStorageClass, class,
-			"CDI would copy golden %s over the pod network instead of cloning it at the storage layer (%s): "+format,
-			append([]any{cl.golden.Name, cdiReason}, args...)...)
+	h := p.copyCauses(cl)
+	p.unverified |= h.unobserved
+	for _, c := range h.causes {
+		p.c.Refuse(guard.HostAssistedClone, pathStorageClass, cl.workerClass.Name,
+			"CDI would copy golden %s over the pod network instead of cloning it at the storage layer (%s): %s; %s%s",
+			cl.golden.Name, c.reason, c.why, c.fix, p.predictedNote(cl, c.claim))
 	}
+	p.checkStrategyKnown(cl, &h)
+	p.warnClaimRef(cl, &h)
+}
+
+// copyCauses states the causes of a host-assisted copy the state proves,
+// in CDI's order, without refusing.
+func (p *planner) copyCauses(cl *clone) hostAssisted {
+	var h hostAssisted
+	class := cl.workerClass.Name
 	sc := cl.disk.Class
 	if sc == nil {
-		return // not observed, or StorageClassNotFound already says it
+		return h // not observed, or StorageClassNotFound already says it
+	}
+	add := func(claim bool, reason, why, fix string) {
+		h.causes = append(h.causes, copyCause{reason: reason, why: why, fix: fix, claim: claim})
 	}
 
 	// The path: CDI's clone populator runs only for a class whose
@@ -30,29 +72,27 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	// controller/datavolume/util.go storageClassCSIDriverExists).
 	switch {
 	case !p.snap.Observed(state.CSIDriver):
-		p.unverified |= state.CSIDriver
+		h.unobserved |= state.CSIDriver
 	case p.snap.CSIDriver(sc.Provisioner) == nil:
-		copyCause("NoPopulator: \"In tree storage class does not support snapshot/clone\"",
-			"class %q's provisioner %q has no CSIDriver; use a class of a CSI driver", class, sc.Provisioner)
+		h.copies = true
+		add(false, "NoPopulator: \"In tree storage class does not support snapshot/clone\"",
+			fmt.Sprintf("class %q's provisioner %q has no CSIDriver", class, sc.Provisioner), "use a class of a CSI driver")
 	}
 
 	// 1. The strategy (controller/clone/planner.go
 	// computeStrategyForSourcePVC, controller/clone/common.go
 	// GetGlobalCloneStrategyOverride).
-	strategy, from, known := p.cloneStrategy(cl)
+	strategy, from, unread := p.cloneStrategy(cl)
+	h.unobserved |= unread
+	h.strategy, h.from = strategy, from
 	switch {
-	case !known:
+	case unread != 0:
 	case strategy == cdiv1.CloneStrategyHostAssisted:
-		copyCause("cloneStrategy copy", "%s is copy; set it to csi-clone (Cozystack's CDI override) or snapshot", p.strategyFrom(from, cl))
+		h.copies = true
+		add(false, "cloneStrategy copy", p.strategyFrom(from, cl)+" is copy", "set it to csi-clone (Cozystack's CDI override) or snapshot")
 	case strategy == cdiv1.CloneStrategySnapshot || strategy == cdiv1.CloneStrategyCsiClone:
 	default:
-		// A strategy CDI does not know (a class annotated
-		// cdi.kubevirt.io/clone-strategy with another value gives its
-		// profile ""): CDI's clone fails for good, "unknown
-		// strategy/source" (controller/clone/planner.go Plan).
-		p.c.Refuse(guard.DiskUnrenderable, pathStorageClass, class,
-			"CDI renders the disk's PVC but fails its clone for good: %s is %q, not a strategy CDI knows (\"unknown strategy/source\"); set the class's cdi.kubevirt.io/clone-strategy annotation to csi-clone, snapshot or copy, or remove it",
-			p.strategyFrom(from, cl), strategy)
+		h.unknownStrategy = true
 	}
 
 	// 3. One CSI driver for both volumes (controller/clone/common.go
@@ -66,29 +106,31 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	}
 	common := ""
 	g := &cl.claim
+	h.unobserved |= g.driver.Unobserved
 	switch {
 	case !g.known || !g.driver.Known():
-		// Unseen (StateUnverified says so), or the golden's volume does not
-		// point back at it and CDI retries.
+		// Unseen, or the golden's volume does not point back at it and
+		// CDI retries (warnClaimRef).
 	case g.driver.Name == "":
-		copyCause(driverReason,
-			"the golden's PVC has no CSI driver (no class, and no CSI volume) while the disk's is %q; re-create the golden on class %q", sc.Provisioner, class)
+		add(true, driverReason,
+			fmt.Sprintf("the golden's PVC has no CSI driver (no class, and no CSI volume) while the disk's is %q", sc.Provisioner), fmt.Sprintf("re-create the golden on class %q", class))
 	case g.driver.Name != sc.Provisioner:
-		copyCause(driverReason,
-			"the golden's volume is on CSI driver %q and the disk's class %q on %q; re-create the golden on class %q", g.driver.Name, class, sc.Provisioner, class)
+		add(true, driverReason,
+			fmt.Sprintf("the golden's volume is on CSI driver %q and the disk's class %q on %q", g.driver.Name, class, sc.Provisioner), fmt.Sprintf("re-create the golden on class %q", class))
 	default:
 		common = g.driver.Name
 	}
 
 	// 2. The snapshot strategy needs a VolumeSnapshotClass of that driver.
-	if strategy == cdiv1.CloneStrategySnapshot && common != "" {
-		p.checkSnapshotClass(cl, common, from, copyCause)
+	if strategy == cdiv1.CloneStrategySnapshot && unread == 0 && common != "" {
+		p.snapshotClassCause(cl, common, from, &h)
 	}
 
 	// 4. The volume modes (controller/clone/common.go SameVolumeMode).
 	if g.known && cl.disk.ModeKnown && g.mode != cl.disk.Mode {
-		copyCause("IncompatibleVolumeModes: \"The volume modes of source and target are incompatible\"",
-			"the disk would be %s (StorageProfile %s's first claim property set) while the golden's PVC is %s; align the StorageProfile's claimPropertySets with the golden's volume mode", cl.disk.Mode, cl.disk.Profile.Name, g.mode)
+		add(true, "IncompatibleVolumeModes: \"The volume modes of source and target are incompatible\"",
+			fmt.Sprintf("the disk would be %s (StorageProfile %s's first claim property set) while the golden's PVC is %s", cl.disk.Mode, cl.disk.Profile.Name, g.mode),
+			"align the StorageProfile's claimPropertySets with the golden's volume mode")
 	}
 
 	// 5. A smaller golden is expanded after the clone, which needs the
@@ -96,10 +138,53 @@ func (p *planner) checkHostAssisted(cl *clone) {
 	// validateAdvancedClonePVC).
 	if g.capacityKnown && cl.disk.RequestKnown && g.capacity.Cmp(cl.disk.Request) < 0 &&
 		(sc.AllowVolumeExpansion == nil || !*sc.AllowVolumeExpansion) {
-		copyCause("NoVolumeExpansion: \"No volume expansion is possible\"",
-			"the disk's request (%s) is larger than the golden's capacity (%s) and class %q does not allow volume expansion; set allowVolumeExpansion: true on it, or set diskSize to the golden's size",
-			cl.disk.Request.String(), g.capacity.String(), class)
+		add(true, "NoVolumeExpansion: \"No volume expansion is possible\"",
+			fmt.Sprintf("the disk's request (%s) is larger than the golden's capacity (%s) and class %q does not allow volume expansion", cl.disk.Request.String(), g.capacity.String(), class),
+			"set allowVolumeExpansion: true on it, or set diskSize to the golden's size")
 	}
+	return h
+}
+
+// checkStrategyKnown refuses a strategy CDI does not know (a class
+// annotated cdi.kubevirt.io/clone-strategy with another value gives its
+// profile ""): CDI renders the disk's PVC and fails its clone for good,
+// "unknown strategy/source" (controller/clone/planner.go Plan).
+func (p *planner) checkStrategyKnown(cl *clone, h *hostAssisted) {
+	if !h.unknownStrategy {
+		return
+	}
+	p.c.Refuse(guard.DiskUnrenderable, pathStorageClass, cl.workerClass.Name,
+		"CDI renders the disk's PVC but fails its clone for good: %s is %q, not a strategy CDI knows (\"unknown strategy/source\"); set the class's cdi.kubevirt.io/clone-strategy annotation to csi-clone, snapshot or copy, or remove it",
+		p.strategyFrom(h.from, cl), h.strategy)
+}
+
+// warnClaimRef warns GoldenPending while the golden's volume names another
+// claim: CDI's clone populator reads the golden's driver from its volume,
+// errors and retries for ever ("pvc does not match volume claim ref",
+// controller/clone/common.go GetDriverFromVolume), and the disks wait; a
+// copy the path or the strategy already takes never reads the volume.
+func (p *planner) warnClaimRef(cl *clone, h *hostAssisted) {
+	if !cl.claim.driver.Waits || h.copies {
+		return
+	}
+	pvc := cl.golden.PVC
+	ref := "another claim"
+	if pv := p.snap.PersistentVolume(pvc.Spec.VolumeName); pv != nil && pv.Spec.ClaimRef != nil {
+		ref = pv.Spec.ClaimRef.Namespace + "/" + pv.Spec.ClaimRef.Name
+	}
+	p.c.Warn(guard.GoldenPending, pathBuiltin,
+		"golden %s's PVC names volume %s, whose claimRef names %s: CDI's clone errors and retries for ever (\"pvc does not match volume claim ref\") and the worker disks never get their data; bind the golden's PVC to a volume of its own, or re-create the golden",
+		cl.golden.Name, pvc.Spec.VolumeName, ref)
+}
+
+// predictedNote marks a finding that rests on the golden's PVC CDI has not
+// bound yet: what it says is predicted from what CDI will render for it.
+func (p *planner) predictedNote(cl *clone, claim bool) string {
+	if !claim || !cl.claim.predicted {
+		return ""
+	}
+	return fmt.Sprintf(" (predicted: golden %s's PVC is not bound yet; this is the PVC CDI will render for it, %s %s on class %q, bound at that size)",
+		cl.golden.Name, cl.claim.mode, cl.claim.request.String(), cl.claim.class)
 }
 
 // strategyOrigin is where CDI's clone strategy came from.
@@ -114,25 +199,24 @@ const (
 // cloneStrategy is CDI's: the CDI resource's cloneStrategyOverride, else
 // the disk class's StorageProfile status.cloneStrategy (its spec is what an
 // admin asked for, not yet reconciled: CDI never reads it), else snapshot.
-// It reports whether the strategy is known, and where it came from.
-func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrigin, bool) {
+// It reports where the strategy came from, and the kinds it could not read
+// (then the strategy is unknown).
+func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrigin, state.Kind) {
 	if !p.snap.Observed(state.CDI) {
 		// The override, if any, overrules the profile: a profile's
 		// strategy proves nothing while the override is unknown.
-		p.unverified |= state.CDI
-		return "", fromDefault, false
+		return "", fromDefault, state.CDI
 	}
 	if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
-		return *c.Spec.CloneStrategyOverride, fromOverride, true
+		return *c.Spec.CloneStrategyOverride, fromOverride, 0
 	}
 	if !p.snap.Observed(state.StorageProfile) {
-		p.unverified |= state.StorageProfile
-		return "", fromDefault, false
+		return "", fromDefault, state.StorageProfile
 	}
 	if sp := cl.disk.Profile; sp != nil && sp.Status.CloneStrategy != nil {
-		return *sp.Status.CloneStrategy, fromProfile, true
+		return *sp.Status.CloneStrategy, fromProfile, 0
 	}
-	return cdiv1.CloneStrategySnapshot, fromDefault, true
+	return cdiv1.CloneStrategySnapshot, fromDefault, 0
 }
 
 // strategyFrom says where the strategy came from, for a refusal.
@@ -146,15 +230,15 @@ func (p *planner) strategyFrom(o strategyOrigin, cl *clone) string {
 	return "CDI's default strategy"
 }
 
-// checkSnapshotClass refuses a snapshot clone without a VolumeSnapshotClass
-// of the common driver (controller/clone/common.go
+// snapshotClassCause adds the cause of a snapshot clone without a
+// VolumeSnapshotClass of the common driver (controller/clone/common.go
 // GetCompatibleVolumeSnapshotClass, getCommonSnapshotClass): the class both
 // the golden's and the disk's StorageProfiles name in
 // status.snapshotClass, when they name the same one, which must then be of
 // the driver; else the driver's default, else its first by name.
-func (p *planner) checkSnapshotClass(cl *clone, driver string, origin strategyOrigin, copyCause func(string, string, ...any)) {
+func (p *planner) snapshotClassCause(cl *clone, driver string, origin strategyOrigin, h *hostAssisted) {
 	if !p.snap.Observed(state.VolumeSnapshotClass) {
-		p.unverified |= state.VolumeSnapshotClass
+		h.unobserved |= state.VolumeSnapshotClass
 		return
 	}
 	const reason = "NoVolumeSnapshotClass: \"No compatible volumesnapshotclass found\""
@@ -178,10 +262,13 @@ func (p *planner) checkSnapshotClass(cl *clone, driver string, origin strategyOr
 			return // CDI errors and retries; nothing is copied
 		}
 		if vsc.Driver != driver {
-			copyCause(reason, "%s is snapshot and the StorageProfiles name VolumeSnapshotClass %q, of driver %q rather than %q; name a class of %q in the StorageProfiles, or set the strategy to csi-clone",
-				p.strategyFrom(origin, cl), named, vsc.Driver, driver, driver)
+			h.causes = append(h.causes, copyCause{reason: reason, claim: true,
+				why: fmt.Sprintf("%s is snapshot and the StorageProfiles name VolumeSnapshotClass %q, of driver %q rather than %q", p.strategyFrom(origin, cl), named, vsc.Driver, driver),
+				fix: fmt.Sprintf("name a class of %q in the StorageProfiles, or set the strategy to csi-clone", driver)})
 		}
 	case p.snap.SnapshotClassOf(driver) == "":
-		copyCause(reason, "%s is snapshot and no VolumeSnapshotClass is of driver %q; create one, or set the strategy to csi-clone", p.strategyFrom(origin, cl), driver)
+		h.causes = append(h.causes, copyCause{reason: reason, claim: true,
+			why: fmt.Sprintf("%s is snapshot and no VolumeSnapshotClass is of driver %q", p.strategyFrom(origin, cl), driver),
+			fix: "create one, or set the strategy to csi-clone"})
 	}
 }

@@ -211,13 +211,13 @@ func TestClonePath(t *testing.T) {
 			state:    setGoldenPhase(cdiv1.Failed, 0, "", ""),
 			refusals: []finding{f(guard.GoldenImportFailed, "osImage.builtin")},
 		},
-		"GoldenImportFailed: 3 restarts": {
-			reason:   "not Succeeded, Running False and 3 restarts is failed",
+		"GoldenImportStalled: 3 restarts": {
+			reason:   "not Succeeded, Running False and 3 restarts is still importing: CDI waits for Succeeded whatever the restarts (controller/common/util.go IsPopulated), so it is the stalled warning, never a refusal",
 			state:    setGoldenPhase(cdiv1.ImportInProgress, 3, corev1.ConditionFalse, "Error"),
-			refusals: []finding{f(guard.GoldenImportFailed, "osImage.builtin")},
+			warnings: []finding{f(guard.GoldenImportStalled, "osImage.builtin")},
 		},
 		"GoldenImportStalled: 2 restarts": {
-			reason:   "one restart short of failed is stalled",
+			reason:   "restarts are stalled",
 			state:    setGoldenPhase(cdiv1.ImportInProgress, 2, corev1.ConditionFalse, ""),
 			warnings: []finding{f(guard.GoldenImportStalled, "osImage.builtin")},
 		},

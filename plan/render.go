@@ -33,7 +33,7 @@ func (p *planner) renderDisk(class string, size resource.Quantity, sizeOK, clone
 			"diskSize %s: %s, so the worker disk never exists; use a size such as %s", p.diskSize(), r.Unrenderable, DefaultDiskSize)
 	case r.ClassMissing:
 		say(guard.StorageClassNotFound, pathStorageClass, class,
-			"class %q is not among the cluster's StorageClasses, so CDI never renders the disk's PVC and no worker boots; set storageClass to a class that exists, or create %q", class, class)
+			"class %q is not among the cluster's StorageClasses, so %s; set storageClass to a class that exists, or create %q", class, classMissing(clonePath), class)
 	case r.Unrenderable != "":
 		say(guard.DiskUnrenderable, pathStorageClass, class,
 			"CDI cannot render the disk's PVC on class %q, so the worker disk never exists: %s; %s", class, r.Unrenderable, r.Fix)
@@ -45,4 +45,21 @@ func (p *planner) renderDisk(class string, size resource.Quantity, sizeOK, clone
 		r.RequestKnown, r.RawKnown = false, false
 	}
 	return r
+}
+
+// classMissing says what CDI does with a disk whose class no StorageClass
+// names: it renders the disk's PVC from an Available PersistentVolume of
+// that class (its capacity at least the disk's size, Filesystem, with
+// access modes) when one exists (controller/datavolume/util.go
+// renderPvcSpecFromAvailablePv, CheckVolumeSatisfyClaim), and, with no
+// class to find a CSIDriver for, copies the golden into it host-assisted
+// (storageClassCSIDriverExists); else it never renders one. The planner
+// reads no PersistentVolume but the golden's (listing every volume of the
+// cluster is no bounded read), so the message says both; the refusal
+// stands either way: a volume made by hand is not the flavor's class.
+func classMissing(clonePath bool) string {
+	if clonePath {
+		return "CDI never renders the disk's PVC, unless an Available PersistentVolume of that class holds the disk: then CDI renders the PVC from that volume (renderPvcSpecFromAvailablePv) and copies the golden into it over the pod network (with no StorageClass there is no CSIDriver for its clone populator); either way nothing clones at the storage layer"
+	}
+	return "CDI never renders the disk's PVC and no worker boots, unless an Available PersistentVolume of that class holds the disk: then CDI renders the PVC from that volume (renderPvcSpecFromAvailablePv) and imports the image into it"
 }

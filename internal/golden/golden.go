@@ -40,16 +40,14 @@ const (
 	// Importing: any other phase, not failing.
 	Importing
 	// Stalled: still importing but failing (Running False with reason Error
-	// or ImagePullFailed, or at least one importer restart).
+	// or ImagePullFailed, or at least one importer restart, however many).
 	Stalled
-	// Failed: phase Failed, or Running False with 3 importer restarts or more.
+	// Failed: phase Failed. CDI waits for Succeeded whatever the importer's
+	// restarts, and holds every clone of the golden until then
+	// (controller/datavolume/pvc-clone-controller.go isSourceReadyToClone,
+	// controller/common/util.go IsPopulated): restarts alone are Stalled.
 	Failed
 )
-
-// FailedRestarts is the importer restart count at which a golden whose
-// import is not running counts as failed: CDI rarely sets phase Failed and
-// retries an import that cannot succeed for ever.
-const FailedRestarts = 3
 
 // Golden is a golden as the cluster has it, with the catalog entry's values
 // where the cluster has nothing yet: what exists beats what the values say.
@@ -165,7 +163,9 @@ func dataVolumeRequest(dv *cdiv1.DataVolume) resource.Quantity {
 	return resource.Quantity{}
 }
 
-// importOf reads a golden DataVolume's status the way SPEC section 9 says.
+// importOf reads a golden DataVolume's status: Succeeded is populated, Failed
+// failed, a Running condition False with restarts or an error reason
+// stalled, anything else importing.
 func importOf(dv *cdiv1.DataVolume) Import {
 	switch dv.Status.Phase {
 	case cdiv1.Succeeded:
@@ -177,11 +177,7 @@ func importOf(dv *cdiv1.DataVolume) Import {
 	if running == nil || running.Status != corev1.ConditionFalse {
 		return Importing
 	}
-	restarts := dv.Status.RestartCount
-	switch {
-	case restarts >= FailedRestarts:
-		return Failed
-	case restarts >= 1 || running.Reason == "Error" || running.Reason == "ImagePullFailed":
+	if dv.Status.RestartCount >= 1 || running.Reason == "Error" || running.Reason == "ImagePullFailed" {
 		return Stalled
 	}
 	return Importing

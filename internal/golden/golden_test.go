@@ -47,7 +47,8 @@ func TestObserveImport(t *testing.T) {
 	}{
 		"Succeeded":          {"a succeeded DataVolume is populated", fixtures.State(state.AllKinds, importing(cdiv1.Succeeded, 0, "", "")), Present, Populated},
 		"PhaseFailed":        {"phase Failed is failed", fixtures.State(state.AllKinds, importing(cdiv1.Failed, 0, "", "")), Present, Failed},
-		"ThreeRestarts":      {"Running False with 3 restarts is failed", fixtures.State(state.AllKinds, importing(cdiv1.ImportInProgress, 3, "", corev1.ConditionFalse)), Present, Failed},
+		"ThreeRestarts":      {"Running False with 3 restarts is still importing: CDI waits for Succeeded (controller/common/util.go IsPopulated)", fixtures.State(state.AllKinds, importing(cdiv1.ImportInProgress, 3, "", corev1.ConditionFalse)), Present, Stalled},
+		"ManyRestarts":       {"however many restarts: stalled, never failed", fixtures.State(state.AllKinds, importing(cdiv1.ImportInProgress, 40, "Error", corev1.ConditionFalse)), Present, Stalled},
 		"TwoRestarts":        {"neighbour: 2 restarts is stalled", fixtures.State(state.AllKinds, importing(cdiv1.ImportInProgress, 2, "", corev1.ConditionFalse)), Present, Stalled},
 		"ReasonError":        {"Running False with reason Error is stalled", fixtures.State(state.AllKinds, importing(cdiv1.ImportInProgress, 0, "Error", corev1.ConditionFalse)), Present, Stalled},
 		"RunningFalseAlone":  {"Running False before the importer starts is only pending", fixtures.State(state.AllKinds, importing(cdiv1.ImportScheduled, 0, "Pending", corev1.ConditionFalse)), Present, Importing},

@@ -46,9 +46,9 @@ func TestOneRestartIsStalled(t *testing.T) {
 		dv     *cdiv1.DataVolume
 		want   Import
 	}{
-		"one restart":          {"at least one restart is stalled", dv(1, ""), Stalled},
-		"no restart":           {"neighbour: CDI reports Running False before every importer starts", dv(0, "Pending"), Importing},
-		"restarts before fail": {"one short of failed", dv(FailedRestarts-1, ""), Stalled},
+		"one restart":    {"at least one restart is stalled", dv(1, ""), Stalled},
+		"no restart":     {"neighbour: CDI reports Running False before every importer starts", dv(0, "Pending"), Importing},
+		"three restarts": {"restarts never make a failure: CDI waits for Succeeded", dv(3, ""), Stalled},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 // with a worker disk's DataVolume: spec.source.pvc the golden in
 // cozy-public, spec.storage with a size and a class (or none), no access
 // or volume mode, no annotation of CDI's. It is written from CDI's code
-// (paths under pkg/, as /work/notes/cdi.md section 13 lays the order out)
+// (paths under pkg/)
 // and reads the raw state, never the planner or the packages it uses, so
 // that a property can hold the planner to it. It assumes what a drawn
 // state cannot say: a Filesystem golden cloned to a Block disk passes the

@@ -42,13 +42,11 @@ func observe(resource, operation string, d decision, took time.Duration) {
 	admissions.WithLabelValues(resource, d.subject, operation, d.outcome).Inc()
 	latency.WithLabelValues(resource, d.subject, d.outcome).Observe(took.Seconds())
 	if d.outcome == Refused {
-		for _, r := range d.refusals {
-			if r != nil {
-				refusals.WithLabelValues(resource, d.subject, string(r.Reason)).Inc()
-			}
+		for i, reason := range d.refused.reasons {
+			refusals.WithLabelValues(resource, d.subject, string(reason)).Add(float64(d.refused.n[i]))
 		}
 	}
-	for _, reason := range d.warned {
-		warnings.WithLabelValues(resource, d.subject, string(reason)).Inc()
+	for i, reason := range d.warned.reasons {
+		warnings.WithLabelValues(resource, d.subject, string(reason)).Add(float64(d.warned.n[i]))
 	}
 }

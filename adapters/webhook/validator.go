@@ -45,7 +45,7 @@ func New(c client.Reader, o Options) *Validator {
 // Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
 // served at PoolsPath.
 func (v *Validator) Pools() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", timeout: v.opts.ReadTimeout, decide: v.pool}}
+	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: PoolGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.pool}}
 }
 
 // Releases is the webhook of Flux HelmReleases
@@ -54,7 +54,7 @@ func (v *Validator) Pools() *admission.Webhook {
 // kubernetes-worker-image chart rendered as the catalog, and any other is
 // admitted untouched.
 func (v *Validator) Releases() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "helmreleases", timeout: v.opts.ReadTimeout, decide: v.release}}
+	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: HelmReleaseGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.release}}
 }
 
 // Register serves both webhooks on s, at PoolsPath and ReleasesPath.
@@ -66,34 +66,52 @@ func (v *Validator) Register(s webhook.Server) {
 // handler times a decision, counts it and writes it.
 type handler struct {
 	resource string
-	timeout  time.Duration
-	decide   func(context.Context, admission.Request) decision
+	// kind is the kind of the objects it validates.
+	kind    schema.GroupKind
+	timeout time.Duration
+	decide  func(context.Context, admission.Request) decision
 }
 
 func (h handler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	d := h.decide(ctx, req)
+	d, ok := h.check(req)
+	if ok {
+		d = h.decide(ctx, req)
+	}
 	observe(h.resource, string(req.Operation), d, time.Since(began))
 	if log := logf.FromContext(ctx).V(1); log.Enabled() {
 		log.Info("admission", "resource", h.resource, "namespace", req.Namespace, "name", req.Name,
-			"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", len(d.refusals), "warnings", len(d.warnings))
+			"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", d.refused.total, "warnings", d.warned.total)
 	}
 	return d.response()
 }
 
-// validated reports whether op is one the webhooks plan: a delete plans
-// nothing, and is admitted.
-func validated(op admissionv1.Operation) bool {
-	return op == admissionv1.Create || op == admissionv1.Update
+// check decides a request that is not one to judge: a review without a
+// request (no uid), an operation the API has not, a review of another
+// kind are bad requests, never admitted on a guess; a delete plans
+// nothing and is admitted. ok is true for a create or an update of the
+// handler's kind.
+func (h handler) check(req admission.Request) (d decision, ok bool) {
+	switch {
+	case req.UID == "":
+		return badRequest(SubjectNone, "the AdmissionReview holds no request, or a request without a uid: the API server sends request.uid, and the answer must carry it"), false
+	case req.Kind.Kind == "" || (schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}) != h.kind:
+		return badRequest(SubjectNone, "this webhook validates %s, and the request is of kind %q in group %q: the webhook configuration sends it only %s",
+			h.kind, req.Kind.Kind, req.Kind.Group, h.kind), false
+	}
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update:
+		return decision{}, true
+	case admissionv1.Delete:
+		return decision{subject: SubjectNone, outcome: Skipped}, false
+	}
+	return badRequest(SubjectNone, "the request's operation %q is none of CREATE, UPDATE and DELETE (in capitals, as the API server sends them)", req.Operation), false
 }
 
 // pool decides a KubernetesNodes create or update.
 func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
-	if !validated(req.Operation) {
-		return decision{subject: SubjectNone, outcome: Skipped}
-	}
 	obj, err := decodeObject(req.Object.Raw)
 	if err != nil {
 		return badRequest(SubjectNone, "the request's object: %v", err)
@@ -202,6 +220,9 @@ func clones(p plan.Pool) bool {
 func decodeObject(raw []byte) (map[string]any, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("no object in the request")
+	}
+	if err := measure(raw); err != nil {
+		return nil, fmt.Errorf("the object is beyond what the webhook judges: %v (a pool or a catalog release holds a few hundred); remove what the chart does not read", err)
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil {

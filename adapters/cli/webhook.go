@@ -33,6 +33,7 @@ var webhookCommand = &command{
 	name:    "webhook",
 	summary: "serve the admission webhook, or print its manifests",
 	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
+		"  [--max-request-bytes N] [--header-timeout D] [--read-timeout D] [--max-in-flight N]\n" +
 		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--failure-policy Fail|Ignore] [--ca-bundle FILE] [--catalog-release NS/NAME]",
 	about: `Serves the admission webhook that refuses pools at the API door: a
 KubernetesNodes, or a HelmRelease of the kubernetes-nodes chart, whose plan the
@@ -44,7 +45,11 @@ against the catalog release's spec.values (--catalog-release, "" to read the
 catalog back from the goldens) or a fixed catalog (--catalog). It serves TLS
 from tls.crt and tls.key in --cert-dir, readiness (/readyz) and liveness
 (/healthz) on --health-probe-bind-address and metrics on
---metrics-bind-address, and stops on SIGTERM or SIGINT.
+--metrics-bind-address, and stops on SIGTERM or SIGINT. It serves within
+bounds: a request body over --max-request-bytes is answered 413 before it is
+read, a client that takes longer than --header-timeout for its headers or
+--read-timeout for its whole request is cut, and past --max-in-flight requests
+at once (or bodies of four of the largest) a request is answered 429.
 
 "webhook manifests" prints what deploys it, as YAML to apply: the
 ValidatingWebhookConfiguration, the Service, the Deployment and least-privilege
@@ -68,6 +73,7 @@ type webhookOptions struct {
 	timeout                          int
 	caBundle                         string
 	poolResource                     string
+	limits                           webhook.Limits
 }
 
 var webhookRuns sync.Map // *options → *webhookOptions
@@ -82,6 +88,11 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
 	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&w.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
+	l := webhook.DefaultLimits
+	fs.Int64Var(&w.limits.MaxRequestBytes, "max-request-bytes", l.MaxRequestBytes, "the largest request body served, in bytes (at most 7340032, 7 MiB); a larger one is answered 413")
+	fs.DurationVar(&w.limits.HeaderTimeout, "header-timeout", l.HeaderTimeout, "how long a client may take to send its request's headers, TLS handshake included")
+	fs.DurationVar(&w.limits.ReadTimeout, "read-timeout", l.ReadTimeout, "how long a client may take to send its whole request, headers and body")
+	fs.IntVar(&w.limits.MaxInFlight, "max-in-flight", l.MaxInFlight, "how many requests are read and judged at once; more are answered 429")
 	fs.StringVar(&o.namespace, "namespace", webhook.DefaultNamespace, "manifests: the namespace the webhook runs in")
 	fs.StringVar(&w.image, "image", webhook.DefaultImage, "manifests: the image of the worker-image command")
 	fs.IntVar(&w.replicas, "replicas", 2, "manifests: how many replicas serve")
@@ -169,6 +180,9 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	if w.port < 1 || w.port > 65535 {
 		return badUsage("--port %d is not a port", w.port)
 	}
+	if err := checkLimits(w.limits); err != nil {
+		return err
+	}
 	key, err := w.catalogRelease()
 	if err != nil {
 		return err
@@ -200,7 +214,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		Scheme:                 scheme,
 		Cache:                  webhook.CacheOptions(opts),
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		WebhookServer:          crwebhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}),
+		WebhookServer:          webhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}, w.limits),
 		Metrics:                metricsserver.Options{BindAddress: w.metricsAddr},
 		HealthProbeBindAddress: w.healthAddr,
 	})
@@ -214,6 +228,22 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	defer stop()
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return failed("serve the webhook: %v", err)
+	}
+	return nil
+}
+
+// checkLimits refuses limits the server cannot serve by.
+func checkLimits(l webhook.Limits) error {
+	switch {
+	case l.MaxRequestBytes < 1<<10 || l.MaxRequestBytes > webhook.DefaultLimits.MaxRequestBytes:
+		return badUsage("--max-request-bytes %d is not between 1024 and %d (7 MiB, the bound of the admission library, above the API server's own)",
+			l.MaxRequestBytes, webhook.DefaultLimits.MaxRequestBytes)
+	case l.HeaderTimeout <= 0:
+		return badUsage("--header-timeout %v: a client must be given some time, and not forever", l.HeaderTimeout)
+	case l.ReadTimeout < l.HeaderTimeout:
+		return badUsage("--read-timeout %v is shorter than --header-timeout %v: it bounds the headers and the body", l.ReadTimeout, l.HeaderTimeout)
+	case l.MaxInFlight < 1:
+		return badUsage("--max-in-flight %d: at least one request must be served at a time", l.MaxInFlight)
 	}
 	return nil
 }

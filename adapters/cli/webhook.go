@@ -32,7 +32,7 @@ import (
 var webhookCommand = &command{
 	name:    "webhook",
 	summary: "serve the admission webhook, or print its manifests",
-	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
+	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--context NAME] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
 		"  [--max-request-bytes N] [--header-timeout D] [--read-timeout D] [--max-in-flight N]\n" +
 		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--failure-policy Fail|Ignore] [--ca-bundle FILE] [--catalog-release NS/NAME]",
 	about: `Serves the admission webhook that refuses pools at the API door: a
@@ -84,6 +84,7 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&w.certDir, "cert-dir", "", "the folder holding the serving certificate, tls.crt and tls.key (required to serve)")
 	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&o.context, "context", "", "the kubeconfig context of the cluster to watch (default: the kubeconfig's current context; naming one reads a kubeconfig, never the in-cluster config)")
 	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
 	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
 	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
@@ -130,8 +131,8 @@ func (w *webhookOptions) catalogRelease() (types.NamespacedName, error) {
 }
 
 func (a *app) webhookManifests(o *options, w *webhookOptions) error {
-	if o.catalog != "" || o.kubeconfig != "" || w.certDir != "" {
-		return badUsage("manifests takes no --catalog, --kubeconfig or --cert-dir: they are the server's")
+	if o.catalog != "" || o.kubeconfig != "" || o.context != "" || w.certDir != "" {
+		return badUsage("manifests takes no --catalog, --kubeconfig, --context or --cert-dir: they are the server's")
 	}
 	policy := admissionregistrationv1.FailurePolicyType(w.failurePolicy)
 	if policy != admissionregistrationv1.Fail && policy != admissionregistrationv1.Ignore {
@@ -199,7 +200,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		}
 		opts.Catalog = catalog.Compile(catalog.DecodeValues(m))
 	}
-	cfg, err := webhookConfig(o.kubeconfig)
+	cfg, err := webhookConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return err
 	}
@@ -249,20 +250,23 @@ func checkLimits(l webhook.Limits) error {
 }
 
 // webhookConfig is the cluster's: the --kubeconfig file, else in-cluster,
-// else $KUBECONFIG or ~/.kube/config.
-func webhookConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return nil, unusable("kubeconfig %s: %v", kubeconfig, err)
+// else $KUBECONFIG or ~/.kube/config; a --context is one of a kubeconfig's
+// contexts, so it is never the in-cluster config.
+func webhookConfig(kubeconfig, context string) (*rest.Config, error) {
+	if kubeconfig == "" && context == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return cfg, nil
 		}
-		return cfg, nil
 	}
-	if cfg, err := rest.InClusterConfig(); err == nil {
-		return cfg, nil
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), nil).ClientConfig()
-	if err != nil {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	switch {
+	case err != nil && kubeconfig != "":
+		return nil, unusable("kubeconfig %s: %v", kubeconfig, err)
+	case err != nil && context != "":
+		return nil, unusable("--context %s: %v", context, err)
+	case err != nil:
 		return nil, unusable("no cluster to watch: not in a cluster, and no kubeconfig: %v", err)
 	}
 	return cfg, nil

@@ -12,7 +12,8 @@ import (
 // its latency, per path). Labels: resource is kubernetesnodes or
 // helmreleases; subject is pool, catalog or none (a HelmRelease of another
 // chart, a request that does not decode); outcome is one of Admitted,
-// Refused, Unchanged, Skipped, BadRequest and Failed.
+// Refused, Unchanged, Skipped, BadRequest and Failed; operation is CREATE,
+// UPDATE, DELETE, CONNECT, or invalid for any other (a bad request).
 var (
 	admissions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "worker_image_webhook_admissions_total",

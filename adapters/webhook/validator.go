@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +19,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/escape"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -80,12 +82,40 @@ func (h handler) Handle(ctx context.Context, req admission.Request) admission.Re
 	if ok {
 		d = h.decide(ctx, req)
 	}
-	observe(h.resource, string(req.Operation), d, time.Since(began))
-	if log := logf.FromContext(ctx).V(1); log.Enabled() {
-		log.Info("admission", "resource", h.resource, "namespace", req.Namespace, "name", req.Name,
-			"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", d.refused.total, "warnings", d.warned.total)
+	took := time.Since(began)
+	op := string(req.Operation)
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+	default:
+		// The metrics' operation label stays of bounded cardinality.
+		op = "invalid"
 	}
+	observe(h.resource, op, d, took)
+	logDecision(logf.FromContext(ctx), h.resource, req, d, took)
 	return d.response()
+}
+
+// logDecision writes one line per decision, at the default verbosity:
+// what was asked, of what, and what was decided, with the reasons of the
+// findings (a fixed, small set) and, for a request that was not judged,
+// why. Text from the request is escaped and cut to logText bytes, so a
+// line is bounded whatever the request.
+func logDecision(log logr.Logger, resource string, req admission.Request, d decision, took time.Duration) {
+	if !log.Enabled() {
+		return
+	}
+	const logText = 256
+	text := func(s string) string { return escape.Truncate(s, logText) }
+	kv := []any{"resource", resource, "operation", text(string(req.Operation)), "namespace", text(req.Namespace), "name", text(req.Name),
+		"uid", text(string(req.UID)), "subject", d.subject, "outcome", d.outcome,
+		"refusals", d.refused.total, "warnings", d.warned.total, "seconds", took.Seconds()}
+	if reasons := append(append([]guard.Reason{}, d.refused.reasons...), d.warned.reasons...); len(reasons) > 0 {
+		kv = append(kv, "reasons", reasons)
+	}
+	if d.status != nil && d.outcome != Refused {
+		kv = append(kv, "message", text(d.status.Message))
+	}
+	log.Info("admission", kv...)
 }
 
 // check decides a request that is not one to judge: a review without a

@@ -32,7 +32,8 @@ import (
 var webhookCommand = &command{
 	name:    "webhook",
 	summary: "serve the admission webhook, or print its manifests",
-	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
+	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--context NAME] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
+		"  [--max-request-bytes N] [--header-timeout D] [--read-timeout D] [--max-in-flight N]\n" +
 		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--failure-policy Fail|Ignore] [--ca-bundle FILE] [--catalog-release NS/NAME]",
 	about: `Serves the admission webhook that refuses pools at the API door: a
 KubernetesNodes, or a HelmRelease of the kubernetes-nodes chart, whose plan the
@@ -44,7 +45,11 @@ against the catalog release's spec.values (--catalog-release, "" to read the
 catalog back from the goldens) or a fixed catalog (--catalog). It serves TLS
 from tls.crt and tls.key in --cert-dir, readiness (/readyz) and liveness
 (/healthz) on --health-probe-bind-address and metrics on
---metrics-bind-address, and stops on SIGTERM or SIGINT.
+--metrics-bind-address, and stops on SIGTERM or SIGINT. It serves within
+bounds: a request body over --max-request-bytes is answered 413 before it is
+read, a client that takes longer than --header-timeout for its headers or
+--read-timeout for its whole request is cut, and past --max-in-flight requests
+at once (or bodies of four of the largest) a request is answered 429.
 
 "webhook manifests" prints what deploys it, as YAML to apply: the
 ValidatingWebhookConfiguration, the Service, the Deployment and least-privilege
@@ -68,6 +73,7 @@ type webhookOptions struct {
 	timeout                          int
 	caBundle                         string
 	poolResource                     string
+	limits                           webhook.Limits
 }
 
 var webhookRuns sync.Map // *options → *webhookOptions
@@ -78,10 +84,16 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&w.certDir, "cert-dir", "", "the folder holding the serving certificate, tls.crt and tls.key (required to serve)")
 	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&o.context, "context", "", "the kubeconfig context of the cluster to watch (default: the kubeconfig's current context; naming one reads a kubeconfig, never the in-cluster config)")
 	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
 	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
 	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&w.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
+	l := webhook.DefaultLimits
+	fs.Int64Var(&w.limits.MaxRequestBytes, "max-request-bytes", l.MaxRequestBytes, "the largest request body served, in bytes (at most 7340032, 7 MiB); a larger one is answered 413")
+	fs.DurationVar(&w.limits.HeaderTimeout, "header-timeout", l.HeaderTimeout, "how long a client may take to send its request's headers, TLS handshake included")
+	fs.DurationVar(&w.limits.ReadTimeout, "read-timeout", l.ReadTimeout, "how long a client may take to send its whole request, headers and body")
+	fs.IntVar(&w.limits.MaxInFlight, "max-in-flight", l.MaxInFlight, "how many requests are read and judged at once; more are answered 429")
 	fs.StringVar(&o.namespace, "namespace", webhook.DefaultNamespace, "manifests: the namespace the webhook runs in")
 	fs.StringVar(&w.image, "image", webhook.DefaultImage, "manifests: the image of the worker-image command")
 	fs.IntVar(&w.replicas, "replicas", 2, "manifests: how many replicas serve")
@@ -119,8 +131,8 @@ func (w *webhookOptions) catalogRelease() (types.NamespacedName, error) {
 }
 
 func (a *app) webhookManifests(o *options, w *webhookOptions) error {
-	if o.catalog != "" || o.kubeconfig != "" || w.certDir != "" {
-		return badUsage("manifests takes no --catalog, --kubeconfig or --cert-dir: they are the server's")
+	if o.catalog != "" || o.kubeconfig != "" || o.context != "" || w.certDir != "" {
+		return badUsage("manifests takes no --catalog, --kubeconfig, --context or --cert-dir: they are the server's")
 	}
 	policy := admissionregistrationv1.FailurePolicyType(w.failurePolicy)
 	if policy != admissionregistrationv1.Fail && policy != admissionregistrationv1.Ignore {
@@ -169,6 +181,9 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	if w.port < 1 || w.port > 65535 {
 		return badUsage("--port %d is not a port", w.port)
 	}
+	if err := checkLimits(w.limits); err != nil {
+		return err
+	}
 	key, err := w.catalogRelease()
 	if err != nil {
 		return err
@@ -185,7 +200,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		}
 		opts.Catalog = catalog.Compile(catalog.DecodeValues(m))
 	}
-	cfg, err := webhookConfig(o.kubeconfig)
+	cfg, err := webhookConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return err
 	}
@@ -200,7 +215,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		Scheme:                 scheme,
 		Cache:                  webhook.CacheOptions(opts),
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		WebhookServer:          crwebhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}),
+		WebhookServer:          webhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}, w.limits),
 		Metrics:                metricsserver.Options{BindAddress: w.metricsAddr},
 		HealthProbeBindAddress: w.healthAddr,
 	})
@@ -218,21 +233,40 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	return nil
 }
 
+// checkLimits refuses limits the server cannot serve by.
+func checkLimits(l webhook.Limits) error {
+	switch {
+	case l.MaxRequestBytes < 1<<10 || l.MaxRequestBytes > webhook.DefaultLimits.MaxRequestBytes:
+		return badUsage("--max-request-bytes %d is not between 1024 and %d (7 MiB, the bound of the admission library, above the API server's own)",
+			l.MaxRequestBytes, webhook.DefaultLimits.MaxRequestBytes)
+	case l.HeaderTimeout <= 0:
+		return badUsage("--header-timeout %v: a client must be given some time, and not forever", l.HeaderTimeout)
+	case l.ReadTimeout < l.HeaderTimeout:
+		return badUsage("--read-timeout %v is shorter than --header-timeout %v: it bounds the headers and the body", l.ReadTimeout, l.HeaderTimeout)
+	case l.MaxInFlight < 1:
+		return badUsage("--max-in-flight %d: at least one request must be served at a time", l.MaxInFlight)
+	}
+	return nil
+}
+
 // webhookConfig is the cluster's: the --kubeconfig file, else in-cluster,
-// else $KUBECONFIG or ~/.kube/config.
-func webhookConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return nil, unusable("kubeconfig %s: %v", kubeconfig, err)
+// else $KUBECONFIG or ~/.kube/config; a --context is one of a kubeconfig's
+// contexts, so it is never the in-cluster config.
+func webhookConfig(kubeconfig, context string) (*rest.Config, error) {
+	if kubeconfig == "" && context == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return cfg, nil
 		}
-		return cfg, nil
 	}
-	if cfg, err := rest.InClusterConfig(); err == nil {
-		return cfg, nil
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), nil).ClientConfig()
-	if err != nil {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	switch {
+	case err != nil && kubeconfig != "":
+		return nil, unusable("kubeconfig %s: %v", kubeconfig, err)
+	case err != nil && context != "":
+		return nil, unusable("--context %s: %v", context, err)
+	case err != nil:
 		return nil, unusable("no cluster to watch: not in a cluster, and no kubeconfig: %v", err)
 	}
 	return cfg, nil

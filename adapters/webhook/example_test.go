@@ -77,6 +77,7 @@ func ExampleValidator_Pools() {
 	})
 	r := v.Pools().Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		UID: "1", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: obj},
+		Kind: metav1.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"},
 	}})
 	fmt.Println(r.Allowed, r.Result.Code, r.Result.Reason)
 	for _, c := range r.Result.Details.Causes {

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
@@ -108,7 +109,8 @@ func (p probe) check(status int, body []byte) error {
 	return nil
 }
 
-// serve runs the webhooks on controller-runtime's webhook server, on
+// serve runs the webhooks on the webhook server of NewServer, within its
+// default limits, on
 // loopback with a certificate made for the test, and returns its address
 // and a client that trusts it.
 func serve(t testing.TB) (string, *http.Client) {
@@ -121,7 +123,7 @@ func serve(t testing.TB) (string, *http.Client) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
+	srv := webhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir}, webhook.Limits{})
 	validator(cluster()...).Register(srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

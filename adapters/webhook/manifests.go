@@ -37,9 +37,12 @@ const (
 	DefaultPoolResource   = "kubernetesnodeses"
 	DefaultPort           = 9443
 	DefaultTimeoutSeconds = 5
-	// DisableLabel opts a namespace, a KubernetesNodes or a HelmRelease
-	// out of the webhook: set it to "disabled". It is the way around the
-	// webhook when it is down and failurePolicy is Fail.
+	// DisableLabel opts a namespace out of the webhook: label the
+	// namespace with it set to "disabled". It is the way around the
+	// webhook when it is down and failurePolicy is Fail, and an
+	// administrator's act: a namespace's labels are not its tenant's to
+	// set. A KubernetesNodes or a HelmRelease carrying it is validated as
+	// any other: no object opts itself out.
 	DisableLabel = "kubernetes-worker-image.cozystack.io/admission"
 
 	certDir     = "/tmp/k8s-webhook-server/serving-certs"
@@ -322,7 +325,6 @@ func configuration(o ManifestOptions, labels map[string]string) *admissionregist
 		{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", "kube-public", "kube-node-lease", o.Namespace}},
 		optOut,
 	}}
-	objects := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{optOut}}
 	rule := func(group, version, resource string) []admissionregistrationv1.RuleWithOperations {
 		return []admissionregistrationv1.RuleWithOperations{{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
@@ -345,7 +347,6 @@ func configuration(o ManifestOptions, labels map[string]string) *admissionregist
 			TimeoutSeconds:          ptr.To(o.TimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
 			NamespaceSelector:       tenants,
-			ObjectSelector:          objects,
 		}
 	}
 

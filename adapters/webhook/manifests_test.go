@@ -11,6 +11,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
@@ -136,8 +137,11 @@ func TestManifestsWebhooks(t *testing.T) {
 		assert.Equal(t, admissionregistrationv1.Fail, *h.FailurePolicy, h.Name)
 		assert.Equal(t, []string{"v1"}, h.AdmissionReviewVersions, h.Name)
 		assert.Equal(t, "ops", h.ClientConfig.Service.Namespace, h.Name)
-		assert.NotNil(t, h.NamespaceSelector, h.Name)
-		assert.NotNil(t, h.ObjectSelector, h.Name)
+		require.NotNil(t, h.NamespaceSelector, h.Name)
+		assert.Contains(t, h.NamespaceSelector.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: webhook.DisableLabel, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"disabled"},
+		}, "%s: a namespace labelled disabled is opted out, an administrator's act", h.Name)
+		assert.Nil(t, h.ObjectSelector, "%s: no object opts itself out: a pool's author sets its labels", h.Name)
 		assert.Equal(t, []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, h.Rules[0].Operations, h.Name)
 	}
 	pools, poolReleases, catalogReleases := cfg.Webhooks[0], cfg.Webhooks[1], cfg.Webhooks[2]

@@ -12,7 +12,8 @@ import (
 // its latency, per path). Labels: resource is kubernetesnodes or
 // helmreleases; subject is pool, catalog or none (a HelmRelease of another
 // chart, a request that does not decode); outcome is one of Admitted,
-// Refused, Unchanged, Skipped, BadRequest and Failed.
+// Refused, Unchanged, Skipped, BadRequest and Failed; operation is CREATE,
+// UPDATE, DELETE, CONNECT, or invalid for any other (a bad request).
 var (
 	admissions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "worker_image_webhook_admissions_total",
@@ -42,13 +43,11 @@ func observe(resource, operation string, d decision, took time.Duration) {
 	admissions.WithLabelValues(resource, d.subject, operation, d.outcome).Inc()
 	latency.WithLabelValues(resource, d.subject, d.outcome).Observe(took.Seconds())
 	if d.outcome == Refused {
-		for _, r := range d.refusals {
-			if r != nil {
-				refusals.WithLabelValues(resource, d.subject, string(r.Reason)).Inc()
-			}
+		for i, reason := range d.refused.reasons {
+			refusals.WithLabelValues(resource, d.subject, string(reason)).Add(float64(d.refused.n[i]))
 		}
 	}
-	for _, reason := range d.warned {
-		warnings.WithLabelValues(resource, d.subject, string(reason)).Inc()
+	for i, reason := range d.warned.reasons {
+		warnings.WithLabelValues(resource, d.subject, string(reason)).Add(float64(d.warned.n[i]))
 	}
 }

@@ -16,9 +16,6 @@ import (
 
 // release decides a HelmRelease create or update by its chart.
 func (v *Validator) release(ctx context.Context, req admission.Request) decision {
-	if !validated(req.Operation) {
-		return decision{subject: SubjectNone, outcome: Skipped}
-	}
 	obj, err := decodeObject(req.Object.Raw)
 	if err != nil {
 		return badRequest(SubjectNone, "the request's object: %v", err)
@@ -27,14 +24,22 @@ func (v *Validator) release(ctx context.Context, req admission.Request) decision
 	if apiVersion, kind := obj["apiVersion"], obj["kind"]; apiVersion != HelmReleaseGVK.GroupVersion().String() || kind != HelmReleaseGVK.Kind {
 		return badRequest(SubjectNone, "this webhook validates %s HelmReleases; the object is %v %v", HelmReleaseGVK.GroupVersion(), apiVersion, kind)
 	}
+	subject := v.chartOf(obj)
+	// The release before the update counts only if it was the release of
+	// the same chart: one that becomes a pool or the catalog (its chart or
+	// its labels changed) had no disk or goldens of this chart before, and
+	// is judged as a create.
 	old := func() (map[string]any, bool) {
 		if req.Operation != admissionv1.Update {
 			return nil, false
 		}
 		o, err := decodeObject(req.OldObject.Raw)
-		return o, err == nil
+		if err != nil || v.chartOf(o) != subject || chartIdentity(o) != chartIdentity(obj) {
+			return nil, false
+		}
+		return o, true
 	}
-	switch v.chartOf(obj) {
+	switch subject {
 	case SubjectCatalog:
 		return v.admitCatalog(ctx, obj, old)
 	case SubjectPool:
@@ -63,6 +68,45 @@ func (v *Validator) chartOf(obj map[string]any) string {
 		return SubjectPool
 	}
 	return SubjectNone
+}
+
+// chartIdentity is what says which chart a HelmRelease releases: its
+// spec.chartRef (its namespace defaulted to the release's), the chart and
+// source of its spec.chart template, and the labels cozystack-api
+// recognises its releases by. A chart's version is not part of it: a new
+// version of the same chart is the same pool.
+func chartIdentity(obj map[string]any) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	spec, _ := obj["spec"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	ref, _ := spec["chartRef"].(map[string]any)
+	refNamespace := ref["namespace"]
+	if ns, _ := refNamespace.(string); ns == "" && ref != nil {
+		refNamespace = meta["namespace"]
+	}
+	chart, _ := spec["chart"].(map[string]any)
+	template, _ := chart["spec"].(map[string]any)
+	source, _ := template["sourceRef"].(map[string]any)
+	sourceNamespace := source["namespace"]
+	if ns, _ := sourceNamespace.(string); ns == "" && source != nil {
+		sourceNamespace = meta["namespace"]
+	}
+	var b strings.Builder
+	for _, v := range []any{
+		ref["kind"], ref["name"], refNamespace,
+		template["chart"], source["kind"], source["name"], sourceNamespace,
+		labels[ApplicationKindLabel], labels[ApplicationGroupLabel],
+	} {
+		// A value that is not a string is told by its type alone: no chart
+		// is named by one.
+		if text, ok := v.(string); ok || v == nil {
+			b.WriteString(text)
+		} else {
+			fmt.Fprintf(&b, "(%T)", v)
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // matches reports whether a HelmRelease is of chart c.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/escape"
 )
 
 // Outcomes of an admission, as the metrics label them.
@@ -42,16 +42,62 @@ const (
 	SubjectNone    = "none"
 )
 
+// An answer is bounded whatever the request: it reports at most
+// maxFindings warnings and maxFindings refusals, each at most maxText
+// bytes, and says how many more there were, by reason (the reasons are a
+// fixed, small set). The API server itself keeps only the first 4,096
+// characters of a response's warnings; `worker-image plan` lists every
+// finding.
+const (
+	maxFindings = 16
+	maxText     = 1024
+)
+
 // decision is what the webhook decided about one request, before it is
 // written as an admission response.
 type decision struct {
-	subject  string
-	outcome  string
-	refusals guard.Refusals
+	subject string
+	outcome string
+	// refused counts the refusals by reason, warned the warnings, for the
+	// metrics and for what an answer leaves out.
+	refused, warned counts
+	// warnings are the texts of the first maxFindings warnings (shown of
+	// them) and of the webhook's notes.
 	warnings []string
-	// warned are the reasons of the warnings, for the metrics.
-	warned []guard.Reason
-	status *metav1.Status
+	shown    int
+	status   *metav1.Status
+}
+
+// counts are findings by reason, in the order the reasons first came.
+type counts struct {
+	reasons []guard.Reason
+	n       []int
+	total   int
+}
+
+func (c *counts) add(r guard.Reason) {
+	c.total++
+	for i, seen := range c.reasons {
+		if seen == r {
+			c.n[i]++
+			return
+		}
+	}
+	c.reasons = append(c.reasons, r)
+	c.n = append(c.n, 1)
+}
+
+// more says how many findings of each reason an answer left out, given
+// that it reports the first shown of them: "459,984 more (UnknownField
+// 459,984)". Only the totals are known past the first shown, so the split
+// by reason is of every finding.
+func (c counts) more(shown int, what string) string {
+	var by []string
+	for i, r := range c.reasons {
+		by = append(by, string(r)+" "+strconv.Itoa(c.n[i]))
+	}
+	return fmt.Sprintf("%d more %s not shown (of %d: %s); `worker-image plan` lists every one",
+		c.total-shown, what, c.total, strings.Join(by, ", "))
 }
 
 // target is the object a request is about, and where its values sit.
@@ -85,14 +131,19 @@ func (t target) String() string {
 	return t.gk.Kind + " " + t.namespace + "/" + t.name
 }
 
-// warn adds a planner warning, at its field in the object.
+// warn adds a planner warning, at its field in the object; past
+// maxFindings it is only counted.
 func (d *decision) warn(t target, w guard.Warning) {
-	w.Field = t.apiField(w.Field)
-	d.warnings = append(d.warnings, w.Message())
-	d.warned = append(d.warned, w.Reason)
+	d.warned.add(w.Reason)
+	if d.shown < maxFindings {
+		d.shown++
+		w.Field = t.apiField(w.Field)
+		d.warnings = append(d.warnings, w.Message())
+	}
 }
 
-// note adds a warning of the webhook's own.
+// note adds a warning of the webhook's own; they are few, and always
+// reported.
 func (d *decision) note(format string, args ...any) {
 	d.warnings = append(d.warnings, fmt.Sprintf(format, args...))
 }
@@ -103,11 +154,14 @@ func (d *decision) note(format string, args ...any) {
 // which holds every refusal.
 func (d *decision) refuse(t target, rs guard.Refusals) {
 	d.outcome = Refused
-	d.refusals = rs
-	causes := make([]metav1.StatusCause, 0, len(rs))
-	lines := make([]string, 0, len(rs))
+	causes := make([]metav1.StatusCause, 0, min(len(rs), maxFindings))
+	lines := make([]string, 0, min(len(rs), maxFindings)+1)
 	for _, r := range rs {
 		if r == nil {
+			continue
+		}
+		d.refused.add(r.Reason)
+		if len(causes) == maxFindings {
 			continue
 		}
 		at := *r
@@ -117,7 +171,10 @@ func (d *decision) refuse(t target, rs guard.Refusals) {
 			Field:   at.Field,
 			Message: r.Detail + " (" + string(r.Reason) + ")",
 		})
-		lines = append(lines, at.Error())
+		lines = append(lines, truncate(at.Error()))
+	}
+	if d.refused.total > len(causes) {
+		lines = append(lines, "and "+d.refused.more(len(causes), "refusals"))
 	}
 	d.status = &metav1.Status{
 		Status:  metav1.StatusFailure,
@@ -136,10 +193,13 @@ func (d *decision) keep(t target, rs guard.Refusals, why string) {
 		if r == nil {
 			continue
 		}
-		at := *r
-		at.Field = t.apiField(r.Field)
-		d.warnings = append(d.warnings, "still refused, admitted because "+why+": "+at.Error())
-		d.warned = append(d.warned, r.Reason)
+		d.warned.add(r.Reason)
+		if d.shown < maxFindings {
+			d.shown++
+			at := *r
+			at.Field = t.apiField(r.Field)
+			d.warnings = append(d.warnings, "still refused, admitted because "+why+": "+at.Error())
+		}
 	}
 }
 
@@ -164,18 +224,19 @@ func readFailure(subject string, err error, what string) decision {
 }
 
 // response writes d as an admission response. Text from the object or the
-// cluster reaches a terminal through kubectl: its control characters are
-// escaped.
+// cluster reaches a terminal through kubectl: it is escaped
+// (escape.String), and each text is cut to maxText bytes.
 func (d decision) response() admission.Response {
 	r := admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: d.status == nil}}
 	if d.status != nil {
 		st := *d.status
-		st.Message = escape(st.Message)
+		st.Message = escape.Truncate(st.Message, (maxFindings+2)*maxText)
 		if st.Details != nil {
 			details := *st.Details
+			details.Name = truncate(details.Name)
 			details.Causes = make([]metav1.StatusCause, len(st.Details.Causes))
 			for i, c := range st.Details.Causes {
-				c.Message, c.Field = escape(c.Message), escape(c.Field)
+				c.Message, c.Field = truncate(c.Message), truncate(c.Field)
 				details.Causes[i] = c
 			}
 			st.Details = &details
@@ -183,24 +244,13 @@ func (d decision) response() admission.Response {
 		r.Result = &st
 	}
 	for _, w := range d.warnings {
-		r.Warnings = append(r.Warnings, escape(w))
+		r.Warnings = append(r.Warnings, truncate(w))
+	}
+	if d.warned.total > d.shown {
+		r.Warnings = append(r.Warnings, "and "+d.warned.more(d.shown, "warnings"))
 	}
 	return r
 }
 
-// escape writes control characters (a newline, an ESC) as Go escapes.
-func escape(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// truncate is one text of an answer: escaped, at most maxText bytes.
+func truncate(s string) string { return escape.Truncate(s, maxText) }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +19,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/escape"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -45,7 +47,7 @@ func New(c client.Reader, o Options) *Validator {
 // Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
 // served at PoolsPath.
 func (v *Validator) Pools() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", timeout: v.opts.ReadTimeout, decide: v.pool}}
+	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: PoolGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.pool}}
 }
 
 // Releases is the webhook of Flux HelmReleases
@@ -54,7 +56,7 @@ func (v *Validator) Pools() *admission.Webhook {
 // kubernetes-worker-image chart rendered as the catalog, and any other is
 // admitted untouched.
 func (v *Validator) Releases() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "helmreleases", timeout: v.opts.ReadTimeout, decide: v.release}}
+	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: HelmReleaseGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.release}}
 }
 
 // Register serves both webhooks on s, at PoolsPath and ReleasesPath.
@@ -66,34 +68,80 @@ func (v *Validator) Register(s webhook.Server) {
 // handler times a decision, counts it and writes it.
 type handler struct {
 	resource string
-	timeout  time.Duration
-	decide   func(context.Context, admission.Request) decision
+	// kind is the kind of the objects it validates.
+	kind    schema.GroupKind
+	timeout time.Duration
+	decide  func(context.Context, admission.Request) decision
 }
 
 func (h handler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	d := h.decide(ctx, req)
-	observe(h.resource, string(req.Operation), d, time.Since(began))
-	if log := logf.FromContext(ctx).V(1); log.Enabled() {
-		log.Info("admission", "resource", h.resource, "namespace", req.Namespace, "name", req.Name,
-			"operation", req.Operation, "subject", d.subject, "outcome", d.outcome, "refusals", len(d.refusals), "warnings", len(d.warnings))
+	d, ok := h.check(req)
+	if ok {
+		d = h.decide(ctx, req)
 	}
+	took := time.Since(began)
+	op := string(req.Operation)
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+	default:
+		// The metrics' operation label stays of bounded cardinality.
+		op = "invalid"
+	}
+	observe(h.resource, op, d, took)
+	logDecision(logf.FromContext(ctx), h.resource, req, d, took)
 	return d.response()
 }
 
-// validated reports whether op is one the webhooks plan: a delete plans
-// nothing, and is admitted.
-func validated(op admissionv1.Operation) bool {
-	return op == admissionv1.Create || op == admissionv1.Update
+// logDecision writes one line per decision, at the default verbosity:
+// what was asked, of what, and what was decided, with the reasons of the
+// findings (a fixed, small set) and, for a request that was not judged,
+// why. Text from the request is escaped and cut to logText bytes, so a
+// line is bounded whatever the request.
+func logDecision(log logr.Logger, resource string, req admission.Request, d decision, took time.Duration) {
+	if !log.Enabled() {
+		return
+	}
+	const logText = 256
+	text := func(s string) string { return escape.Truncate(s, logText) }
+	kv := []any{"resource", resource, "operation", text(string(req.Operation)), "namespace", text(req.Namespace), "name", text(req.Name),
+		"uid", text(string(req.UID)), "subject", d.subject, "outcome", d.outcome,
+		"refusals", d.refused.total, "warnings", d.warned.total, "seconds", took.Seconds()}
+	if reasons := append(append([]guard.Reason{}, d.refused.reasons...), d.warned.reasons...); len(reasons) > 0 {
+		kv = append(kv, "reasons", reasons)
+	}
+	if d.status != nil && d.outcome != Refused {
+		kv = append(kv, "message", text(d.status.Message))
+	}
+	log.Info("admission", kv...)
+}
+
+// check decides a request that is not one to judge: a review without a
+// request (no uid), an operation the API has not, a review of another
+// kind are bad requests, never admitted on a guess; a delete plans
+// nothing and is admitted. ok is true for a create or an update of the
+// handler's kind.
+func (h handler) check(req admission.Request) (d decision, ok bool) {
+	switch {
+	case req.UID == "":
+		return badRequest(SubjectNone, "the AdmissionReview holds no request, or a request without a uid: the API server sends request.uid, and the answer must carry it"), false
+	case req.Kind.Kind == "" || (schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}) != h.kind:
+		return badRequest(SubjectNone, "this webhook validates %s, and the request is of kind %q in group %q: the webhook configuration sends it only %s",
+			h.kind, req.Kind.Kind, req.Kind.Group, h.kind), false
+	}
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update:
+		return decision{}, true
+	case admissionv1.Delete:
+		return decision{subject: SubjectNone, outcome: Skipped}, false
+	}
+	return badRequest(SubjectNone, "the request's operation %q is none of CREATE, UPDATE and DELETE (in capitals, as the API server sends them)", req.Operation), false
 }
 
 // pool decides a KubernetesNodes create or update.
 func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
-	if !validated(req.Operation) {
-		return decision{subject: SubjectNone, outcome: Skipped}
-	}
 	obj, err := decodeObject(req.Object.Raw)
 	if err != nil {
 		return badRequest(SubjectNone, "the request's object: %v", err)
@@ -202,6 +250,9 @@ func clones(p plan.Pool) bool {
 func decodeObject(raw []byte) (map[string]any, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("no object in the request")
+	}
+	if err := measure(raw); err != nil {
+		return nil, fmt.Errorf("the object is beyond what the webhook judges: %v (a pool or a catalog release holds a few hundred); remove what the chart does not read", err)
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil {

@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -156,6 +158,53 @@ func TestWebhook(t *testing.T) {
 		require.NoError(t, c.Create(ctx, hr))
 		removed(t, e, hr)
 		assert.Equal(t, skipped, admissions(t, "helmreleases", "none"), "matchConditions kept it from the webhook")
+	})
+
+	t.Run("a pool's own opt-out label is no opt-out", func(t *testing.T) {
+		p := kubernetesNodes(fixtures.TenantNamespace, "demo-gpu", builtin(map[string]any{"storageClass": fixtures.LocalClass}))
+		p.SetLabels(map[string]string{webhook.DisableLabel: "disabled"})
+		err := c.Create(ctx, p)
+		if err == nil {
+			removed(t, e, p)
+		}
+		assert.Equal(t, []string{"StorageClassMismatch spec.storageClass"}, causesOf(t, err), "a pool's author sets its labels")
+
+		hr := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
+			"chartRef": map[string]any{"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace},
+			"values":   builtin(map[string]any{"storageClass": fixtures.LocalClass}),
+		})
+		hr.SetLabels(map[string]string{webhook.DisableLabel: "disabled"})
+		err = c.Create(ctx, hr)
+		if err == nil {
+			removed(t, e, hr)
+		}
+		assert.Equal(t, []string{"StorageClassMismatch spec.values.storageClass"}, causesOf(t, err))
+	})
+
+	t.Run("a namespace an administrator labels disabled is out of the webhook", func(t *testing.T) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-opted-out", Labels: map[string]string{webhook.DisableLabel: "disabled"}}}
+		require.NoError(t, client.IgnoreAlreadyExists(e.Client.Create(ctx, ns)))
+		p := kubernetesNodes(ns.Name, "demo-gpu", builtin(map[string]any{"storageClass": fixtures.LocalClass}))
+		err := c.Create(ctx, p)
+		require.NoError(t, err, "the namespace's label opts it out: %s", describe(err))
+		removed(t, e, p)
+	})
+
+	t.Run("a release that becomes a pool's is judged as a create", func(t *testing.T) {
+		hr := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
+			"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "cozystack-postgres-application-default-postgres"},
+			"values":   builtin(map[string]any{"storageClass": fixtures.LocalClass}),
+		})
+		require.NoError(t, c.Create(ctx, hr), "another chart's release is not the webhook's")
+		removed(t, e, hr)
+		warned.take()
+		became := hr.DeepCopy()
+		require.NoError(t, e.Client.Get(ctx, client.ObjectKeyFromObject(hr), became))
+		require.NoError(t, unstructured.SetNestedMap(became.Object, map[string]any{
+			"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace,
+		}, "spec", "chartRef"))
+		assert.Equal(t, []string{"StorageClassMismatch spec.values.storageClass"}, causesOf(t, c.Update(ctx, became)),
+			"there was no disk of this chart before: %q", warned.take())
 	})
 
 	t.Run("an update that leaves the disk as it was is admitted while the cluster refuses the disk", func(t *testing.T) {

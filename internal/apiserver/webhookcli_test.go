@@ -6,11 +6,13 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -97,56 +100,123 @@ func TestWebhookCommand(t *testing.T) {
 	})
 
 	t.Run("serve", func(t *testing.T) {
-		certs := &envtest.WebhookInstallOptions{}
-		require.NoError(t, certs.PrepWithoutInstalling())
-		t.Cleanup(func() { _ = certs.Cleanup() })
-		health := freeAddress(t)
-		cmd := exec.Command(bin, "webhook",
-			"--cert-dir", certs.LocalServingCertDir, "--port", itoa(certs.LocalServingPort),
-			"--kubeconfig", kubeconfig(t, e.Config), "--catalog-release", "",
-			"--metrics-bind-address", "0", "--health-probe-bind-address", health)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Start())
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() {
-			if cmd.ProcessState == nil {
-				_ = cmd.Process.Kill()
-			}
-		})
-		waitReady(t, "http://"+health+"/readyz")
+		w := startCommand(t, e, bin, "--catalog-release", "")
 
 		// An admission review, as the API server sends it.
 		pool := kubernetesNodes(fixtures.TenantNamespace, "demo-gpu", builtin(map[string]any{"storageClass": fixtures.LocalClass}))
-		raw, err := json.Marshal(pool.Object)
-		require.NoError(t, err)
-		review, err := json.Marshal(admissionv1.AdmissionReview{
-			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
-			Request: &admissionv1.AdmissionRequest{UID: "cli", Operation: admissionv1.Create, Namespace: pool.GetNamespace(), Name: pool.GetName(),
-				Kind: metav1.GroupVersionKind(apiserver.PoolGVK), Object: runtime.RawExtension{Raw: raw}},
-		})
-		require.NoError(t, err)
-		roots := x509.NewCertPool()
-		roots.AppendCertsFromPEM(certs.LocalServingCAData)
-		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
-		resp, err := c.Post("https://"+certs.LocalServingHost+":"+itoa(certs.LocalServingPort)+"/validate-kubernetesnodes", "application/json", bytes.NewReader(review))
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		var answer admissionv1.AdmissionReview
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&answer))
-		require.NotNil(t, answer.Response)
-		assert.False(t, answer.Response.Allowed, "the catalog read back from the goldens refuses the class: %+v", answer.Response.Result)
-		assert.Equal(t, "StorageClassMismatch", string(answer.Response.Result.Details.Causes[0].Type))
+		answer := w.review(t, "/validate-kubernetesnodes", reviewOf(t, admissionv1.Create, pool, nil))
+		assert.False(t, answer.Allowed, "the catalog read back from the goldens refuses the class: %+v", answer.Result)
+		assert.Equal(t, "StorageClassMismatch", string(answer.Result.Details.Causes[0].Type))
 
-		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, w.cmd.Process.Signal(syscall.SIGTERM))
 		select {
-		case err := <-exited:
-			assert.NoError(t, err, "SIGTERM stops it cleanly: %s", stderr.String())
+		case err := <-w.exited:
+			assert.NoError(t, err, "SIGTERM stops it cleanly: %s", w.stderr.String())
 		case <-time.After(30 * time.Second):
-			t.Fatalf("still running 30s after SIGTERM: %s", stderr.String())
+			t.Fatalf("still running 30s after SIGTERM: %s", w.stderr.String())
 		}
 	})
+}
+
+// command is a running `worker-image webhook`.
+type command struct {
+	cmd    *exec.Cmd
+	exited chan error
+	stderr *lockedBuffer
+	// addr is host:port of its webhook server, roots trust its
+	// certificate.
+	addr   string
+	roots  *x509.CertPool
+	client *http.Client
+}
+
+// startCommand runs `worker-image webhook` against e with a certificate
+// envtest makes, and more flags, until the test ends; it returns once the
+// command is ready.
+func startCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *command {
+	t.Helper()
+	certs := &envtest.WebhookInstallOptions{}
+	require.NoError(t, certs.PrepWithoutInstalling())
+	t.Cleanup(func() { _ = certs.Cleanup() })
+	health := freeAddress(t)
+	cmd := exec.Command(bin, append([]string{"webhook",
+		"--cert-dir", certs.LocalServingCertDir, "--port", itoa(certs.LocalServingPort),
+		"--kubeconfig", kubeconfig(t, e.Config),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", health}, args...)...)
+	w := &command{cmd: cmd, exited: make(chan error, 1), stderr: &lockedBuffer{}}
+	cmd.Stderr = w.stderr
+	require.NoError(t, cmd.Start())
+	go func() { w.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	waitReady(t, "http://"+health+"/readyz")
+	w.addr = certs.LocalServingHost + ":" + itoa(certs.LocalServingPort)
+	w.roots = x509.NewCertPool()
+	w.roots.AppendCertsFromPEM(certs.LocalServingCAData)
+	w.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: w.roots, MinVersion: tls.VersionTLS12}}}
+	return w
+}
+
+// lockedBuffer is a buffer a command writes while a test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// post sends body to the command's path over TLS; it returns the HTTP
+// status and the answer.
+func (w *command) post(t *testing.T, path string, body []byte) (int, []byte) {
+	t.Helper()
+	resp, err := w.client.Post("https://"+w.addr+path, "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, out
+}
+
+// review sends an AdmissionReview and reads the response it answers.
+func (w *command) review(t *testing.T, path string, body []byte) *admissionv1.AdmissionResponse {
+	t.Helper()
+	_, out := w.post(t, path, body)
+	var answer admissionv1.AdmissionReview
+	require.NoError(t, json.Unmarshal(out, &answer), "%s", out)
+	require.NotNil(t, answer.Response, "%s", out)
+	return answer.Response
+}
+
+// reviewOf is the AdmissionReview of op on obj (and old), as the API
+// server sends it.
+func reviewOf(t *testing.T, op admissionv1.Operation, obj, old *unstructured.Unstructured) []byte {
+	t.Helper()
+	raw, err := json.Marshal(obj.Object)
+	require.NoError(t, err)
+	req := &admissionv1.AdmissionRequest{UID: "cli", Operation: op, Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		Kind: metav1.GroupVersionKind(obj.GroupVersionKind()), Object: runtime.RawExtension{Raw: raw}}
+	if old != nil {
+		req.OldObject.Raw, err = json.Marshal(old.Object)
+		require.NoError(t, err)
+	}
+	review, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: req,
+	})
+	require.NoError(t, err)
+	return review
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

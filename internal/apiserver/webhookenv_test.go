@@ -105,7 +105,7 @@ func serveWebhook(t *testing.T, e *apiserver.Env, name string) *served {
 		Scheme:                 apiserver.Scheme(),
 		Cache:                  webhook.CacheOptions(opts),
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		WebhookServer:          crwebhook.NewServer(crwebhook.Options{Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir}),
+		WebhookServer:          webhook.NewServer(crwebhook.Options{Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir}, webhook.Limits{}),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: health,
 	})

@@ -39,6 +39,11 @@ func New(c client.Reader) *Reader { return &Reader{Client: c} }
 // Read reads what req asks for and returns it as a State in which every
 // kind it could not read (no permission, not served) is unknown. An error
 // is a *ReadError: the reconcile should be requeued.
+//
+// Over a cache, the State's objects share their maps, slices and pointers
+// with the cache's own (no object is deep-copied per read, which for a
+// namespace of thousands of disks is most of an admission's time): plan
+// from them, and DeepCopy an object before changing it.
 func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
 	return clusterread.Read(ctx, source{r.Client}, req, r.Limit)
 }
@@ -50,7 +55,8 @@ type source struct{ c client.Reader }
 var _ clusterread.Source = source{}
 
 func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
-	var opts []client.ListOption
+	// The cache's objects themselves, not copies: a plan only reads them.
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	if ns != "" {
 		opts = append(opts, client.InNamespace(ns))
 	}
@@ -149,7 +155,7 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 }
 
 func (s source) get(ctx context.Context, key client.ObjectKey, o client.Object, keep func()) error {
-	if err := s.c.Get(ctx, key, o); err != nil {
+	if err := s.c.Get(ctx, key, o, client.UnsafeDisableDeepCopy); err != nil {
 		return schemeHint(err)
 	}
 	keep()

@@ -3,6 +3,8 @@ package controllerruntime
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -31,6 +33,17 @@ type Reader struct {
 	// list replaces them; 0 means 8. It matters for an uncached reader
 	// (mgr.GetAPIReader()); a cache answers either from memory.
 	Limit int
+	// Reviewer, when set, is asked (a SelfSubjectAccessReview through it)
+	// whether this identity may list and watch a kind in every namespace
+	// before the kind's first read, and again at most once a minute while
+	// it may not. A cache would wait for a kind it may not watch until the
+	// context ends; a kind refused here is unknown at once, as a Forbidden
+	// read is. Set it to mgr.GetClient() when Client is the manager's
+	// cache.
+	Reviewer client.Client
+
+	once   sync.Once
+	access *access
 }
 
 // New returns a Reader over c.
@@ -45,7 +58,14 @@ func New(c client.Reader) *Reader { return &Reader{Client: c} }
 // namespace of thousands of disks is most of an admission's time): plan
 // from them, and DeepCopy an object before changing it.
 func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
-	return clusterread.Read(ctx, source{r.Client}, req, r.Limit)
+	var src clusterread.Source = source{r.Client}
+	if r.Reviewer != nil {
+		r.once.Do(func() {
+			r.access = &access{reviewer: r.Reviewer, allowed: map[state.Kind]bool{}, asked: map[state.Kind]time.Time{}, now: time.Now}
+		})
+		src = checked{source{r.Client}, r.access}
+	}
+	return clusterread.Read(ctx, src, req, r.Limit)
 }
 
 var _ state.Reader = (*Reader)(nil)

@@ -66,7 +66,7 @@ type command struct {
 
 // commands are the subcommands declared with package flag; the cobra tree
 // (root) adds each after its own.
-var commands = []*command{webhookCommand}
+var commands = []*command{webhookCommand, controllerCommand}
 
 // cobraCommand turns a flag-package command into a cobra command.
 func (c *command) cobraCommand(a *app) *cobra.Command {

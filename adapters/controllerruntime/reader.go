@@ -3,6 +3,8 @@ package controllerruntime
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -33,6 +35,17 @@ type Reader struct {
 	// list replaces them; 0 means 8. It matters for an uncached reader
 	// (mgr.GetAPIReader()); a cache answers either from memory.
 	Limit int
+	// Reviewer, when set, is asked (a SelfSubjectAccessReview through it)
+	// whether this identity may list and watch a kind in every namespace
+	// before the kind's first read, and again at most once a minute while
+	// it may not. A cache would wait for a kind it may not watch until the
+	// context ends; a kind refused here is unknown at once, as a Forbidden
+	// read is. Set it to mgr.GetClient() when Client is the manager's
+	// cache.
+	Reviewer client.Client
+
+	once   sync.Once
+	access *access
 }
 
 // New returns a Reader over c.
@@ -41,8 +54,20 @@ func New(c client.Reader) *Reader { return &Reader{Client: c} }
 // Read reads what req asks for and returns it as a State in which every
 // kind it could not read (no permission, not served) is unknown. An error
 // is a *ReadError: the reconcile should be requeued.
+//
+// Over a cache, the State's objects share their maps, slices and pointers
+// with the cache's own (no object is deep-copied per read, which for a
+// namespace of thousands of disks is most of an admission's time): plan
+// from them, and DeepCopy an object before changing it.
 func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
-	return clusterread.Read(ctx, source{r.Client}, req, r.Limit)
+	var src clusterread.Source = source{r.Client}
+	if r.Reviewer != nil {
+		r.once.Do(func() {
+			r.access = &access{reviewer: r.Reviewer, allowed: map[state.Kind]bool{}, asked: map[state.Kind]time.Time{}, now: time.Now}
+		})
+		src = checked{source{r.Client}, r.access}
+	}
+	return clusterread.Read(ctx, src, req, r.Limit)
 }
 
 var _ state.Reader = (*Reader)(nil)
@@ -52,7 +77,8 @@ type source struct{ c client.Reader }
 var _ clusterread.Source = source{}
 
 func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
-	var opts []client.ListOption
+	// The cache's objects themselves, not copies: a plan only reads them.
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	if ns != "" {
 		opts = append(opts, client.InNamespace(ns))
 	}
@@ -176,7 +202,7 @@ func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *st
 }
 
 func (s source) get(ctx context.Context, key client.ObjectKey, o client.Object, keep func()) error {
-	if err := s.c.Get(ctx, key, o); err != nil {
+	if err := s.c.Get(ctx, key, o, client.UnsafeDisableDeepCopy); err != nil {
 		return schemeHint(err)
 	}
 	keep()

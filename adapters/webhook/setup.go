@@ -17,6 +17,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -54,9 +55,9 @@ func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 // CacheOptions are the options of a manager's cache for the webhook: the
 // catalog release is the only HelmRelease cached (a list and watch of one
 // name in one namespace, which a Role can grant by resourceNames), and
-// managedFields are dropped from every object, since no plan reads them.
+// every object keeps only what a plan reads (controllerruntime.CacheOptions).
 func CacheOptions(o Options) cache.Options {
-	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	opts := controllerruntime.CacheOptions()
 	if key := o.CatalogRelease; key.Name != "" && o.Catalog == nil {
 		hr := &unstructured.Unstructured{}
 		hr.SetGroupVersionKind(HelmReleaseGVK)

@@ -12,14 +12,21 @@
 //   - Cache unstructured objects too (client.Options{Cache:
 //     &client.CacheOptions{Unstructured: true}}): otherwise every read of a
 //     pool is a request to the API server. The state a plan needs (PVCs,
-//     DataVolumes, StorageClasses, StorageProfiles, the CDI resource,
-//     CSIDrivers) is typed and always served by the cache.
+//     PersistentVolumes, DataVolumes, StorageClasses, CSIDrivers,
+//     StorageProfiles, the CDI resource, CDIConfigs,
+//     VolumeSnapshotClasses) is typed and always served by the cache.
+//     Make the cache with controllerruntime.CacheOptions(), which keeps of
+//     each object only what a plan reads.
 //   - Give it the catalog: the kubernetes-worker-image package's values
 //     compiled (catalog.Compile), or, where only the cluster is known, the
 //     catalog read back from the goldens (catalog.FromCluster).
 //   - Call New(mgr, catalog).SetupWithManager(mgr), and grant the RBAC of
-//     the +kubebuilder:rbac markers on Reconcile (read access to the
-//     storage kinds and the pools, the pools' status, events).
+//     the +kubebuilder:rbac markers on Reconcile: get, list and watch of
+//     the pools and of every kind above, update of the pools' status,
+//     events, and SelfSubjectAccessReviews. A kind left out of the RBAC
+//     is unknown to every plan (the pool warns StateUnverified naming it)
+//     rather than a read that waits: the reader asks whether it may watch
+//     a kind before its informer would wait on it.
 //
 // # Rules
 //
@@ -30,7 +37,8 @@
 //   - Each refusal and each warning is a Warning event under its reason; a
 //     planned pool also gets a Normal Planned event. Events are recorded
 //     only when the condition changes, so a resync repeats nothing.
-//   - A read of the cluster that fails (a timeout, a cache not synced) is
+//   - Every Reconcile is bounded by Timeout (DefaultTimeout, 30 s). A read
+//     of the cluster that fails (a timeout, a cache not synced) is
 //     returned from Reconcile: the pool is requeued with backoff. A refusal
 //     is an outcome, not an error: nothing is requeued for it.
 //   - A pool is planned again when its spec changes, and every pool when a

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -47,14 +48,23 @@ type Reconciler struct {
 	Catalog *catalog.Catalog
 	// Recorder records the events: mgr.GetEventRecorder(Name).
 	Recorder events.EventRecorder
+	// Timeout bounds one Reconcile, its reads and writes; 0 means
+	// DefaultTimeout. A reconcile that runs out is requeued with backoff.
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds a Reconcile when Reconciler.Timeout is 0.
+const DefaultTimeout = 30 * time.Second
 
 // New returns a Reconciler over mgr's client, cache and event recorder.
 // The manager's scheme must hold CDI's types (controllerruntime.AddToScheme).
 func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 	return &Reconciler{
-		Client:   mgr.GetClient(),
-		State:    controllerruntime.New(mgr.GetClient()),
+		Client: mgr.GetClient(),
+		// The Reviewer makes a kind this identity may not watch unknown at
+		// once, rather than a read that waits on its informer until the
+		// reconcile times out.
+		State:    &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
 		Catalog:  cat,
 		Recorder: mgr.GetEventRecorder(Name),
 	}
@@ -62,16 +72,24 @@ func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 
 // +kubebuilder:rbac:groups=apps.cozystack.io,resources=kubernetesnodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.cozystack.io,resources=kubernetesnodes/status,verbs=get;update
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csidrivers,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=datavolumes;storageprofiles;cdis,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=datavolumes;storageprofiles;cdis;cdiconfigs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshotclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=selfsubjectaccessreviews,verbs=create
 
-// Reconcile plans one pool. A read of the cluster that fails (a timeout, a
-// cache not synced) returns its error, so the pool is requeued with
-// backoff; a refusal is an outcome, recorded and not retried: the pool is
-// planned again when it or the cluster changes.
+// Reconcile plans one pool, within Timeout. A read of the cluster that
+// fails (a timeout, a cache not synced) returns its error, so the pool is
+// requeued with backoff; a refusal is an outcome, recorded and not
+// retried: the pool is planned again when it or the cluster changes.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	pool := &unstructured.Unstructured{}
 	pool.SetGroupVersionKind(PoolGVK)
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {

@@ -1,0 +1,38 @@
+{{- define "worker-image.labels" -}}
+app.kubernetes.io/part-of: kubernetes-worker-image
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "worker-image.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag }}
+{{- end -}}
+
+{{- define "worker-image.catalogRelease" -}}
+{{- if .Values.catalogRelease.name -}}
+{{ .Values.catalogRelease.namespace }}/{{ .Values.catalogRelease.name }}
+{{- end -}}
+{{- end -}}
+
+{{- define "worker-image.readRules" -}}
+# What a plan and a catalog render read (plan.Needs, catalog.RenderNeeds).
+- apiGroups: [""]
+  resources: [persistentvolumeclaims, persistentvolumes]
+  verbs: [get, list, watch]
+- apiGroups: [cdi.kubevirt.io]
+  resources: [cdiconfigs, cdis, datavolumes, storageprofiles]
+  verbs: [get, list, watch]
+- apiGroups: [snapshot.storage.k8s.io]
+  resources: [volumesnapshotclasses]
+  verbs: [get, list, watch]
+- apiGroups: [storage.k8s.io]
+  resources: [csidrivers, storageclasses]
+  verbs: [get, list, watch]
+{{- end -}}
+
+{{- define "worker-image.securityContext" -}}
+securityContext:
+  allowPrivilegeEscalation: false
+  capabilities:
+    drop: [ALL]
+  readOnlyRootFilesystem: true
+{{- end -}}

@@ -1,0 +1,502 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// Name is the controller's name, the reporting controller of its events
+// and its leader election lease's.
+const Name = "worker-image-controller"
+
+// Options configure the controller.
+type Options struct {
+	// CatalogRelease is the catalog's HelmRelease, whose spec.values every
+	// pool is planned against; when it does not exist the catalog is not
+	// deployed and serves no golden. The zero value reads the catalog back
+	// from the goldens instead (catalog.FromCluster).
+	CatalogRelease types.NamespacedName
+	// Timeout bounds one plan, its reads and its events; 0 means 30 s.
+	Timeout time.Duration
+	// Registerer takes the metrics; nil means controller-runtime's
+	// registry, which the manager serves on its metrics endpoint.
+	Registerer prometheus.Registerer
+}
+
+var (
+	poolGVK        = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
+	helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+)
+
+// poolReleasePrefix starts the name of a kubernetes-nodes release; the
+// chart names the pool by what follows.
+const poolReleasePrefix = "kubernetes-nodes-"
+
+// ref is what the controller plans: a pool, of one of two kinds, or the
+// catalog's goldens (kind goldensKind).
+type ref struct {
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+const (
+	kubernetesNodes = "KubernetesNodes"
+	helmRelease     = "HelmRelease"
+	goldensKind     = "Goldens"
+)
+
+var goldens = ref{Kind: goldensKind}
+
+// Setup adds the controller to mgr: it plans every KubernetesNodes pool,
+// every HelmRelease of the kubernetes-nodes chart and the catalog's goldens
+// from mgr's cache, again whenever something that can move a verdict
+// changes (a StorageClass, StorageProfile, CDI, CDIConfig, CSIDriver,
+// VolumeSnapshotClass, a golden's or a pool's disk's DataVolume or PVC,
+// the catalog release), records an Event on a pool when its verdict
+// changes, and exports the metrics. It writes no other object.
+//
+// mgr's scheme must hold CDI's types (controllerruntime.AddToScheme), its
+// cache should be made with controllerruntime.CacheOptions and its client
+// cache unstructured objects (client.CacheOptions{Unstructured: true}).
+// Setup adds a readiness check "controller" that passes once the cache
+// has synced.
+func Setup(mgr manager.Manager, o Options) error {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Registerer == nil {
+		o.Registerer = crmetrics.Registry
+	}
+	m := newMetrics()
+	if err := m.register(o.Registerer); err != nil {
+		return fmt.Errorf("register the metrics: %w", err)
+	}
+	r := &reconciler{
+		client:   mgr.GetClient(),
+		reader:   &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
+		recorder: mgr.GetEventRecorder(Name),
+		opts:     o,
+		metrics:  m,
+		pools:    map[ref]*entry{},
+		pending:  map[ref]pending{},
+		goldens:  map[string]int{},
+	}
+	if err := r.watch(mgr); err != nil {
+		return err
+	}
+	return mgr.AddReadyzCheck("controller", func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return errors.New("the cache has not synced")
+		}
+		return nil
+	})
+}
+
+// reconciler plans pools and goldens.
+type reconciler struct {
+	client   client.Client
+	reader   state.Reader
+	recorder events.EventRecorder
+	opts     Options
+	metrics  *metrics
+
+	mu      sync.Mutex
+	pools   map[ref]*entry
+	pending map[ref]pending
+	goldens map[string]int // phase → goldens, as last exported
+}
+
+// pending is a change not yet planned again: when the cache saw it, and
+// the kind that changed.
+type pending struct {
+	at      time.Time
+	trigger string
+}
+
+// entry is what the controller last concluded about a pool.
+type entry struct {
+	verdict  string
+	outcome  string
+	reason   string
+	warnings []string
+	host     bool
+	deps     deps
+}
+
+// deps are what a pool's plan rested on: a change to any of them may move
+// its verdict.
+type deps struct {
+	namespace   string
+	capiName    string
+	classes     []string
+	drivers     []string
+	golden      string
+	defaultUsed bool
+	// any: the plan resolved no class, so any class may matter.
+	any bool
+}
+
+func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	if req.Kind == goldensKind {
+		return ctrl.Result{}, r.planGoldens(ctx)
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(poolGVK)
+	if req.Kind == helmRelease {
+		obj.SetGroupVersionKind(helmReleaseGVK)
+	}
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, obj)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		r.forget(req)
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	pool, ok, err := poolOf(req, obj)
+	if err != nil || !ok {
+		r.forget(req)
+		return ctrl.Result{}, nil // not a pool, or values no plan can be made of: nothing to watch
+	}
+	cat, err := r.catalog(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var snap *state.Snapshot
+	need := plan.Needs(pool)
+	if cat == nil {
+		need = need.Merge(catalog.RenderNeeds())
+	}
+	st, err := r.reader.Read(ctx, need)
+	if err != nil {
+		r.metrics.planFailures.Inc()
+		return ctrl.Result{}, err
+	}
+	snap = state.NewSnapshot(st)
+	if cat == nil {
+		cat, _ = catalog.FromCluster(snap)
+	}
+	res, _ := plan.Plan(pool, cat, snap)
+	e := summarize(pool, res, snap)
+	changed := r.record(req, e)
+	if changed {
+		r.events(obj, res)
+	}
+	return ctrl.Result{}, nil
+}
+
+// poolOf reads the pool an object is: a KubernetesNodes, or a HelmRelease
+// of the kubernetes-nodes chart (not ok for any other release).
+func poolOf(req ref, obj *unstructured.Unstructured) (plan.Pool, bool, error) {
+	if req.Kind == kubernetesNodes {
+		p, err := plan.PoolFromObject(obj.Object)
+		return p, err == nil, err
+	}
+	spec, _ := obj.Object["spec"].(map[string]any)
+	if !isPoolRelease(obj.GetNamespace(), spec) {
+		return plan.Pool{}, false, nil
+	}
+	namespace, release := obj.GetNamespace(), obj.GetName()
+	if tn, _ := spec["targetNamespace"].(string); tn != "" {
+		namespace, release = tn, tn+"-"+release
+	}
+	if rn, _ := spec["releaseName"].(string); rn != "" {
+		release = rn
+	}
+	name, _ := strings.CutPrefix(release, poolReleasePrefix)
+	return plan.DecodePool(namespace, name, releaseValues(spec)), true, nil
+}
+
+// isPoolRelease reports whether a HelmRelease deploys the kubernetes-nodes
+// chart: by the source Cozystack names in spec.chartRef, or by the chart
+// name of a spec.chart template.
+func isPoolRelease(namespace string, spec map[string]any) bool {
+	if ref, ok := spec["chartRef"].(map[string]any); ok {
+		ns, _ := ref["namespace"].(string)
+		if ns == "" {
+			ns = namespace
+		}
+		return ref["kind"] == "ExternalArtifact" && ns == "cozy-system" &&
+			ref["name"] == "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"
+	}
+	chart, _ := spec["chart"].(map[string]any)
+	cspec, _ := chart["spec"].(map[string]any)
+	return cspec["chart"] == "kubernetes-nodes"
+}
+
+// releaseValues are a HelmRelease's spec.values without the keys that
+// start with "_", which Cozystack reserves for the values it injects.
+func releaseValues(spec map[string]any) any {
+	values, present := spec["values"]
+	m, ok := values.(map[string]any)
+	if !present || !ok {
+		return values
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if !strings.HasPrefix(k, "_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// disabled is the catalog of a cluster whose catalog release does not
+// exist.
+var disabled = catalog.Compile(catalog.Default())
+
+// catalog is the catalog release's, disabled when it does not exist, nil
+// when the catalog is to be read back from the goldens.
+func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
+	key := r.opts.CatalogRelease
+	if key.Name == "" {
+		return nil, nil
+	}
+	hr := &unstructured.Unstructured{}
+	hr.SetGroupVersionKind(helmReleaseGVK)
+	err := r.client.Get(ctx, key, hr)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return disabled, nil
+	case err != nil:
+		return nil, fmt.Errorf("the catalog's HelmRelease %s: %w", key, err)
+	}
+	spec, _ := hr.Object["spec"].(map[string]any)
+	return catalog.Compile(catalog.DecodeValues(releaseValues(spec))), nil
+}
+
+// summarize is what the controller keeps of a plan.
+func summarize(pool plan.Pool, res plan.Result, snap *state.Snapshot) *entry {
+	e := &entry{outcome: string(res.Outcome), reason: "Planned"}
+	reasons := []string{string(res.Outcome)}
+	if len(res.Refusals) > 0 {
+		e.reason = string(res.Refusals[0].Reason)
+		for _, f := range res.Refusals {
+			reasons = append(reasons, string(f.Reason))
+		}
+	}
+	for _, w := range res.Warnings {
+		if !slices.Contains(e.warnings, string(w.Reason)) {
+			e.warnings = append(e.warnings, string(w.Reason))
+		}
+		reasons = append(reasons, "warning:"+string(w.Reason))
+		if w.Reason == guard.HostAssistedClone {
+			e.host = true
+		}
+	}
+	slices.Sort(reasons)
+	e.verdict = strings.Join(reasons, ",")
+	e.deps = depsOf(pool, res, snap)
+	return e
+}
+
+// depsOf is what a plan rested on: the pool's class and its golden's, their
+// drivers, the golden, and the cluster default when a class is left to it.
+func depsOf(pool plan.Pool, res plan.Result, snap *state.Snapshot) deps {
+	d := deps{namespace: pool.Namespace, capiName: naming.PoolCAPIName(pool.Name), golden: res.Golden}
+	add := func(class string) {
+		if class == "" || slices.Contains(d.classes, class) {
+			return
+		}
+		d.classes = append(d.classes, class)
+		if sc := snap.StorageClass(class); sc != nil && !slices.Contains(d.drivers, sc.Provisioner) {
+			d.drivers = append(d.drivers, sc.Provisioner)
+		}
+	}
+	add(res.StorageClass.Name)
+	add(pool.Spec.StorageClass)
+	if d.golden == "" && pool.Spec.OSImage != nil && pool.Spec.OSImage.Builtin != nil {
+		d.golden, _ = naming.GoldenName(pool.Spec.Talos.SchematicID, pool.Spec.Talos.Version, nil, nil)
+	}
+	if d.golden != "" {
+		add(snap.Disk(naming.GoldenNamespace, d.golden).Class())
+	}
+	d.defaultUsed = pool.Spec.StorageClass == "" || res.StorageClass.Name == ""
+	d.any = res.StorageClass.Name == ""
+	return d
+}
+
+// record keeps a pool's entry and moves the metrics by the difference; it
+// reports whether the verdict changed.
+func (r *reconciler) record(req ref, e *entry) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.pools[req]
+	r.move(old, -1)
+	r.move(e, 1)
+	r.pools[req] = e
+	r.observe(req)
+	return old == nil || old.verdict != e.verdict
+}
+
+// forget drops a pool that is gone.
+func (r *reconciler) forget(req ref) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old := r.pools[req]; old != nil {
+		r.move(old, -1)
+		delete(r.pools, req)
+	}
+	delete(r.pending, req)
+}
+
+func (r *reconciler) move(e *entry, by float64) {
+	if e == nil {
+		return
+	}
+	r.metrics.pools.WithLabelValues(e.outcome, e.reason).Add(by)
+	for _, w := range e.warnings {
+		r.metrics.warnings.WithLabelValues(w).Add(by)
+	}
+	if e.host {
+		r.metrics.hostAssisted.Add(by)
+	}
+}
+
+// observe ends the pending change of req, if any: it is planned again.
+func (r *reconciler) observe(req ref) {
+	if p, ok := r.pending[req]; ok {
+		r.metrics.replan.WithLabelValues(p.trigger).Observe(time.Since(p.at).Seconds())
+		delete(r.pending, req)
+	}
+}
+
+// noteLimit is the most bytes an events.k8s.io/v1 Event's note holds.
+const noteLimit = 1024
+
+// events records a verdict that changed: a Warning per refusal reason, or
+// a Normal Planned and a Warning per warning reason.
+func (r *reconciler) events(obj runtime.Object, res plan.Result) {
+	if len(res.Refusals) > 0 {
+		byReason := map[guard.Reason][]string{}
+		var order []guard.Reason
+		for _, f := range res.Refusals {
+			if _, ok := byReason[f.Reason]; !ok {
+				order = append(order, f.Reason)
+			}
+			byReason[f.Reason] = append(byReason[f.Reason], f.Error())
+		}
+		for _, reason := range order {
+			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, string(reason), "Plan", "%s", note("refused: "+strings.Join(byReason[reason], "; ")))
+		}
+		return
+	}
+	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary(res)))
+	seen := map[guard.Reason]bool{}
+	for _, w := range res.Warnings {
+		if !seen[w.Reason] {
+			seen[w.Reason] = true
+			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, string(w.Reason), "Plan", "%s", note(w.Message()))
+		}
+	}
+}
+
+func summary(res plan.Result) string {
+	if res.Source == plan.Clone {
+		return fmt.Sprintf("disk-system clones golden %s on StorageClass %s", res.Golden, res.StorageClass.Name)
+	}
+	return "disk-system imports its image over HTTP"
+}
+
+// note cuts s to noteLimit bytes, at a character boundary.
+func note(s string) string {
+	if len(s) <= noteLimit {
+		return s
+	}
+	const more = "…"
+	cut := noteLimit - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
+}
+
+// phases are the goldens' phases the metric exports.
+var phases = []string{"Populated", "Importing", "Stalled", "Failed", "Absent", "Unknown"}
+
+// planGoldens exports the catalog's goldens by phase.
+func (r *reconciler) planGoldens(ctx context.Context) error {
+	cat, err := r.catalog(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := r.reader.Read(ctx, catalog.RenderNeeds())
+	if err != nil {
+		r.metrics.planFailures.Inc()
+		return err
+	}
+	snap := state.NewSnapshot(st)
+	if cat == nil {
+		cat, _ = catalog.FromCluster(snap)
+	}
+	counts := map[string]int{}
+	if cat.Enabled() {
+		for e := range cat.Entries() {
+			if e.Golden != "" {
+				counts[phaseOf(golden.Observe(e.Golden, nil, snap))]++
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range phases {
+		r.metrics.goldens.WithLabelValues(p).Set(float64(counts[p]))
+	}
+	r.goldens = counts
+	r.observe(goldens)
+	return nil
+}
+
+func phaseOf(g golden.Golden) string {
+	switch g.Presence {
+	case golden.Absent:
+		return "Absent"
+	case golden.Unobserved:
+		return "Unknown"
+	}
+	switch g.Import {
+	case golden.Populated:
+		return "Populated"
+	case golden.Importing:
+		return "Importing"
+	case golden.Stalled:
+		return "Stalled"
+	case golden.Failed:
+		return "Failed"
+	}
+	return "Unknown"
+}

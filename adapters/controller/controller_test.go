@@ -1,0 +1,288 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	eventsv1 "k8s.io/api/events/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+func TestMain(m *testing.M) { os.Exit(apiserver.Main(m)) }
+
+var (
+	helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+	poolGVK        = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}
+	catalogRelease = client.ObjectKey{Namespace: "cozy-system", Name: "kubernetes-worker-image"}
+	installCRD     sync.Once
+)
+
+// helmReleases installs a minimal Flux HelmRelease CRD, once.
+func helmReleases(t *testing.T, e *apiserver.Env) {
+	t.Helper()
+	installCRD.Do(func() {
+		keep := true
+		anything := apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &keep}
+		gvk := helmReleaseGVK
+		crd := &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "helmreleases." + gvk.Group},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: gvk.Group,
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: gvk.Kind, ListKind: gvk.Kind + "List", Plural: "helmreleases", Singular: "helmrelease"},
+				Scope: apiextensionsv1.NamespaceScoped,
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+					Name: gvk.Version, Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+						Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": anything, "status": anything},
+					}},
+				}},
+			},
+		}
+		_, err := envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{crd}})
+		require.NoError(t, err)
+	})
+}
+
+// run starts the controller as cfg's identity with its metrics in a
+// registry of its own, and stops it when the test ends.
+func run(t *testing.T, cfg *rest.Config) *prometheus.Registry {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:     apiserver.Scheme(),
+		Cache:      controllerruntime.CacheOptions(),
+		Client:     client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, controller.Setup(mgr, controller.Options{CatalogRelease: catalogRelease, Registerer: reg}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+	})
+	return reg
+}
+
+// metric is the value of one series (a histogram's sample count), 0 when
+// it does not exist.
+func metric(t require.TestingT, reg *prometheus.Registry, name string, labels ...string) float64 {
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if got[labels[i]] != labels[i+1] {
+					continue series
+				}
+			}
+			return value(m)
+		}
+	}
+	return 0
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Gauge != nil:
+		return m.Gauge.GetValue()
+	case m.Counter != nil:
+		return m.Counter.GetValue()
+	case m.Histogram != nil:
+		return float64(m.Histogram.GetSampleCount())
+	}
+	return 0
+}
+
+func eventually(t *testing.T, what string, f func(c *assert.CollectT)) {
+	t.Helper()
+	require.EventuallyWithT(t, f, 30*time.Second, 50*time.Millisecond, what)
+}
+
+// events counts the events of reason on the pool.
+func events(t require.TestingT, e *apiserver.Env, pool *unstructured.Unstructured, reason string) int {
+	var list eventsv1.EventList
+	require.NoError(t, e.Client.List(context.Background(), &list, client.InNamespace(pool.GetNamespace())))
+	n := 0
+	for _, ev := range list.Items {
+		if ev.Regarding.Name == pool.GetName() && ev.Reason == reason {
+			assert.Equal(t, controller.Name, ev.ReportingController)
+			n++
+		}
+	}
+	return n
+}
+
+func newPool(t *testing.T, e *apiserver.Env, namespace, name string, spec map[string]any) *unstructured.Unstructured {
+	t.Helper()
+	e.Namespace(t, namespace)
+	pool := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	pool.SetGroupVersionKind(poolGVK)
+	pool.SetNamespace(namespace)
+	pool.SetName(name)
+	require.NoError(t, e.Client.Create(context.Background(), pool))
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), pool) })
+	return pool
+}
+
+func patch(t *testing.T, e *apiserver.Env, obj client.Object, p map[string]any, status bool) {
+	t.Helper()
+	raw, err := json.Marshal(p)
+	require.NoError(t, err)
+	if status {
+		require.NoError(t, e.Client.Status().Patch(context.Background(), obj, client.RawPatch("application/merge-patch+json", raw)))
+		return
+	}
+	require.NoError(t, e.Client.Patch(context.Background(), obj, client.RawPatch("application/merge-patch+json", raw)))
+}
+
+// The controller plans a pool and moves its metric and its Events on each
+// change that moves its verdict (the catalog release, a StorageProfile,
+// the CDI resource, the default class, the golden's import), and on none
+// that cannot (another class's profile, an annotation no plan reads).
+func TestChangesMoveVerdicts(t *testing.T) {
+	e := apiserver.Get(t)
+	e.Cluster(t)
+	helmReleases(t, e)
+	e.Namespace(t, catalogRelease.Namespace)
+	reg := run(t, e.Config)
+	builtin := map[string]any{"builtin": map[string]any{}}
+	pool := newPool(t, e, "tenant-ctl", "demo-md0", map[string]any{"cluster": "demo", "osImage": builtin})
+	replans := func(c require.TestingT, trigger string) float64 {
+		return metric(c, reg, "worker_image_replan_duration_seconds", "trigger", trigger)
+	}
+
+	eventually(t, "no catalog release: the catalog serves no golden", func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "GoldenNotInCatalog"))
+		assert.Equal(c, 1, events(c, e, pool, "GoldenNotInCatalog"))
+	})
+
+	hr := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"values": map[string]any{"enabled": true}}}}
+	hr.SetGroupVersionKind(helmReleaseGVK)
+	hr.SetNamespace(catalogRelease.Namespace)
+	hr.SetName(catalogRelease.Name)
+	require.NoError(t, e.Client.Create(context.Background(), hr))
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), hr) })
+	eventually(t, "the catalog release: planned", func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "planned", "reason", "Planned"))
+		assert.Equal(c, 0.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "GoldenNotInCatalog"))
+		assert.Equal(c, 1, events(c, e, pool, "Planned"))
+		assert.Equal(c, 1.0, metric(c, reg, "worker_image_goldens", "phase", "Populated"))
+		assert.GreaterOrEqual(c, replans(c, "CatalogRelease"), 1.0)
+	})
+
+	t.Run("StorageProfile", func(t *testing.T) {
+		other := &unstructuredProfile{fixtures.LocalClass}
+		patch(t, e, other.obj(), map[string]any{"spec": map[string]any{"cloneStrategy": "csi-clone"}}, false)
+		t.Cleanup(func() { patch(t, e, other.obj(), map[string]any{"spec": map[string]any{"cloneStrategy": nil}}, false) })
+		mine := &unstructuredProfile{fixtures.ReplicatedClass}
+		patch(t, e, mine.obj(), map[string]any{"spec": map[string]any{"cloneStrategy": "copy"}}, false)
+		eventually(t, "its class's profile copies: a predicted host-assisted clone", func(c *assert.CollectT) {
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_predicted_host_assisted_clones"))
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_pool_warnings", "reason", "HostAssistedClone"))
+			assert.Equal(c, 1, events(c, e, pool, "HostAssistedClone"))
+		})
+		assert.Equal(t, 1.0, replans(t, "StorageProfile"), "the other class's profile, changed first, planned nothing again")
+		patch(t, e, mine.obj(), map[string]any{"spec": map[string]any{"cloneStrategy": nil}}, false)
+		eventually(t, "back to csi-clone", func(c *assert.CollectT) {
+			assert.Equal(c, 0.0, metric(c, reg, "worker_image_predicted_host_assisted_clones"))
+			assert.Equal(c, 2, events(c, e, pool, "Planned"))
+		})
+	})
+
+	t.Run("CDI", func(t *testing.T) {
+		cdi := fixtures.CDI(nil)
+		patch(t, e, cdi, map[string]any{"spec": map[string]any{"cloneStrategyOverride": "copy"}}, false)
+		eventually(t, "CDI's override copies", func(c *assert.CollectT) {
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_predicted_host_assisted_clones"))
+			assert.Equal(c, 2, events(c, e, pool, "HostAssistedClone"))
+		})
+		patch(t, e, cdi, map[string]any{"spec": map[string]any{"cloneStrategyOverride": nil}}, false)
+		eventually(t, "no override", func(c *assert.CollectT) {
+			assert.Equal(c, 0.0, metric(c, reg, "worker_image_predicted_host_assisted_clones"))
+			assert.Equal(c, 3, events(c, e, pool, "Planned"))
+		})
+	})
+
+	t.Run("StorageClass", func(t *testing.T) {
+		onDefault := newPool(t, e, "tenant-ctl", "dflt-md0", map[string]any{"cluster": "dflt", "storageClass": "", "osImage": builtin})
+		eventually(t, "a pool on the default class", func(c *assert.CollectT) {
+			assert.Equal(c, 1, events(c, e, onDefault, "Planned"))
+		})
+		before := replans(t, "StorageClass")
+		local := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: fixtures.LocalClass}}
+		patch(t, e, local, map[string]any{"metadata": map[string]any{"annotations": map[string]any{"example.com/owner": "ops"}}}, false)
+		replicated := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: fixtures.ReplicatedClass}}
+		move := func(from, to *storagev1.StorageClass) {
+			patch(t, e, from, map[string]any{"metadata": map[string]any{"annotations": map[string]any{storage.DefaultAnnotation: nil}}}, false)
+			patch(t, e, to, map[string]any{"metadata": map[string]any{"annotations": map[string]any{storage.DefaultAnnotation: "true"}}}, false)
+		}
+		move(replicated, local)
+		t.Cleanup(func() { move(local, replicated) })
+		eventually(t, "the default moved off the golden's class", func(c *assert.CollectT) {
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "StorageClassMismatch"))
+			assert.Equal(c, 1, events(c, e, onDefault, "StorageClassMismatch"))
+		})
+		assert.Greater(t, replans(t, "StorageClass"), before)
+		assert.Equal(t, 3, events(t, e, pool, "Planned"), "the pool on its own class is not told again")
+		assert.Equal(t, 1.0, metric(t, reg, "worker_image_pools", "outcome", "planned", "reason", "Planned"), "nor does its verdict move")
+	})
+
+	t.Run("Golden", func(t *testing.T) {
+		dv := fixtures.GoldenDataVolume(fixtures.Golden, fixtures.DefaultVersion, fixtures.ReplicatedClass, "6Gi", "Failed")
+		patch(t, e, dv, map[string]any{"status": map[string]any{"phase": "Failed"}}, true)
+		t.Cleanup(func() { patch(t, e, dv, map[string]any{"status": map[string]any{"phase": "Succeeded"}}, true) })
+		eventually(t, "the golden failed", func(c *assert.CollectT) {
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_goldens", "phase", "Failed"))
+			assert.Equal(c, 0.0, metric(c, reg, "worker_image_goldens", "phase", "Populated"))
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "GoldenImportFailed"))
+			assert.Equal(c, 1, events(c, e, pool, "GoldenImportFailed"))
+		})
+	})
+}
+
+// unstructuredProfile names a StorageProfile for a patch.
+type unstructuredProfile struct{ class string }
+
+func (p *unstructuredProfile) obj() client.Object {
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "StorageProfile"})
+	o.SetName(p.class)
+	return o
+}

@@ -1,0 +1,90 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// recheck is how long a kind this identity may not list and watch stays
+// refused before it is asked about again: RBAC granted later is seen
+// within it.
+const recheck = time.Minute
+
+// access remembers, per kind, whether the reader's identity may list and
+// watch it cluster-wide, as a cache's informer does.
+type access struct {
+	reviewer client.Client
+	mu       sync.Mutex
+	allowed  map[state.Kind]bool
+	asked    map[state.Kind]time.Time
+	now      func() time.Time
+}
+
+// check returns a Forbidden error for a kind the identity may not list and
+// watch, nil when it may. A review that fails is an error to requeue on.
+func (a *access) check(ctx context.Context, k state.Kind) error {
+	a.mu.Lock()
+	ok, known := a.allowed[k]
+	fresh := known && (ok || a.now().Sub(a.asked[k]) < recheck)
+	a.mu.Unlock()
+	info := kinds.Of(k)
+	gr := schema.GroupResource{Group: info.GVK.Group, Resource: info.Resource}
+	if !fresh {
+		var err error
+		if ok, err = a.review(ctx, gr); err != nil {
+			return fmt.Errorf("ask whether %s may be listed and watched: %w", gr, err)
+		}
+		a.mu.Lock()
+		a.allowed[k], a.asked[k] = ok, a.now()
+		a.mu.Unlock()
+	}
+	if !ok {
+		return apierrors.NewForbidden(gr, "", fmt.Errorf("this identity may not list and watch %s in every namespace, so a cache never syncs them", gr))
+	}
+	return nil
+}
+
+func (a *access) review(ctx context.Context, gr schema.GroupResource) (bool, error) {
+	for _, verb := range []string{"list", "watch"} {
+		r := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Group: gr.Group, Resource: gr.Resource, Verb: verb},
+		}}
+		if err := a.reviewer.Create(ctx, r); err != nil {
+			return false, err
+		}
+		if !r.Status.Allowed {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// checked is a source that asks access before each read.
+type checked struct {
+	source
+	a *access
+}
+
+func (s checked) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
+	if err := s.a.check(ctx, k); err != nil {
+		return err
+	}
+	return s.source.List(ctx, k, ns, into)
+}
+
+func (s checked) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {
+	if err := s.a.check(ctx, k); err != nil {
+		return err
+	}
+	return s.source.Get(ctx, k, ns, name, into)
+}

@@ -1,0 +1,68 @@
+package controllerruntime
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// A kind the identity may not list and watch is unknown at once, without
+// a read of it (through a cache, that read would wait until the context
+// ends); the others are read; the refusal is asked again after a minute.
+func TestReviewerRefusesUnwatchableKinds(t *testing.T) {
+	denied := map[string]bool{"storageclasses": true}
+	var reviews, classReads int
+	funcs := interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if r, ok := obj.(*authorizationv1.SelfSubjectAccessReview); ok {
+				reviews++
+				r.Status.Allowed = !denied[r.Spec.ResourceAttributes.Resource]
+				return nil
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if _, ok := list.(*storagev1.StorageClassList); ok {
+				classReads++
+			}
+			return c.List(ctx, list, opts...)
+		},
+	}
+	c := fixtures.ControllerRuntime(funcs, fixtures.Cluster()...)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := &Reader{Client: c, Reviewer: c}
+	r.once.Do(func() {
+		r.access = &access{reviewer: c, allowed: map[state.Kind]bool{}, asked: map[state.Kind]time.Time{}, now: func() time.Time { return now }}
+	})
+	pool := fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
+	st, err := r.Read(context.Background(), plan.Needs(pool))
+	require.NoError(t, err)
+	assert.False(t, st.Observed.Has(state.StorageClass), "refused by review: unknown")
+	assert.True(t, st.Observed.Has(state.CDIConfig), "allowed: read")
+	assert.Zero(t, classReads, "a refused kind is never read")
+	first := reviews
+	assert.Positive(t, first)
+
+	_, err = r.Read(context.Background(), plan.Needs(pool))
+	require.NoError(t, err)
+	assert.Equal(t, first, reviews, "within a minute nothing is asked again")
+
+	denied["storageclasses"] = false
+	now = now.Add(time.Minute)
+	st, err = r.Read(context.Background(), plan.Needs(pool))
+	require.NoError(t, err)
+	assert.True(t, st.Observed.Has(state.StorageClass), "granted since: read after the minute")
+	assert.Equal(t, first+2, reviews, "only the refused kind is asked again (list and watch)")
+}

@@ -1,0 +1,160 @@
+package controllerruntime
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"pgregory.net/rapid"
+
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// slim is a copy of st whose every object went through the cache's
+// transform.
+func slim(t interface{ Fatal(...any) }, st *state.State) *state.State {
+	out := plantest.CopyState(st)
+	each := func(o any) {
+		if _, err := transform(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range out.StorageClasses {
+		each(&out.StorageClasses[i])
+	}
+	for i := range out.PersistentVolumeClaims {
+		each(&out.PersistentVolumeClaims[i])
+	}
+	for i := range out.DataVolumes {
+		each(&out.DataVolumes[i])
+	}
+	for i := range out.StorageProfiles {
+		each(&out.StorageProfiles[i])
+	}
+	for i := range out.CDIs {
+		each(&out.CDIs[i])
+	}
+	for i := range out.CSIDrivers {
+		each(&out.CSIDrivers[i])
+	}
+	for i := range out.VolumeSnapshotClasses {
+		each(&out.VolumeSnapshotClasses[i])
+	}
+	for i := range out.CDIConfigs {
+		each(&out.CDIConfigs[i])
+	}
+	for i := range out.PersistentVolumes {
+		each(&out.PersistentVolumes[i])
+	}
+	return out
+}
+
+// What a plan, a catalog render, a prune and the catalog read back from
+// the cluster say is the same over the cache's slimmed objects as over
+// whole ones, in consistent and inconsistent worlds: the transform drops
+// nothing any of them reads.
+func TestTransformKeepsWhatIsRead(t *testing.T) {
+	for _, inconsistent := range []bool{false, true} {
+		rapid.Check(t, func(t *rapid.T) {
+			s := plantest.Scenarios(plantest.Options{Inconsistent: inconsistent}).Draw(t, "scenario")
+			served := fleet.Served(s.State)
+			respell(served)
+			whole, thin := state.NewSnapshot(served), state.NewSnapshot(slim(t, served))
+			cat := catalog.Compile(s.Catalog)
+			same(t, plan.PlanAll(s.Pools, cat, whole), plan.PlanAll(s.Pools, cat, thin), "plans")
+			wr, werr := catalog.Render(cat, whole)
+			tr, terr := catalog.Render(cat, thin)
+			same(t, werr, terr, "catalog render")
+			same(t, wr, tr, "catalog render")
+			same(t, catalog.Prune(cat, whole), catalog.Prune(cat, thin), "prune")
+			wc, ww := catalog.FromCluster(whole)
+			tc, tw := catalog.FromCluster(thin)
+			same(t, ww, tw, "read back")
+			same(t, wc, tc, "read back")
+		})
+	}
+}
+
+func same(t assert.TestingT, a, b any, what string) { assert.Equal(t, a, b, what) }
+
+// respell parses every quantity of the disks' resources again from the
+// spelling it marshals to, as the cache's table does: two quantities that
+// marshal alike then compare alike, whichever the table kept.
+func respell(st *state.State) {
+	fix := func(m corev1.ResourceList) {
+		for k, q := range m {
+			m[k] = spelt(q)
+		}
+	}
+	for i := range st.PersistentVolumeClaims {
+		fix(st.PersistentVolumeClaims[i].Spec.Resources.Requests)
+		fix(st.PersistentVolumeClaims[i].Status.Capacity)
+	}
+	for i := range st.DataVolumes {
+		if s := st.DataVolumes[i].Spec.Storage; s != nil {
+			fix(s.Resources.Requests)
+		}
+		if s := st.DataVolumes[i].Spec.PVC; s != nil {
+			fix(s.Resources.Requests)
+		}
+	}
+	for i := range st.PersistentVolumes {
+		fix(st.PersistentVolumes[i].Spec.Capacity)
+	}
+}
+
+func TestTransformDropsWhatIsNot(t *testing.T) {
+	d := fleet.ServedDisks(1, 1)
+	pvc, dv, pv := &d.PVCs[0], &d.DataVolumes[0], &d.Volumes[0]
+	pvc.Annotations[corev1.LastAppliedConfigAnnotation] = "{}"
+	for _, o := range []any{pvc, dv, pv} {
+		_, err := transform(o)
+		require.NoError(t, err)
+	}
+	for _, m := range []metav1.ObjectMeta{pvc.ObjectMeta, dv.ObjectMeta, pv.ObjectMeta} {
+		assert.Nil(t, m.ManagedFields, m.Name)
+		assert.Nil(t, m.OwnerReferences, m.Name)
+		assert.Nil(t, m.Finalizers, m.Name)
+		assert.NotContains(t, m.Annotations, corev1.LastAppliedConfigAnnotation)
+		assert.NotContains(t, m.Annotations, "cdi.kubevirt.io/storage.clone.token")
+		assert.NotContains(t, m.Labels, "app")
+	}
+	assert.Contains(t, pvc.Annotations, "kubernetes-worker-image.cozystack.io/golden", "the disk's own annotations are read")
+	assert.Contains(t, pvc.Annotations, "cdi.kubevirt.io/storage.usePopulator")
+	assert.Equal(t, corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: pvc.Status.Capacity}, pvc.Status)
+	assert.Equal(t, "replicated.csi.example.com", pv.Spec.CSI.Driver)
+	assert.Empty(t, pv.Spec.CSI.VolumeAttributes)
+	assert.Nil(t, pv.Spec.NodeAffinity)
+	assert.Equal(t, pvc.Name, pv.Spec.ClaimRef.Name)
+	assert.Empty(t, pv.Spec.ClaimRef.ResourceVersion)
+	for _, c := range dv.Status.Conditions {
+		assert.Empty(t, c.Message)
+		assert.True(t, c.LastHeartbeatTime.IsZero())
+	}
+	assert.Equal(t, cdiv1.Succeeded, dv.Status.Phase)
+	assert.Empty(t, dv.Status.Progress)
+
+	t.Run("Unstructured", func(t *testing.T) {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"values": map[string]any{"a": "b"}}}}
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "helm"}})
+		u.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: "{}", "other": "kept"})
+		_, err := transform(u)
+		require.NoError(t, err)
+		assert.Nil(t, u.GetManagedFields())
+		assert.Equal(t, map[string]string{"other": "kept"}, u.GetAnnotations(), "a pool's or release's other annotations stay")
+		assert.Equal(t, "b", u.Object["spec"].(map[string]any)["values"].(map[string]any)["a"])
+	})
+	t.Run("Tombstone", func(t *testing.T) {
+		out, err := transform("not an object")
+		require.NoError(t, err)
+		assert.Equal(t, "not an object", out)
+	})
+}

@@ -1,0 +1,193 @@
+package apiserver_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// scaleEnv names the number of worker disks TestScale loads; unset, the
+// test is skipped (it takes minutes: each disk is three objects written).
+const scaleEnv = "WORKER_IMAGE_SCALE_DISKS"
+
+// TestScale loads N worker disks (each a DataVolume, its PVC and its
+// volume, with what CDI and the driver write on them) into the real API
+// server, half of them in one tenant namespace, and reports for an
+// informer cache as a manager makes it, whole and through
+// controllerruntime.CacheOptions: the time to sync the three informers,
+// the heap they hold (after a GC) and the process's RSS; and the time to
+// read what a pool of the crowded namespace needs and plan it, p50 and p99
+// of 200. It asserts only that plans over the slim cache equal plans over
+// the whole one, and that planning leaves the cache's objects as they were.
+//
+//	WORKER_IMAGE_SCALE_DISKS=10000 KUBEBUILDER_ASSETS=… go test ./internal/apiserver -run TestScale -v -timeout 60m
+func TestScale(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv(scaleEnv))
+	if n <= 0 {
+		t.Skipf("set %s to the number of disks to load", scaleEnv)
+	}
+	e := apiserver.Get(t)
+	e.Cluster(t)
+	const namespaces = 20
+	d := fleet.ServedDisks(n, namespaces)
+	// Half of the disks in the pool's namespace: an admission there reads
+	// them all.
+	for i := range d.PVCs {
+		if i%2 == 0 {
+			d.PVCs[i].Namespace, d.DataVolumes[i].Namespace = fixtures.TenantNamespace, fixtures.TenantNamespace
+			d.Volumes[i].Spec.ClaimRef.Namespace = fixtures.TenantNamespace
+		}
+	}
+	began := time.Now()
+	load(t, e, d)
+	t.Logf("%d disks (%d objects) written in %v", n, 3*n, time.Since(began).Round(time.Second))
+	d = fleet.Disks{}
+
+	pool := plan.Pool{Namespace: fixtures.TenantNamespace, Name: fixtures.PoolName, Spec: plan.DefaultPoolSpec(fixtures.ClusterName)}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	var plans [2]plan.Result
+	for i, tc := range []struct {
+		name string
+		opts cache.Options
+	}{
+		// The slim cache first: the RSS of the second includes what the
+		// first left to the runtime.
+		{"controllerruntime.CacheOptions", controllerruntime.CacheOptions()},
+		{"whole (managedFields stripped)", cache.Options{DefaultTransform: cache.TransformStripManagedFields()}},
+	} {
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tc.opts.Scheme = apiserver.Scheme()
+		c, err := cache.New(e.Config, tc.opts)
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- c.Start(ctx) }()
+		synced := time.Now()
+		for _, o := range []client.Object{&corev1.PersistentVolumeClaim{}, &cdiv1.DataVolume{}, &corev1.PersistentVolume{}} {
+			_, err := c.GetInformer(ctx, o)
+			require.NoError(t, err)
+		}
+		require.True(t, c.WaitForCacheSync(ctx))
+		took := time.Since(synced)
+		var after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
+
+		r := controllerruntime.New(c)
+		var lat []time.Duration
+		var res plan.Result
+		for range 200 {
+			at := time.Now()
+			st, err := r.Read(ctx, plan.Needs(pool))
+			require.NoError(t, err)
+			res, err = plan.Plan(pool, fleet.DefaultCatalog(), state.NewSnapshot(st))
+			require.NoError(t, err)
+			lat = append(lat, time.Since(at))
+		}
+		plans[i] = res
+		slices.Sort(lat)
+		t.Logf("%s, %d disks: synced in %v, heap %.0f MiB (%.0f B/disk), RSS %s; read+plan of a pool among %d disks: p50 %v p99 %v",
+			tc.name, n, took.Round(time.Millisecond), heap, heap*(1<<20)/float64(n), rss(), n/2,
+			lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
+
+		// Planning read the cache's own objects: it must have changed none.
+		var pvcs corev1.PersistentVolumeClaimList
+		require.NoError(t, c.List(ctx, &pvcs, client.InNamespace(fixtures.TenantNamespace)))
+		var unsafe corev1.PersistentVolumeClaimList
+		require.NoError(t, c.List(ctx, &unsafe, client.InNamespace(fixtures.TenantNamespace), client.UnsafeDisableDeepCopy))
+		require.True(t, equality.Semantic.DeepEqual(pvcs.Items, unsafe.Items))
+		cancel()
+		require.NoError(t, <-done)
+	}
+	require.Equal(t, plans[0].Outcome, plans[1].Outcome)
+	require.Equal(t, plans[0].Warnings, plans[1].Warnings)
+	require.Equal(t, plans[0].Refusals, plans[1].Refusals)
+}
+
+// load writes the disks, 16 at a time; a second run finds them written.
+func load(t *testing.T, e *apiserver.Env, d fleet.Disks) {
+	t.Helper()
+	var objs []client.Object
+	seen := map[string]bool{}
+	for i := range d.PVCs {
+		for _, o := range []client.Object{&d.PVCs[i], &d.DataVolumes[i], &d.Volumes[i]} {
+			if ns := o.GetNamespace(); ns != "" && !seen[ns] {
+				seen[ns] = true
+				e.Namespace(t, ns)
+			}
+			o.SetResourceVersion("")
+			o.SetUID("")
+			o.SetManagedFields(nil)
+			o.SetCreationTimestamp(metav1.Time{})
+			objs = append(objs, o)
+		}
+	}
+	for i := range d.Volumes {
+		d.Volumes[i].Spec.ClaimRef.UID, d.Volumes[i].Spec.ClaimRef.ResourceVersion = "", ""
+	}
+	jobs := make(chan client.Object)
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for o := range jobs {
+				err := e.Client.Create(context.Background(), o)
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("create %T %s/%s: %w", o, o.GetNamespace(), o.GetName(), err)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, o := range objs {
+		jobs <- o
+	}
+	close(jobs)
+	wg.Wait()
+	require.NoError(t, first)
+}
+
+// rss is the process's resident set, from /proc.
+func rss() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.Lines(string(b)) {
+		var kb int
+		if _, err := fmt.Sscanf(line, "VmRSS: %d kB", &kb); err == nil {
+			return fmt.Sprintf("%d MiB", kb/1024)
+		}
+	}
+	return "unknown"
+}

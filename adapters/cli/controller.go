@@ -75,7 +75,7 @@ func runController(a *app, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := webhookConfig(o.kubeconfig)
+	cfg, err := webhookConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,21 @@ package vmimages
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
+
+// noPools is the catalog.PoolReader of the image catalog: a worker pool
+// clones a talos-worker golden, never an image's, so no pool is its
+// consumer (the pool kinds must still be observed for a prune to call a
+// golden safe to delete: an unread kind proves nothing).
+func noPools(state.Kind, *unstructured.Unstructured) (pool, golden string, err error) {
+	return "", "", nil
+}
 
 // Consumers lists every object, in any namespace, that clones an image's
 // golden (catalog.NewConsumerIndex): a vm-disk is the DataVolume
@@ -18,7 +27,7 @@ import (
 // namespace is a StateUnverified warning: the list may then be
 // incomplete.
 func Consumers(image string, snap *state.Snapshot) catalog.ConsumersResult {
-	return catalog.Consumers(GoldenPrefix+image, snap)
+	return catalog.Consumers(GoldenPrefix+image, snap, noPools)
 }
 
 // Prune reports, for the goldens in cozy-public that no entry of the
@@ -41,7 +50,7 @@ func Prune(cat *Catalog, snap *state.Snapshot) catalog.PruneReport {
 		rep.Warnings = append(rep.Warnings, w)
 		return rep
 	}
-	idx := catalog.NewConsumerIndex(snap)
+	idx := catalog.NewConsumerIndex(snap, noPools)
 	names, missing := unmanaged(cat, snap)
 	var unsure []string
 	for _, n := range names {

@@ -200,7 +200,7 @@ func (r *renderer) checkUnchanged(e *entry, g *golden.Golden) {
 // upgrade deletes it, and the clones of the disks that still need it never
 // finish.
 func (r *renderer) warnDropped(names []string) {
-	idx := catalog.NewConsumerIndex(r.snap)
+	idx := catalog.NewConsumerIndex(r.snap, noPools)
 	for _, n := range names {
 		cs := idx.Of(n)
 		if len(cs) == 0 {

@@ -396,6 +396,12 @@ func TestCDIPendingGoldenPredicted(t *testing.T) {
 			warnings: pending,
 			detail:   predicted,
 		},
+		"DataVolume succeeded, PVC gone": {
+			reason:   "CDI has no source: CloneWithoutSource (controller/datavolume/pvc-clone-controller.go validateCloneAndSourcePVC), the disk waits",
+			cdi:      "waits",
+			state:    func(s *state.State) { s.PersistentVolumeClaims, s.PersistentVolumes = nil, nil },
+			warnings: pending,
+		},
 		"PVC created, not bound, class expands": {
 			reason:   "neighbour: the class expands",
 			cdi:      "waits",

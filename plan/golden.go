@@ -83,11 +83,25 @@ func (p *planner) missingKinds(ns, name string) state.Kind {
 // populated has a PVC that is not bound, or that states no capacity: CDI's
 // clone retries and the disk waits (controller/clone/planner.go
 // validateAdvancedClonePVC, "source/target size info missing";
-// controller/clone/common.go IsSourceClaimReady). A golden still importing
-// has said GoldenPending already.
+// controller/clone/common.go IsSourceClaimReady). A golden whose
+// DataVolume succeeded while its PVC is gone has no source at all: CDI
+// holds the disk with CloneWithoutSource until the PVC is back
+// (controller/datavolume/pvc-clone-controller.go
+// validateCloneAndSourcePVC). A golden still importing has said
+// GoldenPending already.
 func (p *planner) checkGoldenBound(cl *clone) {
 	g := &cl.golden
-	if g.PVC == nil || (cl.claim.capacityKnown && !cl.claim.predicted) || g.Import != golden.Populated {
+	if g.Import != golden.Populated {
+		return
+	}
+	if g.PVC == nil {
+		if g.DataVolume != nil && g.BoundKnown {
+			p.c.Warn(guard.GoldenPending, pathBuiltin,
+				"golden %s's DataVolume succeeded but its PVC is gone: CDI re-creates the PVC from the DataVolume, and the worker disks wait (CloneWithoutSource) until it is populated again", g.Name)
+		}
+		return
+	}
+	if cl.claim.capacityKnown && !cl.claim.predicted {
 		return
 	}
 	p.c.Warn(guard.GoldenPending, pathBuiltin,

@@ -847,6 +847,8 @@ func TestUnknownGaps(t *testing.T) {
 			catalog:  noClassEntry,
 			state:    all(classless, addDisks(workerDisk("w1", "replicated")), moveDefault),
 			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+			// Until then the disks wait (CloneWithoutSource).
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
 		},
 		"frozen pool, classless golden bound, default moved": {
 			reason:  "neighbour: while the golden's PVC exists it is on the class it was bound on: the default moving refuses nothing",
@@ -860,6 +862,7 @@ func TestUnknownGaps(t *testing.T) {
 			catalog:  noClassEntry,
 			state:    all(classless, moveDefault),
 			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
 		},
 		"clone proves nothing while the golden's PVC is unseen": {
 			reason: "the golden's PVC may be bound on the pool's class: unverified, not refused",
@@ -882,6 +885,7 @@ func TestUnknownGaps(t *testing.T) {
 			catalog:  noClassEntry,
 			state:    all(classless, addDisks(workerDisk("w1", "replicated"))),
 			refusals: []finding{f(guard.StorageClassMismatch, "storageClass")},
+			warnings: []finding{f(guard.GoldenPending, "osImage.builtin")},
 		},
 	}
 	for name, tc := range cases {

@@ -201,6 +201,9 @@ func (v *Validator) admitPoolRelease(ctx context.Context, obj map[string]any, ol
 // refusal stood before it (see standing).
 func (v *Validator) admitCatalog(ctx context.Context, obj map[string]any, oldObj func() (map[string]any, bool)) decision {
 	t, _, _ := helmRelease(obj)
+	if err := v.denied(); err != nil {
+		return readFailure(SubjectCatalog, err, "the goldens in the cluster")
+	}
 	st, err := v.state.Read(ctx, catalog.RenderNeeds())
 	if err != nil {
 		return readFailure(SubjectCatalog, err, "the goldens in the cluster")

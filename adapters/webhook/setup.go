@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -36,7 +40,8 @@ import (
 func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	v := New(mgr.GetClient(), o)
 	v.Register(mgr.GetWebhookServer())
-	w := &warmer{cache: mgr.GetCache(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
+	w := &warmer{cache: mgr.GetCache(), api: mgr.GetAPIReader(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease, readRelease: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
+	v.forbidden = &w.forbidden
 	if err := mgr.Add(w); err != nil {
 		return nil, err
 	}
@@ -88,12 +93,20 @@ func ReadKinds() state.Kind {
 // warmer starts the informers an admission reads once the cache runs, so
 // that the first admission reads memory, and reports ready when they have
 // synced. A kind the server does not serve (CDI not installed) is skipped:
-// the planner takes it as unknown.
+// the planner takes it as unknown. A kind the webhook may not list is
+// found first, by one list of it through the API (an informer would retry
+// it forever, and every admission would wait on it until it timed out):
+// it is forbidden, which readiness and every admission say, with what to
+// grant.
 type warmer struct {
-	cache   cache.Cache
-	scheme  *runtime.Scheme
-	release bool
-	synced  atomic.Bool
+	cache       cache.Cache
+	api         client.Reader
+	scheme      *runtime.Scheme
+	release     types.NamespacedName
+	readRelease bool
+	synced      atomic.Bool
+	// forbidden says which kinds the webhook may not list, once known.
+	forbidden atomic.Pointer[error]
 }
 
 func (w *warmer) Start(ctx context.Context) error {
@@ -106,10 +119,29 @@ func (w *warmer) Start(ctx context.Context) error {
 		}
 		objs = append(objs, o.(client.Object))
 	}
-	if w.release {
+	var lists []listing
+	for _, k := range ReadKinds().Each() {
+		info := kinds.Of(k)
+		l, err := w.scheme.New(info.GVK.GroupVersion().WithKind(info.GVK.Kind + "List"))
+		if err != nil {
+			return fmt.Errorf("the manager's scheme lacks %sList: register it with controllerruntime.AddToScheme: %w", info.GVK, err)
+		}
+		lists = append(lists, listing{l.(client.ObjectList), schema.GroupResource{Group: info.GVK.Group, Resource: info.Resource}.String() + " in every namespace", nil})
+	}
+	if w.readRelease {
 		hr := &unstructured.Unstructured{}
 		hr.SetGroupVersionKind(HelmReleaseGVK)
 		objs = append(objs, hr)
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(HelmReleaseGVK.GroupVersion().WithKind(HelmReleaseGVK.Kind + "List"))
+		lists = append(lists, listing{l, fmt.Sprintf("helmreleases.%s in namespace %s (resourceNames: %s)", HelmReleaseGVK.Group, w.release.Namespace, w.release.Name),
+			[]client.ListOption{client.InNamespace(w.release.Namespace), client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", w.release.Name)}}})
+	}
+	if err := w.allowed(ctx, lists); err != nil {
+		w.forbidden.Store(&err)
+		log.Error(err, "the webhook may not read what it judges by: every admission is denied until it may")
+		<-ctx.Done()
+		return nil
 	}
 	for _, o := range objs {
 		if _, err := w.cache.GetInformer(ctx, o); err != nil {
@@ -132,7 +164,32 @@ func (w *warmer) Start(ctx context.Context) error {
 // NeedLeaderElection is false: every replica of the webhook serves.
 func (w *warmer) NeedLeaderElection() bool { return false }
 
+// listing is one list the cache will make: of what, with which options.
+type listing struct {
+	list client.ObjectList
+	what string
+	opts []client.ListOption
+}
+
+// allowed makes each list once through the API, as the cache will, and
+// says every one it may not make, with what to grant.
+func (w *warmer) allowed(ctx context.Context, lists []listing) error {
+	var denied []string
+	for _, l := range lists {
+		if err := w.api.List(ctx, l.list, append(l.opts, client.Limit(1))...); apierrors.IsForbidden(err) {
+			denied = append(denied, l.what)
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	return fmt.Errorf("forbidden: grant list and watch on %s to the webhook's user (worker-image webhook manifests prints the ClusterRole and the Role)", strings.Join(denied, ", "))
+}
+
 func (w *warmer) ready(*http.Request) error {
+	if err := w.forbidden.Load(); err != nil {
+		return *err
+	}
 	if !w.synced.Load() {
 		return errors.New("the informers of the cluster's state have not synced yet")
 	}

@@ -35,6 +35,20 @@ type Validator struct {
 	opts   Options
 	// compiled is the catalog release's last compiled generation.
 	compiled atomic.Pointer[compiledCatalog]
+	// forbidden, set by Setup, says what the webhook may not list.
+	forbidden *atomic.Pointer[error]
+}
+
+// denied is why the cluster cannot be read at all: a kind the webhook may
+// not list.
+func (v *Validator) denied() error {
+	if v.forbidden == nil {
+		return nil
+	}
+	if err := v.forbidden.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // New returns a Validator reading through c, which must know CDI's types
@@ -196,6 +210,9 @@ func fillName(p *plan.Pool, req admission.Request) {
 // the update, if there is one (it is read only then). extra are refusals
 // of the object the planner does not see.
 func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old func() (plan.Pool, bool), extra guard.Refusals) decision {
+	if err := v.denied(); err != nil {
+		return readFailure(SubjectPool, err, "the cluster")
+	}
 	view, err := v.catalog(ctx)
 	if err != nil {
 		return readFailure(SubjectPool, err, "the catalog")

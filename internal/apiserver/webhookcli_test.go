@@ -128,12 +128,13 @@ type command struct {
 	addr   string
 	roots  *x509.CertPool
 	client *http.Client
+	// health is its readiness endpoint.
+	health string
 }
 
-// startCommand runs `worker-image webhook` against e with a certificate
-// envtest makes, and more flags, until the test ends; it returns once the
-// command is ready.
-func startCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *command {
+// launchCommand runs `worker-image webhook` against e with a certificate
+// envtest makes, and more flags, until the test ends.
+func launchCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *command {
 	t.Helper()
 	certs := &envtest.WebhookInstallOptions{}
 	require.NoError(t, certs.PrepWithoutInstalling())
@@ -152,11 +153,19 @@ func startCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *c
 			_ = cmd.Process.Kill()
 		}
 	})
-	waitReady(t, "http://"+health+"/readyz")
+	w.health = "http://" + health + "/readyz"
 	w.addr = certs.LocalServingHost + ":" + itoa(certs.LocalServingPort)
 	w.roots = x509.NewCertPool()
 	w.roots.AppendCertsFromPEM(certs.LocalServingCAData)
 	w.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: w.roots, MinVersion: tls.VersionTLS12}}}
+	return w
+}
+
+// startCommand is launchCommand, returning once the command is ready.
+func startCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *command {
+	t.Helper()
+	w := launchCommand(t, e, bin, args...)
+	waitReady(t, w.health)
 	return w
 }
 

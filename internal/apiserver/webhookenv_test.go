@@ -74,11 +74,7 @@ type served struct {
 func serveWebhook(t *testing.T, e *apiserver.Env, name string) *served {
 	t.Helper()
 	ctx := context.Background()
-	installHelmReleases.Do(func() {
-		_, err := envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{helmReleaseCRD()}})
-		require.NoError(t, err, "install the HelmRelease CRD")
-	})
-	e.Namespace(t, webhook.DefaultCatalogRelease.Namespace)
+	helmReleasesServed(t, e)
 
 	objs := webhook.Manifests(webhook.ManifestOptions{Name: name, PoolResource: "kubernetesnodes", CABundle: []byte("envtest sets it")})
 	var cfg *admissionregistrationv1.ValidatingWebhookConfiguration
@@ -131,6 +127,17 @@ func serveWebhook(t *testing.T, e *apiserver.Env, name string) *served {
 		}
 	})
 	return &served{mgr: mgr, install: install, health: health}
+}
+
+// helmReleasesServed installs the HelmRelease CRD (once) and makes the
+// catalog release's namespace.
+func helmReleasesServed(t *testing.T, e *apiserver.Env) {
+	t.Helper()
+	installHelmReleases.Do(func() {
+		_, err := envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{helmReleaseCRD()}})
+		require.NoError(t, err, "install the HelmRelease CRD")
+	})
+	e.Namespace(t, webhook.DefaultCatalogRelease.Namespace)
 }
 
 // grantRelease gives webhookUser the Role of the manifests in the catalog

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -151,6 +153,48 @@ func TestWebhookCommandHostile(t *testing.T) {
 		r = w.review(t, releasesPath, reviewOf(t, admissionv1.Update, pool, pool))
 		assert.True(t, r.Allowed, "neighbour: the same chart's release, as it was, is unchanged: %+v", r.Result)
 	})
+}
+
+// A webhook that may not read what it judges by says so, with what to
+// grant, in every admission (denied, 500) and in its log, instead of
+// waiting on an informer that never syncs.
+func TestWebhookCommandForbidden(t *testing.T) {
+	e := apiserver.Get(t)
+	e.Cluster(t)
+	helmReleasesServed(t, e)
+	var rules []rbacv1.PolicyRule
+	for _, o := range webhook.Manifests(webhook.ManifestOptions{}) {
+		if r, ok := o.(*rbacv1.ClusterRole); ok {
+			rules = r.Rules
+		}
+	}
+	require.NotEmpty(t, rules)
+	// The ClusterRole, without the Role that lets it read the catalog
+	// release.
+	user := e.User(t, "worker-image-webhook-without-role", rules...)
+	w := launchCommand(t, e, workerImage(t), "--kubeconfig", kubeconfig(t, user))
+	pool := kubernetesNodes(fixtures.TenantNamespace, "demo-md0", builtin(nil))
+	var last string
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		require.False(t, time.Now().After(deadline), "never said forbidden: last answer %q; log %s", last, w.stderr.String())
+		resp, err := w.client.Post("https://"+w.addr+webhook.PoolsPath, "application/json", bytes.NewReader(reviewOf(t, admissionv1.Create, pool, nil)))
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		var ar admissionv1.AdmissionReview
+		err = json.NewDecoder(resp.Body).Decode(&ar)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.False(t, ar.Response.Allowed, "admitted while it may not read the catalog")
+		last = ar.Response.Result.Message
+		if strings.Contains(last, "forbidden") {
+			break
+		}
+	}
+	assert.Contains(t, last, "forbidden: grant list and watch on helmreleases.helm.toolkit.fluxcd.io in namespace cozy-system (resourceNames: kubernetes-worker-image)")
+	assert.NotContains(t, last, "storageclasses", "the ClusterRole grants the rest")
+	assert.Contains(t, w.stderr.String(), "forbidden: grant list and watch on helmreleases")
 }
 
 // otherCurrentContext is a kubeconfig of the suite's cluster, as context

@@ -2,14 +2,17 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -41,6 +44,9 @@ func (r *reconciler) watch(mgr manager.Manager) error {
 		gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
 		if err == nil {
 			_, err = mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		}
+		if err == nil {
+			err = r.mayWatch(mgr, gvk)
 		}
 		if err != nil {
 			log.Info("kind not watched: plans take it as unknown", "kind", gvk.String(), "reason", err.Error())
@@ -100,6 +106,28 @@ func (r *reconciler) watch(mgr manager.Manager) error {
 		return source.TypedKind[*corev1.PersistentVolumeClaim, ref](c, &corev1.PersistentVolumeClaim{}, changes(r, "PersistentVolumeClaim", disk[*corev1.PersistentVolumeClaim], true))
 	})
 	return b.Complete(r)
+}
+
+// mayWatch is an error unless this identity may list and watch the kind
+// in every namespace: an informer it may not start would keep the
+// controller from starting at all.
+func (r *reconciler) mayWatch(mgr manager.Manager, gvk schema.GroupVersionKind) error {
+	m, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return err
+	}
+	for _, verb := range []string{"list", "watch"} {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Group: gvk.Group, Resource: m.Resource.Resource, Verb: verb},
+		}}
+		if err := mgr.GetClient().Create(context.Background(), review); err != nil {
+			return fmt.Errorf("ask whether it may %s %s: %w", verb, m.Resource.Resource, err)
+		}
+		if !review.Status.Allowed {
+			return fmt.Errorf("this identity may not %s %s in every namespace", verb, m.Resource.Resource)
+		}
+	}
+	return nil
 }
 
 // isDefault reports whether a class carries a default annotation (or had

@@ -164,10 +164,11 @@ func runAs(t *testing.T, cfg *rest.Config) {
 }
 
 // The reconciler runs under a ServiceAccount granted exactly its markers'
-// RBAC, and plans a pool; granted all of it but StorageClasses, it still
-// records the pool's condition, warning that the classes are unknown,
-// instead of a read that waits on their informer until the reconcile
-// times out.
+// RBAC, and plans a pool; granted all of it but PersistentVolumes, it still
+// records the pool's condition, warning that the golden's volume is
+// unknown, instead of a read that waits on their informer until the
+// reconcile times out. (A kind the reconciler watches, StorageClasses or
+// DataVolumes, is one its manager cannot start without.)
 func TestUnderItsRBAC(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)
@@ -179,23 +180,23 @@ func TestUnderItsRBAC(t *testing.T) {
 		expect(t, e, pool, metav1.ConditionTrue, controller.ReasonPlanned)
 		expectEvent(t, e, pool, "Normal", controller.ReasonPlanned)
 	})
-	t.Run("WithoutStorageClasses", func(t *testing.T) {
+	t.Run("WithoutPersistentVolumes", func(t *testing.T) {
 		var rules []rbacv1.PolicyRule
 		for _, r := range markers(t) {
-			r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == "storageclasses" })
+			r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == "persistentvolumes" })
 			if len(r.Resources) > 0 {
 				rules = append(rules, r)
 			}
 		}
-		runAs(t, serviceAccount(t, e, "example-controller-without-classes", rules))
-		pool := newPool(t, e, "tenant-rbac-noclasses", "demo", map[string]any{"cluster": "demo", "osImage": builtin})
+		runAs(t, serviceAccount(t, e, "example-controller-without-volumes", rules))
+		pool := newPool(t, e, "tenant-rbac-novolumes", "demo", map[string]any{"cluster": "demo", "osImage": builtin})
 		expectEvent(t, e, pool, "Warning", "StateUnverified")
 		got := &unstructured.Unstructured{}
 		got.SetGroupVersionKind(controller.PoolGVK)
 		require.NoError(t, e.Client.Get(context.Background(), client.ObjectKeyFromObject(pool), got))
 		cond := condition(t, got)
 		require.NotNil(t, cond)
-		assert.Contains(t, cond.Message, "StorageClass")
+		assert.Contains(t, cond.Message, "PersistentVolume")
 	})
 }
 

@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func release(spec map[string]any) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	o.SetGroupVersionKind(helmReleaseGVK)
+	o.SetNamespace("tenant-demo")
+	o.SetName("kubernetes-nodes-demo-md0")
+	return o
+}
+
+func TestPoolOfRelease(t *testing.T) {
+	cozystack := map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system", "name": "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"}
+	values := map[string]any{"cluster": "demo", "_cluster": map[string]any{"injected": true}}
+	cases := map[string]struct {
+		spec      map[string]any
+		ok        bool
+		namespace string
+		name      string
+	}{
+		"ChartRef":          {spec: map[string]any{"chartRef": cozystack, "values": values}, ok: true, namespace: "tenant-demo", name: "demo-md0"},
+		"ChartName":         {spec: map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "kubernetes-nodes"}}, "values": values}, ok: true, namespace: "tenant-demo", name: "demo-md0"},
+		"ReleaseName":       {spec: map[string]any{"chartRef": cozystack, "releaseName": "kubernetes-nodes-other-md1", "values": values}, ok: true, namespace: "tenant-demo", name: "other-md1"},
+		"TargetNamespace":   {spec: map[string]any{"chartRef": cozystack, "targetNamespace": "tenant-x", "releaseName": "kubernetes-nodes-x-md0"}, ok: true, namespace: "tenant-x", name: "x-md0"},
+		"OtherChartRef":     {spec: map[string]any{"chartRef": map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system", "name": "something-else"}}},
+		"OtherChart":        {spec: map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "postgres"}}}},
+		"RefInOwnNamespace": {spec: map[string]any{"chartRef": map[string]any{"kind": "ExternalArtifact", "name": cozystack["name"]}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, ok, err := poolOf(ref{Kind: helmRelease}, release(tc.spec))
+			assert.NoError(t, err)
+			assert.Equal(t, tc.ok, ok)
+			if tc.ok {
+				assert.Equal(t, tc.namespace, p.Namespace)
+				assert.Equal(t, tc.name, p.Name)
+			}
+		})
+	}
+}
+
+// An update that leaves what the cache keeps as it was, but for the
+// resourceVersion, is no change.
+func TestSame(t *testing.T) {
+	a := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "c", ResourceVersion: "1"}, Provisioner: "p"}
+	b := a.DeepCopy()
+	b.ResourceVersion = "2"
+	assert.True(t, same(a, b))
+	b.Provisioner = "q"
+	assert.False(t, same(a, b))
+	assert.Equal(t, "1", a.ResourceVersion, "compared on copies")
+}

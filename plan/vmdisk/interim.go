@@ -134,7 +134,7 @@ func (g *interim) observeSource() {
 	case golden.Absent:
 		if expected == nil {
 			g.c.Refuse(guard.GoldenNotInCatalog, dvSource, s.Name,
-				"golden %s/%s does not exist, and the image catalog has no entry that makes it, so the disk's clone waits for ever", s.Namespace, s.Name)
+				"golden %s/%s does not exist, and no image catalog given to the plan has an entry that makes it, so the disk's clone waits for ever", s.Namespace, s.Name)
 			return
 		}
 		g.c.Warn(guard.GoldenPending, dvSource, "golden %s/%s is not created yet; CDI holds the disk until it is imported", s.Namespace, s.Name)

@@ -48,6 +48,9 @@ type app struct {
 	showProgress bool
 	// closers are closed when the run ends.
 	closers []io.Closer
+	// maxInput is --max-input-bytes: the bound on one input (0: the
+	// default).
+	maxInput byteSize
 }
 
 // command is a subcommand declared with the standard library's flag
@@ -163,6 +166,7 @@ with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
+	root.PersistentFlags().Var(&a.maxInput, maxInputFlag, "`SIZE` of the largest input read (a file, standard input, a directory's file, a kubeconfig): bytes, or a quantity such as 1Gi; a larger one is refused (exit 2) before it is read whole")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("{{.DisplayName}} version {{.Version}}\n")
 	root.AddCommand(a.planCommand(), a.diffCommand(), a.catalogCommand(), a.computePlaneCommand(), a.verifyCommand())

@@ -115,8 +115,8 @@ func (a *app) runVerify(o *options) error {
 	var err error
 	if o.example {
 		data, err = exampleManifests()
-	} else if data, err = io.ReadAll(a.stdin); err != nil {
-		return unusable("read %s: %v", stdinName, err)
+	} else {
+		data, err = a.readAll(stdinName, a.stdin)
 	}
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ worker-image diff -n tenant-demo --set talos.version=v1.13.7 --cozystack-values 
 	}
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: the pools before the change, KubernetesNodes documents (or bare values with --name)")
-	o.catalogFlag(fs, "`CATALOG.yaml`: the catalog before the change, the kubernetes-worker-image package's values (default: read back from the goldens in the cluster's state)")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the catalog before the change, the kubernetes-worker-image package's values")
 	fs.StringVar(&d.afterPools, "after-pools", "", "`POOL.yaml`: the pools after the change, KubernetesNodes documents replacing every pool before it (\"-\" for standard input)")
 	fs.StringVar(&d.afterCatalog, "after-catalog", "", "`CATALOG.yaml`: the catalog's values after the change (\"-\" for standard input)")
 	fs.StringArrayVar(&d.set, "set", nil, "`KEY=VALUE`: a new kubernetes-nodes chart default after the change, for the pools that do not set KEY (repeat it for several)")
@@ -190,12 +190,14 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	}
 	switch o.output {
 	case jsonOut, yamlOut:
-		if err := writeData(a.stdout, o.output, rep); err != nil {
+		if err := writeData(a.stdout, o.output, withKey(rep, "catalog", a.catalogFrom)); err != nil {
 			return err
 		}
 	case wideOut:
+		a.sayCatalog()
 		a.writeDiffWide(&rep, v.summary())
 	default:
+		a.sayCatalog()
 		a.writeDiff(&rep, v.summary())
 	}
 	if o.output != jsonOut && o.output != yamlOut {

@@ -24,6 +24,8 @@ type planReport struct {
 	Pools    []plan.Result  `json:"pools"`
 	Warnings guard.Warnings `json:"warnings"`
 	Refusals guard.Refusals `json:"refusals"`
+	// Catalog is where the catalog came from.
+	Catalog *catalogSource `json:"catalog,omitempty"`
 
 	// withheld: a planned pool's chart text was not printed (writeChart).
 	withheld bool
@@ -57,10 +59,12 @@ func (a *app) writePlan(o *options, rep *planReport, v view) error {
 	if rep.Pools == nil {
 		rep.Pools = []plan.Result{}
 	}
+	rep.Catalog = a.catalogFrom
 	switch o.output {
 	case jsonOut, yamlOut:
 		return writeData(a.stdout, o.output, rep)
 	}
+	a.sayCatalog()
 	var summary *offlineSummary
 	if v.offline {
 		summary = &offlineSummary{}

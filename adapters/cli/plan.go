@@ -53,7 +53,7 @@ worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
 	}
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: KubernetesNodes documents (or bare values with --name)")
-	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values (default: read back from the goldens in the cluster's state)")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
 	o.stateFlags(fs)
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "plan the KubernetesNodes of every namespace of the cluster")
 	o.outputFlag(fs, yamlOut, jsonOut, chartOut, wideOut)

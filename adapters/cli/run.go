@@ -19,7 +19,7 @@ import (
 // and returns its exit status. It reads standard input only where a command
 // says so (-f -, helm-verify).
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{prog: programName(os.Args), stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	a := &app{prog: programName(os.Args), stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv}
 	return a.main(args)
 }
 
@@ -41,6 +41,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// lookupEnv tells a variable set empty from one not set.
+	lookupEnv func(string) (string, bool)
 
 	// conn is the cluster connection, made at most once per run.
 	conn *conn
@@ -51,6 +53,8 @@ type app struct {
 	// maxInput is --max-input-bytes: the bound on one input (0: the
 	// default).
 	maxInput byteSize
+	// catalogFrom is where loadCatalog found the catalog.
+	catalogFrom *catalogSource
 }
 
 // command is a subcommand declared with the standard library's flag

@@ -155,6 +155,11 @@ func (c *conn) read(req state.Request) (*state.State, map[state.Kind]string, err
 	}
 	causes := map[state.Kind]string{}
 	for _, u := range unread {
+		if prev, ok := causes[u.Kind]; ok {
+			// Every namespace it was refused in, at once.
+			causes[u.Kind] = prev + "; " + u.String()
+			continue
+		}
 		causes[u.Kind] = u.String()
 	}
 	return st, causes, nil

@@ -113,7 +113,7 @@ func (a *app) main(args []string) (code int) {
 	cmd, err := root.ExecuteC()
 	name := root.DisplayName() + commandPath(cmd)
 	switch {
-	case err == nil || err == errRefused:
+	case err == nil || err == errRefused || err == errUnverified:
 	case isUsage(err):
 		printf(a.stderr, "%s: %s\nrun %s -h for its flags\n", name, err, name)
 	default:
@@ -144,8 +144,10 @@ disk-system DataVolume either clones the catalog's golden Talos image at the
 storage layer or imports it over HTTP as before, and every plan that would
 silently degrade is refused with a typed reason.
 
-Exit status: 0 planned, 3 refused, 2 unusable input, 1 anything else (a
-cluster that cannot be read, an endpoint that is not a Kubernetes API server).
+Exit status: 0 planned, 3 refused, 4 unverified (plan could not read a kind
+it needed from the cluster, and nothing was refused), 2 unusable input, 1
+anything else (a cluster that cannot be read, an endpoint that is not a
+Kubernetes API server).
 
 Installed on PATH as kubectl-worker_image, it runs as "kubectl worker-image",
 with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),

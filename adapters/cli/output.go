@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -269,7 +270,7 @@ func (a *app) writeHuman(rep *planReport, summary *offlineSummary) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		head := headline(r)
+		head := headline(r, a.classFrom(r))
 		if k, ok := rep.unverified[i]; ok {
 			head = "unverified (could not read " + strings.ReplaceAll(k.String(), "|", ", ") + "), " + head
 		}
@@ -318,7 +319,7 @@ func (a *app) writeWide(results []plan.Result, summary *offlineSummary, unverifi
 	for i, r := range results {
 		class, image := "", ""
 		if r.Outcome == plan.Planned {
-			class = r.StorageClass.Name + " (" + string(r.StorageClass.From) + ")"
+			class = r.StorageClass.Name + " (" + a.classFrom(r) + ")"
 			if r.StorageClass.From == storage.Cluster {
 				class = "(cluster default)"
 			}
@@ -329,12 +330,14 @@ func (a *app) writeWide(results []plan.Result, summary *offlineSummary, unverifi
 		}
 		var ws, rs []string
 		for _, x := range r.Warnings {
-			if !summary.takes(x) {
+			if !summary.takes(x) && !slices.Contains(ws, string(x.Reason)) {
 				ws = append(ws, string(x.Reason))
 			}
 		}
 		for _, x := range r.Refusals {
-			rs = append(rs, string(x.Reason))
+			if !slices.Contains(rs, string(x.Reason)) {
+				rs = append(rs, string(x.Reason))
+			}
 		}
 		outcome := r.Outcome
 		if _, ok := unverifiedAt[i]; ok {
@@ -367,7 +370,7 @@ func escapeLines(text string) string {
 }
 
 // headline says in a few words what was decided for a pool.
-func headline(r plan.Result) string {
+func headline(r plan.Result, classFrom string) string {
 	if r.Outcome != plan.Planned {
 		n := len(r.Refusals)
 		return fmt.Sprintf("refused (%d %s)", n, plural(n, "refusal"))
@@ -383,7 +386,7 @@ func headline(r plan.Result) string {
 	case storage.Cluster:
 		b.WriteString(", on the cluster's default class when applied")
 	default:
-		fmt.Fprintf(&b, ", on class %q (%s)", sc.Name, sc.From)
+		fmt.Fprintf(&b, ", on class %q (%s)", sc.Name, classFrom)
 	}
 	return b.String()
 }

@@ -55,6 +55,9 @@ type app struct {
 	maxInput byteSize
 	// catalogFrom is where loadCatalog found the catalog.
 	catalogFrom *catalogSource
+	// classDefaulted are the pools ("namespace/name") whose values set no
+	// storageClass: their class is the chart's default, not their own.
+	classDefaulted map[string]bool
 }
 
 // command is a subcommand declared with the standard library's flag
@@ -206,12 +209,36 @@ func (a *app) examples(text string) string {
 var programRun = regexp.MustCompile(`(^|\| )worker-image `)
 
 // version is the module's version as the Go toolchain stamped it, or
-// "(devel)" for a build from a work tree.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+// "(devel)", and the commit it was built from (vcs.revision, with
+// "modified" when the work tree had changes) when the build recorded one.
+func version() string { return versionOf(debug.ReadBuildInfo()) }
+
+// versionOf is version from the build's information.
+func versionOf(bi *debug.BuildInfo, ok bool) string {
+	v := "(devel)"
+	if !ok || bi == nil {
+		return v
 	}
-	return "(devel)"
+	if bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	var revision, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if revision != "" {
+		v += " (commit " + revision
+		if modified == "true" {
+			v += ", modified"
+		}
+		v += ")"
+	}
+	return v
 }
 
 // isTerminal reports whether w is a terminal.

@@ -62,7 +62,7 @@ worker-image catalog render --catalog examples/cli/catalog.yaml --state examples
 		RunE: a.runE(o, a.runRender),
 	}
 	fs := cmd.Flags()
-	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
 	o.stateFlags(fs)
 	o.outputFlagSaying(fs, "the goldens as the catalog chart renders them, YAML documents on standard output, the rest on standard error", yamlOut, jsonOut)
 	o.strictFlag(fs, false)
@@ -80,14 +80,11 @@ func noArgs(_ *cobra.Command, args []string) error {
 }
 
 func (a *app) runRender(o *options, _ []string) error {
-	if o.catalog == "" && !o.example {
-		return badUsage("--catalog CATALOG.yaml is required")
-	}
 	v, err := a.snapshot(o, catalog.RenderNeeds, false)
 	if err != nil {
 		return err
 	}
-	cat, _, err := a.loadCatalog(o, v)
+	cat, err := a.releaseCatalog(o, v, "render")
 	if err != nil {
 		return err
 	}
@@ -114,10 +111,11 @@ func (a *app) runRender(o *options, _ []string) error {
 		}
 	}
 	if o.output != human {
-		if err := writeData(a.stdout, o.output, withKey(res, "blastRadius", radii)); err != nil {
+		if err := writeData(a.stdout, o.output, withKey(withKey(res, "blastRadius", radii), "catalog", a.catalogFrom)); err != nil {
 			return err
 		}
 	} else {
+		a.sayCatalog()
 		for i := range res.Goldens {
 			if err := a.writeGolden(&res.Goldens[i]); err != nil {
 				return err
@@ -278,7 +276,7 @@ worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/
 		RunE: a.runE(o, a.runPrune),
 	}
 	fs := cmd.Flags()
-	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
 	o.stateFlags(fs)
 	o.outputFlag(fs, yamlOut, jsonOut)
 	o.strictFlag(fs, false)
@@ -288,9 +286,6 @@ worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/
 }
 
 func (a *app) runPrune(o *options, _ []string) error {
-	if o.catalog == "" && !o.example {
-		return badUsage("--catalog CATALOG.yaml is required: the goldens it no longer manages are the ones to report")
-	}
 	if !a.hasState(o) {
 		return badUsage("prune reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
@@ -298,7 +293,7 @@ func (a *app) runPrune(o *options, _ []string) error {
 	if err != nil {
 		return err
 	}
-	cat, _, err := a.loadCatalog(o, v)
+	cat, err := a.releaseCatalog(o, v, "prune")
 	if err != nil {
 		return err
 	}
@@ -318,10 +313,11 @@ func (a *app) runPrune(o *options, _ []string) error {
 		refusals = append(refusals, more...)
 	}
 	if o.output != human {
-		if err := writeData(a.stdout, o.output, withRefusals(rep, refusals)); err != nil {
+		if err := writeData(a.stdout, o.output, withKey(withRefusals(rep, refusals), "catalog", a.catalogFrom)); err != nil {
 			return err
 		}
 	} else {
+		a.sayCatalog()
 		printf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
 		for _, n := range rep.SafeToDelete {
 			printf(a.stdout, "  %s\n", n)
@@ -348,4 +344,18 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// releaseCatalog is the catalog render and prune work on: the --catalog
+// file's or the catalog release's, never one read back from the goldens,
+// which would manage every golden there is.
+func (a *app) releaseCatalog(o *options, v view, command string) (*catalog.Catalog, error) {
+	cat, _, err := a.loadCatalog(o, v)
+	if err != nil {
+		return nil, err
+	}
+	if s := a.catalogFrom; s.Source == fromReadBack {
+		return nil, badUsage("%s needs the catalog's values, and the catalog release %s could not be read (%s): --catalog CATALOG.yaml is required (values, or the HelmRelease as kubectl get hr -o yaml prints it)", command, s.Release, s.Fallback)
+	}
+	return cat, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,13 +31,48 @@ func (a *app) readsCluster(o *options) bool {
 
 // clientConfig is the kubeconfig as kubectl loads it: --kubeconfig, else
 // KUBECONFIG, else ~/.kube/config, with --context, --namespace and
-// --request-timeout as overrides.
-func (a *app) clientConfig(o *options) clientcmd.ClientConfig {
+// --request-timeout as overrides. Each file is bounded as every input is:
+// a regular file over the bound is refused from its size; a kubeconfig
+// that is no regular file (a pipe, /dev/zero) is read here, bounded, when
+// it is the only one, and refused in a list that clientcmd would merge.
+func (a *app) clientConfig(o *options) (clientcmd.ClientConfig, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.context, Timeout: o.requestTimeout}
 	overrides.Context.Namespace = o.namespace
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	paths := rules.Precedence
+	if o.kubeconfig != "" {
+		paths = []string{o.kubeconfig}
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			// clientcmd says what is missing, as kubectl does.
+			continue
+		case fi.Mode().IsRegular() && fi.Size() > a.inputLimit():
+			return nil, a.tooLarge("kubeconfig " + p)
+		case fi.Mode().IsRegular() || fi.IsDir():
+			continue
+		case len(paths) > 1:
+			return nil, unusable("kubeconfig %s is not a regular file (%s); a kubeconfig of a list that KUBECONFIG merges must be one: pass it alone with --kubeconfig", p, fi.Mode().Type())
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, unusable("kubeconfig: %v", err)
+		}
+		data, err := a.readAll("kubeconfig "+p, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := clientcmd.Load(data)
+		if err != nil {
+			return nil, unusable("kubeconfig %s: %v", p, err)
+		}
+		return clientcmd.NewNonInteractiveClientConfig(*cfg, o.context, overrides, nil), nil
+	}
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides), nil
 }
 
 // clusterName names the cluster read in messages.
@@ -70,7 +106,10 @@ type conn struct {
 // is not a Kubernetes API server: status 1, never a set of unknown kinds
 // (SPEC section 11).
 func (a *app) connect(o *options) (*conn, error) {
-	cc := a.clientConfig(o)
+	cc, err := a.clientConfig(o)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		if o.kubeconfig != "" {
@@ -116,6 +155,11 @@ func (c *conn) read(req state.Request) (*state.State, map[state.Kind]string, err
 	}
 	causes := map[state.Kind]string{}
 	for _, u := range unread {
+		if prev, ok := causes[u.Kind]; ok {
+			// Every namespace it was refused in, at once.
+			causes[u.Kind] = prev + "; " + u.String()
+			continue
+		}
 		causes[u.Kind] = u.String()
 	}
 	return st, causes, nil

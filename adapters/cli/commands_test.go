@@ -24,7 +24,7 @@ func TestCatalogRender(t *testing.T) {
 	out := decodeMap(t, r.stdout)
 	// SPEC section 8's shape, and the blast radius of each unmanaged
 	// golden (a key more: the shapes gain keys, never lose them).
-	if got := keys(out); !reflect.DeepEqual(got, []string{"blastRadius", "goldens", "refusals", "unmanaged", "warnings"}) {
+	if got := keys(out); !reflect.DeepEqual(got, []string{"blastRadius", "catalog", "goldens", "refusals", "unmanaged", "warnings"}) {
 		t.Errorf("keys %v", got)
 	}
 	goldens := out["goldens"].([]any)
@@ -114,8 +114,9 @@ func TestCatalogPrune(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	// SPEC section 8's shape, with the warnings of section 11.
-	if got := keys(out); !reflect.DeepEqual(got, []string{"kept", "safeToDelete", "warnings"}) {
+	// SPEC section 8's shape, with the warnings of section 11 and where
+	// the catalog came from.
+	if got := keys(out); !reflect.DeepEqual(got, []string{"catalog", "kept", "safeToDelete", "warnings"}) {
 		t.Errorf("keys %v", got)
 	}
 	if _, ok := out["warnings"].([]any); !ok {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -78,7 +81,7 @@ worker-image diff -n tenant-demo --set talos.version=v1.13.7 --cozystack-values 
 	}
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: the pools before the change, KubernetesNodes documents (or bare values with --name)")
-	o.catalogFlag(fs, "`CATALOG.yaml`: the catalog before the change, the kubernetes-worker-image package's values (default: read back from the goldens in the cluster's state)")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the catalog before the change, the kubernetes-worker-image package's values")
 	fs.StringVar(&d.afterPools, "after-pools", "", "`POOL.yaml`: the pools after the change, KubernetesNodes documents replacing every pool before it (\"-\" for standard input)")
 	fs.StringVar(&d.afterCatalog, "after-catalog", "", "`CATALOG.yaml`: the catalog's values after the change (\"-\" for standard input)")
 	fs.StringArrayVar(&d.set, "set", nil, "`KEY=VALUE`: a new kubernetes-nodes chart default after the change, for the pools that do not set KEY (repeat it for several)")
@@ -147,6 +150,11 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	if platform == nil && v.cluster {
+		if platform, err = a.tenantPlatform(before); err != nil {
+			return err
+		}
+	}
 	cat, runWarnings, err := a.loadCatalog(o, v)
 	if err != nil {
 		return err
@@ -190,12 +198,14 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	}
 	switch o.output {
 	case jsonOut, yamlOut:
-		if err := writeData(a.stdout, o.output, rep); err != nil {
+		if err := writeData(a.stdout, o.output, withKey(rep, "catalog", a.catalogFrom)); err != nil {
 			return err
 		}
 	case wideOut:
+		a.sayCatalog()
 		a.writeDiffWide(&rep, v.summary())
 	default:
+		a.sayCatalog()
 		a.writeDiff(&rep, v.summary())
 	}
 	if o.output != jsonOut && o.output != yamlOut {
@@ -471,4 +481,61 @@ func wideSide(s *plan.DiffSide) string {
 		return "refused"
 	}
 	return string(s.Source)
+}
+
+// tenantValuesSecret is the Secret of a tenant namespace that holds the
+// platform's values every release there merges (valuesFrom), under
+// tenantValuesKey.
+const (
+	tenantValuesSecret = "cozystack-values"
+	tenantValuesKey    = "values.yaml"
+)
+
+// tenantPlatform reads the platform's values from the tenant's
+// cozystack-values Secret when the pools are of one namespace: what
+// --cozystack-values gives by hand. A Secret that does not exist or may not
+// be read leaves the template names unknown, with a note that says why;
+// pools of several namespaces (-A) take one each, which a single run does
+// not hold, so they say so.
+func (a *app) tenantPlatform(pools []plan.PoolValues) (*plan.Platform, error) {
+	namespaces := map[string]bool{}
+	for _, p := range pools {
+		namespaces[p.Namespace] = true
+	}
+	if len(namespaces) != 1 {
+		if len(namespaces) > 1 {
+			printf(a.stderr, "note: the pools are of %d namespaces, each with its own %s Secret; template names are computed per tenant with -n NAMESPACE (or --cozystack-values)\n", len(namespaces), tenantValuesSecret)
+		}
+		return nil, nil
+	}
+	var ns string
+	for n := range namespaces {
+		ns = n
+	}
+	s, err := a.conn.core.CoreV1().Secrets(ns).Get(context.Background(), tenantValuesSecret, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		printf(a.stderr, "note: %s holds no %s Secret (is it a Cozystack tenant?)\n", ns, tenantValuesSecret)
+		return nil, nil
+	case apierrors.IsForbidden(err):
+		printf(a.stderr, "note: the %s Secret of %s may not be read (forbidden: grant get on secrets/%s there, or pass --cozystack-values)\n", tenantValuesSecret, ns, tenantValuesSecret)
+		return nil, nil
+	case err != nil:
+		return nil, failed("read the %s Secret of %s in %s: %v", tenantValuesSecret, ns, a.conn.name, err)
+	}
+	name := fmt.Sprintf("Secret %s/%s key %s", ns, tenantValuesSecret, tenantValuesKey)
+	data, ok := s.Data[tenantValuesKey]
+	if !ok {
+		printf(a.stderr, "note: %s is missing\n", name)
+		return nil, nil
+	}
+	m, err := values(name, data)
+	if err != nil {
+		return nil, failed("%v", err)
+	}
+	platform, err := plan.NewPlatform(m)
+	if err != nil {
+		return nil, failed("%s: %v", name, err)
+	}
+	return platform, nil
 }

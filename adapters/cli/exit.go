@@ -16,6 +16,9 @@ const (
 	ExitUnusable = 2
 	// ExitRefused: something was refused; the refusals say why.
 	ExitRefused = 3
+	// ExitUnverified: nothing was refused, but a plan could not read a
+	// kind it needed from the cluster: it is not a plan that passed.
+	ExitUnverified = 4
 )
 
 // exitError carries the status a command ends with.
@@ -31,6 +34,10 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // errRefused ends a command whose refusals are already printed.
 var errRefused = &exitError{code: ExitRefused, err: errors.New("refused")}
+
+// errUnverified ends a command whose unverified plans are already
+// printed.
+var errUnverified = &exitError{code: ExitUnverified, err: errors.New("unverified")}
 
 // badUsage is a mistake in the command line: status 2.
 func badUsage(format string, args ...any) error {

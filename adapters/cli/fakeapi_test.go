@@ -26,19 +26,38 @@ type fakeAPI struct {
 	answer func(w http.ResponseWriter, r *http.Request) bool
 	// paths records every request's path.
 	paths []string
+	// flux serves Flux's group even without a HelmRelease.
+	flux bool
 }
 
 // served are the group versions and resources the fake discovers.
 var served = map[string][]string{
-	"v1":                         {"persistentvolumeclaims", "persistentvolumes", "namespaces"},
+	"v1":                         {"persistentvolumeclaims", "persistentvolumes", "namespaces", "configmaps", "secrets"},
 	"storage.k8s.io/v1":          {"storageclasses", "csidrivers"},
 	"snapshot.storage.k8s.io/v1": {"volumesnapshotclasses"},
 	"cdi.kubevirt.io/v1beta1":    {"datavolumes", "storageprofiles", "cdis", "cdiconfigs", "datasources"},
 	"apps.cozystack.io/v1alpha1": {"kubernetesnodes"},
 	// The consumers of goldens (SPEC section 12).
 	"infrastructure.cluster.x-k8s.io/v1alpha1": {"kubevirtmachinetemplates"},
-	"kubevirt.io/v1":            {"virtualmachines"},
-	"helm.toolkit.fluxcd.io/v2": {"helmreleases"},
+	"kubevirt.io/v1": {"virtualmachines"},
+}
+
+// fluxGroup is served only by a fake that holds a HelmRelease: a cluster
+// without Flux has no catalog release to read.
+const fluxGroup = "helm.toolkit.fluxcd.io/v2"
+
+// groups are the group versions f serves, and their resources.
+func (f *fakeAPI) groups() map[string][]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.objects[fluxGroup+"/helmreleases"]) == 0 && !f.flux {
+		return served
+	}
+	out := map[string][]string{fluxGroup: {"helmreleases"}}
+	for k, v := range served {
+		out[k] = v
+	}
+	return out
 }
 
 // kinds names each resource's kind, for its lists.
@@ -46,7 +65,7 @@ var kinds = map[string]string{"persistentvolumeclaims": "PersistentVolumeClaim",
 	"storageclasses": "StorageClass", "csidrivers": "CSIDriver", "volumesnapshotclasses": "VolumeSnapshotClass", "datavolumes": "DataVolume",
 	"storageprofiles": "StorageProfile", "cdis": "CDI", "cdiconfigs": "CDIConfig", "kubernetesnodes": "KubernetesNodes",
 	"kubevirtmachinetemplates": "KubevirtMachineTemplate", "virtualmachines": "VirtualMachine", "datasources": "DataSource",
-	"helmreleases": "HelmRelease"}
+	"configmaps": "ConfigMap", "secrets": "Secret", "helmreleases": "HelmRelease"}
 
 var clusterScoped = map[string]bool{"persistentvolumes": true, "namespaces": true, "storageclasses": true, "csidrivers": true,
 	"volumesnapshotclasses": true, "storageprofiles": true, "cdis": true, "cdiconfigs": true}
@@ -111,7 +130,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case r.URL.Path == "/apis":
 		var groups []any
-		for gv := range served {
+		for gv := range f.groups() {
 			if g, v, ok := strings.Cut(gv, "/"); ok {
 				groups = append(groups, map[string]any{"name": g, "versions": []any{map[string]any{"groupVersion": gv, "version": v}},
 					"preferredVersion": map[string]any{"groupVersion": gv, "version": v}})
@@ -131,7 +150,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	resources, ok := served[gv]
+	resources, ok := f.groups()[gv]
 	if !ok {
 		http.NotFound(w, r)
 		return

@@ -24,27 +24,69 @@ import (
 // stdinName names standard input in messages.
 const stdinName = "<stdin>"
 
+// defaultMaxInput bounds every input the command reads (a file, standard
+// input, a directory's file, a --state dump) unless --max-input-bytes says
+// otherwise: a larger one is refused before it is read whole, so that
+// /dev/zero or a runaway pipe ends in an error, not in memory without end.
+const defaultMaxInput = 256 << 20
+
+// maxInputFlag is the flag that raises the bound.
+const maxInputFlag = "max-input-bytes"
+
+// inputLimit is the bound on one input.
+func (a *app) inputLimit() int64 {
+	if a.maxInput > 0 {
+		return int64(a.maxInput)
+	}
+	return defaultMaxInput
+}
+
+// tooLarge is the error of an input over the bound: unusable input naming
+// the bound and the flag that raises it.
+func (a *app) tooLarge(name string) error {
+	limit := a.inputLimit()
+	return unusable("%s is larger than %s (%d bytes), the limit of one input; if it is meant to be that large, raise the limit with --%s=%d (or a quantity such as 1Gi)",
+		name, (*byteSize)(&limit), limit, maxInputFlag, 2*limit)
+}
+
+// readAll reads r whole, up to the bound: an input over it is refused
+// once the bound is passed, never read to its end.
+func (a *app) readAll(name string, r io.Reader) ([]byte, error) {
+	limit := a.inputLimit()
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, unusable("read %s: %v", name, unwrapPath(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, a.tooLarge(name)
+	}
+	return data, nil
+}
+
 // readFile reads a named input; "-" is standard input. A file that cannot
-// be read is unusable input.
+// be read, or is over the bound, is unusable input; a regular file over it
+// is refused from its size, before it is read.
 func (a *app) readFile(path string) ([]byte, string, error) {
 	if path == "-" {
-		data, err := io.ReadAll(a.stdin)
-		if err != nil {
-			return nil, stdinName, unusable("read %s: %v", stdinName, err)
-		}
-		return data, stdinName, nil
+		data, err := a.readAll(stdinName, a.stdin)
+		return data, stdinName, err
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, path, unusable("%v", err)
 	}
-	return data, path, nil
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > a.inputLimit() {
+		return nil, path, a.tooLarge(path)
+	}
+	data, err := a.readAll(path, f)
+	return data, path, err
 }
 
 // openInput opens a named input for a decoder that reads at offsets: a
 // regular file where it lies, anything else ("-" for standard input, a
-// pipe) read into memory first. A file that cannot be read is unusable
-// input.
+// pipe) read into memory first. A file that cannot be read, or is over the
+// bound, is unusable input.
 func (a *app) openInput(path string) (io.ReaderAt, int64, string, func(), error) {
 	if path != "-" {
 		f, err := os.Open(path)
@@ -52,14 +94,18 @@ func (a *app) openInput(path string) (io.ReaderAt, int64, string, func(), error)
 			return nil, 0, path, nil, unusable("%v", err)
 		}
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > a.inputLimit() {
+				f.Close()
+				return nil, 0, path, nil, a.tooLarge(path)
+			}
 			return f, fi.Size(), path, func() { f.Close() }, nil
 		}
 		// A pipe is read from the descriptor already open: closing it and
 		// opening it again would lose what its writer has written.
-		data, err := io.ReadAll(f)
+		data, err := a.readAll(path, f)
 		f.Close()
 		if err != nil {
-			return nil, 0, path, nil, unusable("read %s: %v", path, unwrapPath(err))
+			return nil, 0, path, nil, err
 		}
 		return bytes.NewReader(data), int64(len(data)), path, func() {}, nil
 	}

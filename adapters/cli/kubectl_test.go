@@ -196,7 +196,7 @@ func TestOutputFormats(t *testing.T) {
 			t.Errorf("%v is -o json: exit %d", form, r.code)
 		}
 	}
-	if y := exe(t, "", append(base, "-oyaml")...); y.code != 0 || !strings.HasPrefix(y.stdout, "pools:\n") {
+	if y := exe(t, "", append(base, "-oyaml")...); y.code != 0 || !strings.HasPrefix(y.stdout, "catalog:\n  file: "+exampleCatalog+"\n  source: file\npools:\n") {
 		t.Errorf("-oyaml: exit %d\n%s", y.code, y.stdout)
 	}
 	if c := exe(t, "", append(base, "-ochart")...); c.code != 0 || !strings.HasPrefix(c.stdout, "# tenant-demo/demo-md0\n      - metadata:\n") {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 )
 
 // Output formats.
@@ -25,6 +27,7 @@ const defaultRequestTimeout = "30s"
 type options struct {
 	files          []string
 	catalog        string
+	catalogRelease string
 	state          string
 	observed       observedKinds
 	kubeconfig     string
@@ -56,6 +59,14 @@ func (o *options) fileFlag(fs *pflag.FlagSet, usage string) {
 
 func (o *options) catalogFlag(fs stringFlags, usage string) {
 	fs.StringVar(&o.catalog, "catalog", "", usage)
+}
+
+// catalogFlags are --catalog and --catalog-release: the catalog is the
+// file's, else the release's read from the cluster.
+func (o *options) catalogFlags(fs *pflag.FlagSet, usage string) {
+	o.catalogFlag(fs, usage+"; or a HelmRelease of them (kubectl get hr -o yaml), whose valuesFrom is read from the cluster "+
+		"(default: the --catalog-release read from the cluster, else read back from the goldens in the cluster's state)")
+	fs.StringVar(&o.catalogRelease, "catalog-release", catalogrelease.Default.String(), "`NAMESPACE/NAME` of the catalog's HelmRelease, whose values (spec.values over spec.valuesFrom) are the catalog when no --catalog is given")
 }
 
 // stateFlags are where the cluster's state comes from: a --state file, or

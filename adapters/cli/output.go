@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -24,9 +26,14 @@ type planReport struct {
 	Pools    []plan.Result  `json:"pools"`
 	Warnings guard.Warnings `json:"warnings"`
 	Refusals guard.Refusals `json:"refusals"`
+	// Catalog is where the catalog came from.
+	Catalog *catalogSource `json:"catalog,omitempty"`
 
 	// withheld: a planned pool's chart text was not printed (writeChart).
 	withheld bool
+	// unverified are the planned pools whose plan could not read a kind
+	// it needed from the cluster, by index: those kinds.
+	unverified map[int]state.Kind
 	// notices are the pools' re-image notices, by index (reimageNotice).
 	notices map[int]string
 	// radii are the pools' blast radii, as text, by index.
@@ -57,10 +64,12 @@ func (a *app) writePlan(o *options, rep *planReport, v view) error {
 	if rep.Pools == nil {
 		rep.Pools = []plan.Result{}
 	}
+	rep.Catalog = a.catalogFrom
 	switch o.output {
 	case jsonOut, yamlOut:
-		return writeData(a.stdout, o.output, rep)
+		return writeData(a.stdout, o.output, rep.shape())
 	}
+	a.sayCatalog()
 	var summary *offlineSummary
 	if v.offline {
 		summary = &offlineSummary{}
@@ -70,13 +79,14 @@ func (a *app) writePlan(o *options, rep *planReport, v view) error {
 	case chartOut:
 		a.writeChart(rep, summary)
 	case wideOut:
-		a.writeWide(rep.Pools, summary)
+		a.writeWide(rep.Pools, summary, rep.unverified)
 	default:
 		err = a.writeHuman(rep, summary)
 	}
 	printWarnings(a.stderr, rep.Warnings, summary)
 	printRefusals(a.stderr, rep.Refusals)
 	summary.print(a.stderr)
+	rep.printUnverified(a.stderr, v)
 	if o.output == human && rep.unseenTemplates != "" {
 		printf(a.stderr, "note: %s\n", rep.unseenTemplates)
 	}
@@ -260,7 +270,11 @@ func (a *app) writeHuman(rep *planReport, summary *offlineSummary) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		printf(w, "%s/%s: %s\n", r.Namespace, r.Name, headline(r))
+		head := headline(r, a.classFrom(r))
+		if k, ok := rep.unverified[i]; ok {
+			head = "unverified (could not read " + strings.ReplaceAll(k.String(), "|", ", ") + "), " + head
+		}
+		printf(w, "%s/%s: %s\n", r.Namespace, r.Name, head)
 		for _, x := range r.Warnings {
 			if summary.takes(x) {
 				continue
@@ -288,6 +302,10 @@ func (a *app) writeHuman(rep *planReport, summary *offlineSummary) error {
 		}
 		fmt.Fprintf(w, "%sdataVolumeTemplates:\n%s", humanIndent, escapeLines(text))
 	}
+	if n := len(rep.unverified); n > 0 {
+		printf(w, "\n%d %s: %d planned, %d unverified, %d refused\n", len(results), plural(len(results), "pool"), planned-n, n, len(results)-planned)
+		return nil
+	}
 	printf(w, "\n%d %s: %d planned, %d refused\n", len(results), plural(len(results), "pool"), planned, len(results)-planned)
 	return nil
 }
@@ -295,13 +313,13 @@ func (a *app) writeHuman(rep *planReport, summary *offlineSummary) error {
 // writeWide prints one line per pool, as kubectl's -o wide: its
 // namespace, name, outcome, source, class and where it came from, the
 // golden or the URL, and its warnings' and refusals' reasons.
-func (a *app) writeWide(results []plan.Result, summary *offlineSummary) {
+func (a *app) writeWide(results []plan.Result, summary *offlineSummary, unverifiedAt map[int]state.Kind) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tNAME\tOUTCOME\tSOURCE\tSTORAGECLASS\tIMAGE\tWARNINGS\tREFUSALS")
-	for _, r := range results {
+	for i, r := range results {
 		class, image := "", ""
 		if r.Outcome == plan.Planned {
-			class = r.StorageClass.Name + " (" + string(r.StorageClass.From) + ")"
+			class = r.StorageClass.Name + " (" + a.classFrom(r) + ")"
 			if r.StorageClass.From == storage.Cluster {
 				class = "(cluster default)"
 			}
@@ -312,14 +330,20 @@ func (a *app) writeWide(results []plan.Result, summary *offlineSummary) {
 		}
 		var ws, rs []string
 		for _, x := range r.Warnings {
-			if !summary.takes(x) {
+			if !summary.takes(x) && !slices.Contains(ws, string(x.Reason)) {
 				ws = append(ws, string(x.Reason))
 			}
 		}
 		for _, x := range r.Refusals {
-			rs = append(rs, string(x.Reason))
+			if !slices.Contains(rs, string(x.Reason)) {
+				rs = append(rs, string(x.Reason))
+			}
 		}
-		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, string(r.Outcome), orDash(string(r.Source)), orDash(class), orDash(image),
+		outcome := r.Outcome
+		if _, ok := unverifiedAt[i]; ok {
+			outcome = unverified
+		}
+		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, string(outcome), orDash(string(r.Source)), orDash(class), orDash(image),
 			orDash(strings.Join(ws, ",")), orDash(strings.Join(rs, ",")))
 	}
 	tw.Flush()
@@ -346,7 +370,7 @@ func escapeLines(text string) string {
 }
 
 // headline says in a few words what was decided for a pool.
-func headline(r plan.Result) string {
+func headline(r plan.Result, classFrom string) string {
 	if r.Outcome != plan.Planned {
 		n := len(r.Refusals)
 		return fmt.Sprintf("refused (%d %s)", n, plural(n, "refusal"))
@@ -362,7 +386,7 @@ func headline(r plan.Result) string {
 	case storage.Cluster:
 		b.WriteString(", on the cluster's default class when applied")
 	default:
-		fmt.Fprintf(&b, ", on class %q (%s)", sc.Name, sc.From)
+		fmt.Fprintf(&b, ", on class %q (%s)", sc.Name, classFrom)
 	}
 	return b.String()
 }
@@ -397,4 +421,55 @@ func writeTable(w io.Writer, rows string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
 	fmt.Fprint(tw, rows)
 	tw.Flush()
+}
+
+// shape is the report as JSON writes it: an unverified pool's outcome is
+// "unverified", the rest of its entry its plan's.
+func (rep *planReport) shape() any {
+	if len(rep.unverified) == 0 {
+		return rep
+	}
+	pools := make([]any, len(rep.Pools))
+	for i, r := range rep.Pools {
+		pools[i] = r
+		if _, ok := rep.unverified[i]; !ok {
+			continue
+		}
+		if m, err := jsonObject(r); err == nil {
+			m["outcome"] = unverified
+			pools[i] = m
+		}
+	}
+	return struct {
+		Pools    []any          `json:"pools"`
+		Warnings guard.Warnings `json:"warnings"`
+		Refusals guard.Refusals `json:"refusals"`
+		Catalog  *catalogSource `json:"catalog,omitempty"`
+	}{pools, rep.Warnings, rep.Refusals, rep.Catalog}
+}
+
+// printUnverified says once for the run which kinds the unverified
+// plans could not read, and why each: every kind the run's read left
+// unknown, and every forbidden namespace, at once.
+func (rep *planReport) printUnverified(w io.Writer, v view) {
+	var kinds state.Kind
+	for _, k := range rep.unverified {
+		kinds |= k
+	}
+	if kinds == 0 {
+		return
+	}
+	for k := range v.causes {
+		kinds |= k
+	}
+	n := len(rep.unverified)
+	printf(w, "unverified: %d %s planned without reading what %s guards need from the cluster; grant these reads, or --strict refuses (exit 3):\n",
+		n, plural(n, "pool"), map[bool]string{true: "its", false: "their"}[n == 1])
+	for _, k := range kinds.Each() {
+		cause := v.causes[k]
+		if cause == "" {
+			cause = "not read"
+		}
+		printf(w, "  %s: %s\n", k, cause)
+	}
 }

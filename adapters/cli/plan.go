@@ -53,7 +53,7 @@ worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
 	}
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: KubernetesNodes documents (or bare values with --name)")
-	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values (default: read back from the goldens in the cluster's state)")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
 	o.stateFlags(fs)
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "plan the KubernetesNodes of every namespace of the cluster")
 	o.outputFlag(fs, yamlOut, jsonOut, chartOut, wideOut)
@@ -130,6 +130,9 @@ func (a *app) runPlan(o *options, args []string) error {
 		runWarnings, runRefusals = strictRefusals(runWarnings)
 	}
 	rep := planReport{Pools: results, Warnings: runWarnings, Refusals: runRefusals, notices: notices(results, v.snap)}
+	if v.cluster && !o.strict {
+		rep.unverified = unverifiedPools(pools, results, runWarnings)
+	}
 	rep.radii = a.blastRadius(results, v)
 	rep.unseenTemplates = unseenTemplates(results, v)
 	if err := a.writePlan(o, &rep, v); err != nil {
@@ -143,7 +146,46 @@ func (a *app) runPlan(o *options, args []string) error {
 			return errRefused
 		}
 	}
+	if len(rep.unverified) > 0 {
+		return errUnverified
+	}
 	return nil
+}
+
+// unverified is the outcome of a pool planned on a view of the cluster
+// that lacked a kind a guard needed: not refused, and not a plan that
+// passed.
+const unverified plan.Outcome = "unverified"
+
+// unverifiedPools are the planned pools whose plan could not read a kind
+// it needed from the cluster (a StateUnverified of their own, or of the
+// catalog read back for a pool that clones), by index: those kinds.
+func unverifiedPools(pools []plan.Pool, results []plan.Result, runWarnings guard.Warnings) map[int]state.Kind {
+	var catalogKinds state.Kind
+	for _, w := range runWarnings {
+		if k, ok := kindNamed(w.Kind); ok && w.Reason == guard.StateUnverified {
+			catalogKinds |= k
+		}
+	}
+	out := map[int]state.Kind{}
+	for i, r := range results {
+		if r.Outcome != plan.Planned {
+			continue
+		}
+		var kinds state.Kind
+		for _, w := range r.Warnings {
+			if k, ok := kindNamed(w.Kind); ok && w.Reason == guard.StateUnverified {
+				kinds |= k
+			}
+		}
+		if img := pools[i].Spec.OSImage; img != nil && img.Builtin != nil {
+			kinds |= catalogKinds
+		}
+		if kinds != 0 {
+			out[i] = kinds
+		}
+	}
+	return out
 }
 
 // planAll plans the pools as plan.PlanAll does (on every processor, the

@@ -358,7 +358,7 @@ func sorted(s []string) []string {
 
 func TestPlanYAMLIsTheJSONShape(t *testing.T) {
 	r := exe(t, "", "plan", "--example", "-o", "yaml")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "pools:\n- disk:\n") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "catalog:\n  source: example\npools:\n- disk:\n") {
 		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }

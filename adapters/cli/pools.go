@@ -11,6 +11,7 @@ import (
 
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // defaultNamespace is the namespace of a pool that names none, as kubectl
@@ -63,6 +64,7 @@ func (a *app) readPools(o *options) ([]plan.Pool, error) {
 	pools := make([]plan.Pool, len(values))
 	for i, v := range values {
 		pools[i] = plan.DecodePool(v.Namespace, v.Name, v.Spec)
+		a.noteClass(v.Namespace, v.Name, v.Spec)
 	}
 	return pools, nil
 }
@@ -178,6 +180,7 @@ func (a *app) clusterPools(o *options, names []string, all bool) ([]plan.Pool, e
 		if err != nil {
 			return nil, failed("%s %s/%s: %v", plan.PoolKind, objs[i].GetNamespace(), objs[i].GetName(), err)
 		}
+		a.noteClass(pool.Namespace, pool.Name, objs[i].Object["spec"])
 		pools = append(pools, pool)
 	}
 	return pools, nil
@@ -246,4 +249,29 @@ func (a *app) clusterPoolObjects(o *options, names []string, all bool) ([]unstru
 		}
 	}
 	return objs, nil
+}
+
+// noteClass records a pool whose values set no storageClass (absent, or
+// null, which Helm's default replaces): its class is the chart's default.
+func (a *app) noteClass(namespace, name string, values any) {
+	spec, isMap := values.(map[string]any)
+	if !isMap {
+		return // not values the plan reads: it refuses them
+	}
+	if v, ok := spec["storageClass"]; ok && v != nil {
+		return
+	}
+	if a.classDefaulted == nil {
+		a.classDefaulted = map[string]bool{}
+	}
+	a.classDefaulted[namespace+"/"+name] = true
+}
+
+// classFrom names where a planned pool's class came from, in text: an
+// explicit class the pool's values did not set is the chart's default.
+func (a *app) classFrom(r plan.Result) string {
+	if r.StorageClass.From == storage.Explicit && a.classDefaulted[r.Namespace+"/"+r.Name] {
+		return "the chart's default"
+	}
+	return string(r.StorageClass.From)
 }

@@ -19,7 +19,7 @@ import (
 // and returns its exit status. It reads standard input only where a command
 // says so (-f -, helm-verify).
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{prog: programName(os.Args), stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	a := &app{prog: programName(os.Args), stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv}
 	return a.main(args)
 }
 
@@ -41,6 +41,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// lookupEnv tells a variable set empty from one not set.
+	lookupEnv func(string) (string, bool)
 
 	// conn is the cluster connection, made at most once per run.
 	conn *conn
@@ -48,6 +50,14 @@ type app struct {
 	showProgress bool
 	// closers are closed when the run ends.
 	closers []io.Closer
+	// maxInput is --max-input-bytes: the bound on one input (0: the
+	// default).
+	maxInput byteSize
+	// catalogFrom is where loadCatalog found the catalog.
+	catalogFrom *catalogSource
+	// classDefaulted are the pools ("namespace/name") whose values set no
+	// storageClass: their class is the chart's default, not their own.
+	classDefaulted map[string]bool
 }
 
 // command is a subcommand declared with the standard library's flag
@@ -106,7 +116,7 @@ func (a *app) main(args []string) (code int) {
 	cmd, err := root.ExecuteC()
 	name := root.DisplayName() + commandPath(cmd)
 	switch {
-	case err == nil || err == errRefused:
+	case err == nil || err == errRefused || err == errUnverified:
 	case isUsage(err):
 		printf(a.stderr, "%s: %s\nrun %s -h for its flags\n", name, err, name)
 	default:
@@ -137,8 +147,10 @@ disk-system DataVolume either clones the catalog's golden Talos image at the
 storage layer or imports it over HTTP as before, and every plan that would
 silently degrade is refused with a typed reason.
 
-Exit status: 0 planned, 3 refused, 2 unusable input, 1 anything else (a
-cluster that cannot be read, an endpoint that is not a Kubernetes API server).
+Exit status: 0 planned, 3 refused, 4 unverified (plan could not read a kind
+it needed from the cluster, and nothing was refused), 2 unusable input, 1
+anything else (a cluster that cannot be read, an endpoint that is not a
+Kubernetes API server).
 
 Installed on PATH as kubectl-worker_image, it runs as "kubectl worker-image",
 with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),
@@ -163,6 +175,7 @@ with kubectl's flags: -n, -A, --context, --kubeconfig (and KUBECONFIG),
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
+	root.PersistentFlags().Var(&a.maxInput, maxInputFlag, "`SIZE` of the largest input read (a file, standard input, a directory's file, a kubeconfig): bytes, or a quantity such as 1Gi; a larger one is refused (exit 2) before it is read whole")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("{{.DisplayName}} version {{.Version}}\n")
 	root.AddCommand(a.planCommand(), a.diffCommand(), a.catalogCommand(), a.computePlaneCommand(), a.verifyCommand())
@@ -196,12 +209,36 @@ func (a *app) examples(text string) string {
 var programRun = regexp.MustCompile(`(^|\| )worker-image `)
 
 // version is the module's version as the Go toolchain stamped it, or
-// "(devel)" for a build from a work tree.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+// "(devel)", and the commit it was built from (vcs.revision, with
+// "modified" when the work tree had changes) when the build recorded one.
+func version() string { return versionOf(debug.ReadBuildInfo()) }
+
+// versionOf is version from the build's information.
+func versionOf(bi *debug.BuildInfo, ok bool) string {
+	v := "(devel)"
+	if !ok || bi == nil {
+		return v
 	}
-	return "(devel)"
+	if bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	var revision, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if revision != "" {
+		v += " (commit " + revision
+		if modified == "true" {
+			v += ", modified"
+		}
+		v += ")"
+	}
+	return v
 }
 
 // isTerminal reports whether w is a terminal.

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
@@ -139,22 +142,45 @@ func catalogNeeds(o *options, need state.Request) state.Request {
 	return need
 }
 
-// loadCatalog is the catalog: the --catalog values, or, without them, the
-// catalog read back from the goldens in the cluster's state. The
-// catalog's own warnings (UnknownField of its values, StateUnverified of a
-// read-back) come back to be reported once for the run.
+// loadCatalog is the catalog: the --catalog values (or the HelmRelease
+// object it holds, its valuesFrom read from the cluster), or, without
+// them, the catalog release's values read from the cluster; read back
+// from the goldens in the cluster's state only where the release cannot
+// be read (no cluster, Flux not served, RBAC), which a.catalogFrom then
+// says with the reason. The catalog's own warnings (UnknownField of its
+// values, StateUnverified of a read-back) come back to be reported once
+// for the run.
 func (a *app) loadCatalog(o *options, v view) (*catalog.Catalog, guard.Warnings, error) {
 	var data []byte
 	var name string
+	key, err := o.catalogReleaseKey()
+	if err != nil {
+		return nil, nil, err
+	}
 	switch {
 	case o.example:
 		data, name = example.Catalog, example.CatalogFile
+		a.catalogFrom = &catalogSource{Source: fromExample}
 	case o.catalog != "":
-		var err error
 		if data, name, err = a.readFile(o.catalog); err != nil {
 			return nil, nil, err
 		}
+		a.catalogFrom = &catalogSource{Source: fromFile, File: name}
 	default:
+		var m map[string]any
+		fallback := "no cluster was read (a --state file holds no HelmRelease)"
+		if !v.cluster {
+			if v.offline {
+				fallback = "no cluster was read"
+			}
+		} else if m, a.catalogFrom, fallback, err = a.conn.readRelease(key); err != nil {
+			return nil, nil, err
+		}
+		if m != nil {
+			cat := catalog.Compile(catalog.DecodeValues(m))
+			return cat, cat.Warnings(), nil
+		}
+		a.catalogFrom = &catalogSource{Source: fromReadBack, Release: key.String(), Fallback: fallback}
 		cat, warnings := catalog.FromCluster(v.snap)
 		v.explain(warnings)
 		return cat, warnings, nil
@@ -163,8 +189,38 @@ func (a *app) loadCatalog(o *options, v view) (*catalog.Catalog, guard.Warnings,
 	if err != nil {
 		return nil, nil, err
 	}
+	if catalogrelease.IsHelmRelease(m) {
+		var src catalogrelease.Source
+		if v.cluster {
+			src = a.conn.releaseSource()
+		}
+		rel, err := catalogrelease.Values(context.Background(), m, src)
+		if errors.Is(err, catalogrelease.ErrOffline) {
+			return nil, nil, unusable("%s holds a HelmRelease whose %v: pass --kubeconfig (or --context) to read them from the cluster, or give --catalog the merged values", name, err)
+		}
+		if err != nil {
+			return nil, nil, unusable("%s: the HelmRelease's %v", name, err)
+		}
+		meta, _ := m["metadata"].(map[string]any)
+		ns, _ := meta["namespace"].(string)
+		n, _ := meta["name"].(string)
+		a.catalogFrom = &catalogSource{Source: fromReleaseFile, File: name, Release: ns + "/" + n, Notes: rel.Notes}
+		for _, r := range rel.Read {
+			a.catalogFrom.ValuesFrom = append(a.catalogFrom.ValuesFrom, r.String())
+		}
+		m = rel.Values
+	}
 	// Values the chart cannot read are refusals the catalog carries: they
 	// refuse the pools that clone, and render prints them in its shape.
 	cat := catalog.Compile(catalog.DecodeValues(m))
 	return cat, cat.Warnings(), nil
+}
+
+// sayCatalog prints, in text output, where the catalog came from when the
+// command found it (the cluster's release, a read-back, a release file):
+// a --catalog values file or the example is the user's own word.
+func (a *app) sayCatalog() {
+	if s := a.catalogFrom; s != nil && s.Source != fromFile && s.Source != fromExample {
+		printf(a.stderr, "%s\n", s.text())
+	}
 }

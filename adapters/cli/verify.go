@@ -18,8 +18,52 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// helmPluginEnv is set by Helm 4 in the environment of a plugin it runs.
-const helmPluginEnv = "HELM_PLUGIN_NAME"
+// The environment Helm 4 sets for a plugin it runs; Helm 3 runs a
+// post-renderer with its own environment, which holds them only when the
+// user set them.
+const (
+	helmPluginEnv = "HELM_PLUGIN_NAME"
+	// helmContextEnv is the context Helm installs to (--kube-context; ""
+	// is the kubeconfig's current one).
+	helmContextEnv = "HELM_KUBECONTEXT"
+	// helmNamespaceEnv is the release's namespace.
+	helmNamespaceEnv = "HELM_NAMESPACE"
+)
+
+// helmTarget is what helm-verify knows of where Helm installs.
+type helmTarget struct {
+	// cluster: the flags, Helm's environment, a --state file or the
+	// example say which cluster is checked.
+	cluster bool
+	// namespace: -n or Helm's environment says the release's namespace.
+	namespace bool
+}
+
+// helmEnvironment takes the cluster and namespace Helm installs to from
+// its environment (HELM_KUBECONTEXT, HELM_NAMESPACE; KUBECONFIG is the
+// loading rules' own) unless the flags name them: they win over the
+// kubeconfig's current context, which is the cluster Helm installs to only
+// when it was given no --kube-context. It says what it could tell.
+func (a *app) helmEnvironment(o *options) helmTarget {
+	var t helmTarget
+	switch {
+	case o.example || o.state != "" || o.context != "" || o.kubeconfig != "":
+		t.cluster = true
+	default:
+		if c, ok := a.lookupEnv(helmContextEnv); ok {
+			o.context, t.cluster = c, true
+		}
+		// Without a cluster to read, nothing is checked against one: the
+		// offline StateUnverified say so.
+		t.cluster = t.cluster || !a.readsCluster(o)
+	}
+	if o.namespace != "" {
+		t.namespace = true
+	} else if ns, ok := a.lookupEnv(helmNamespaceEnv); ok && ns != "" {
+		o.namespace, t.namespace = ns, true
+	}
+	return t
+}
 
 func (a *app) verifyCommand() *cobra.Command {
 	o := &options{}
@@ -66,11 +110,11 @@ helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image
 			if err := a.teeReport(reportTo); err != nil {
 				return err
 			}
-			return a.runVerify(o)
+			return a.runVerify(o, a.helmEnvironment(o))
 		}),
 	}
 	fs := cmd.Flags()
-	o.catalogFlag(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values, merged with the goldens in the manifests (default: the goldens read back from the cluster)")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values, merged with the goldens in the manifests")
 	o.stateFlags(fs)
 	o.strictFlag(fs, true)
 	fs.BoolVar(&o.example, "example", false, "verify the walkthrough's pools (examples/cli) as the chart renders them, against its catalog and state, instead of standard input")
@@ -110,13 +154,13 @@ func (a *app) teeReport(path string) error {
 	return nil
 }
 
-func (a *app) runVerify(o *options) error {
+func (a *app) runVerify(o *options, target helmTarget) error {
 	var data []byte
 	var err error
 	if o.example {
 		data, err = exampleManifests()
-	} else if data, err = io.ReadAll(a.stdin); err != nil {
-		return unusable("read %s: %v", stdinName, err)
+	} else {
+		data, err = a.readAll(stdinName, a.stdin)
 	}
 	if err != nil {
 		return err
@@ -137,12 +181,14 @@ func (a *app) runVerify(o *options) error {
 	objects := make([]map[string]any, len(docs))
 	namespaces := map[string]bool{naming.GoldenNamespace: true}
 	var goldens []string
+	unplaced := 0
 	for i, d := range docs {
 		objects[i] = d.Object.Object
 		if d.Object.GetKind() == helm.TemplateKind {
 			if d.Object.GetNamespace() == "" {
 				// Helm applies it to the release's namespace.
 				d.Object.SetNamespace(ns)
+				unplaced++
 			}
 			namespaces[d.Object.GetNamespace()] = true
 			goldens = append(goldens, clonedGoldens(d.Object.Object)...)
@@ -165,10 +211,27 @@ func (a *app) runVerify(o *options) error {
 	warnings := append(catWarnings, res.Warnings()...)
 	v.explain(warnings)
 	refusals := res.Refusals
+	// What helm-verify cannot tell of where Helm installs is a
+	// StateUnverified: --strict refuses it as any guard that could not
+	// look.
+	if !target.cluster {
+		warnings = append(warnings, guard.Warning{Reason: guard.StateUnverified, Subject: "helm-verify", Kind: "cluster",
+			Detail: "cannot tell which cluster Helm installs to: the kubeconfig's current context was checked, and neither --context nor HELM_KUBECONTEXT names Helm's " +
+				"(Helm 3 does not tell a post-renderer its --kube-context); pass --post-renderer-args=--context=CONTEXT"})
+	}
+	if !target.namespace && unplaced > 0 {
+		warnings = append(warnings, guard.Warning{Reason: guard.StateUnverified, Subject: "helm-verify", Kind: "namespace",
+			Detail: fmt.Sprintf("cannot tell the release's namespace: %d %s none, and neither -n nor HELM_NAMESPACE says Helm's (Helm 3 does not tell a post-renderer its --namespace); "+
+				"they were checked in %s; pass --post-renderer-args=--namespace=NAMESPACE", unplaced, map[bool]string{true: "template names", false: "templates name"}[unplaced == 1], ns)})
+	}
 	if o.strict {
 		var add guard.Refusals
 		warnings, add = strictRefusals(warnings)
 		refusals = append(refusals, add...)
+	}
+	if len(warnings) > 0 || len(refusals) > 0 {
+		// A clean verify prints nothing: Helm 4 shows a plugin's report.
+		a.sayCatalog()
 	}
 	summary := v.summary()
 	if o.strict {

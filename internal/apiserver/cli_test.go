@@ -147,7 +147,8 @@ func TestCLIPlansLivePools(t *testing.T) {
 
 // TestCLIForbidden: a user with no RBAC on the live server plans with
 // StateUnverified warnings that say Forbidden, with the verb and the
-// resource; --strict refuses them.
+// resource: the pool is unverified (exit 4), never planned; --strict
+// refuses them.
 func TestCLIForbidden(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)
@@ -157,8 +158,9 @@ func TestCLIForbidden(t *testing.T) {
 	pools := writeFile(t, "pools.yaml", livePools[0])
 	cat := writeFile(t, "catalog.yaml", "enabled: true\n")
 	code, stdout, stderr := run(t, "", "plan", "-f", pools, "--kubeconfig", kc, "--catalog", cat, "-o", "json")
-	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 4, code, stderr)
 	assert.Contains(t, stdout, `"cause": "forbidden: cannot list storageclasses.storage.k8s.io (cluster-wide)"`)
+	assert.Contains(t, stdout, `"outcome": "unverified"`)
 	code, _, _ = run(t, "", "plan", "-f", pools, "--kubeconfig", kc, "--catalog", cat, "--strict")
 	assert.Equal(t, 3, code, "--strict refuses what could not be read")
 }

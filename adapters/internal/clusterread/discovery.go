@@ -1,12 +1,16 @@
 package clusterread
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -41,6 +45,30 @@ func (e *NotAPIServerError) Unwrap() error { return e.Err }
 // errNoCoreGroup is /api answering without the core group's v1.
 var errNoCoreGroup = errors.New("it lists no core group v1")
 
+// errNotFound is /api answering 404, which client-go's discovery takes
+// for an empty list of groups.
+var errNotFound = errors.New("it answers 404 (not found), where every Kubernetes API server answers: " +
+	"the kubeconfig's server URL has a path no API server serves, or a proxy or an ingress's default backend answers for it")
+
+// noCoreGroup says why /api listed no core group: a 404, when the
+// discovery client can ask /api itself, else errNoCoreGroup.
+func noCoreGroup(d Discovery) error {
+	rc, ok := d.(interface{ RESTClient() rest.Interface })
+	if !ok {
+		return errNoCoreGroup
+	}
+	c := rc.RESTClient()
+	if c == nil || reflect.ValueOf(c).IsNil() {
+		return errNoCoreGroup
+	}
+	code := 0
+	c.Get().AbsPath("/api").Do(context.Background()).StatusCode(&code)
+	if code == http.StatusNotFound {
+		return errNotFound
+	}
+	return errNoCoreGroup
+}
+
 // Discovered is what discovery says of a server: the groups it serves and
 // the resources of the group versions asked about so far.
 type Discovered struct {
@@ -49,14 +77,16 @@ type Discovered struct {
 	lists  map[string]*metav1.APIResourceList
 }
 
-// Discover reads the server's groups and its core group's resources. A
-// *NotAPIServerError says the endpoint is not a Kubernetes API server;
+// Discover reads the server's groups and its core group's resources. An
+// *EndpointError says discovery got no API server's answer (connection
+// refused, DNS, TLS, 401, 403: Unreached); a *NotAPIServerError says the
+// endpoint is not a Kubernetes API server;
 // client-go's discovery takes a 404 on /api or /apis for an empty list,
 // so a server without the core group v1 is one too.
 func Discover(d Discovery) (*Discovered, error) {
 	gl, err := d.ServerGroups()
 	if err != nil {
-		return nil, &NotAPIServerError{What: "/api and /apis", Err: err}
+		return nil, discoveryFailed("/api and /apis", err)
 	}
 	x := &Discovered{d: d, groups: map[string]map[string]bool{}, lists: map[string]*metav1.APIResourceList{}}
 	for _, g := range gl.Groups {
@@ -67,10 +97,10 @@ func Discover(d Discovery) (*Discovered, error) {
 		x.groups[g.Name] = vs
 	}
 	if !x.groups[""]["v1"] {
-		return nil, &NotAPIServerError{What: "/api", Err: errNoCoreGroup}
+		return nil, &NotAPIServerError{What: "/api", Err: noCoreGroup(d)}
 	}
 	if _, err := x.resources(schema.GroupVersion{Version: "v1"}); err != nil {
-		return nil, &NotAPIServerError{What: "/api/v1", Err: err}
+		return nil, discoveryFailed("/api/v1", err)
 	}
 	return x, nil
 }

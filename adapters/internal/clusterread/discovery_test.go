@@ -2,7 +2,13 @@ package clusterread
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"net"
+	"net/url"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,8 +88,8 @@ func TestDiscoverNotAnAPIServer(t *testing.T) {
 			what:   "/api",
 		},
 		"DiscoveryFails": {
-			reason: "a server whose discovery answers 403 (or HTML) is not one to plan against",
-			d:      fakeDiscovery{err: apierrors.NewForbidden(schema.GroupResource{}, "", errors.New("denied"))},
+			reason: "a server whose discovery answers HTML is not one to plan against",
+			d:      fakeDiscovery{err: errors.New("invalid character '<' looking for beginning of value")},
 			what:   "/api and /apis",
 		},
 		"CoreGroup404": {
@@ -177,4 +183,42 @@ func TestUnreadNamesTheCall(t *testing.T) {
 	assert.Equal(t, "not served: the API server does not serve datavolumes.cdi.kubevirt.io",
 		Unread{Kind: state.DataVolume, Cause: NotServed}.String())
 	assert.Equal(t, "no client: cdis.cdi.kubevirt.io", Unread{Kind: state.CDI, Cause: NoClient}.String())
+}
+
+// TestDiscoverUnreached: discovery that got no API server's answer says
+// why, as no *NotAPIServerError: the endpoint may be one.
+func TestDiscoverUnreached(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want string
+	}{
+		"Forbidden": {
+			err:  apierrors.NewForbidden(schema.GroupResource{}, "", errors.New("denied")),
+			want: "forbidden (403): the API server accepts the credentials, but RBAC denies the request: the credentials may not read discovery",
+		},
+		"Unauthorized": {err: apierrors.NewUnauthorized("Unauthorized"), want: "unauthorized (401): "},
+		"Refused": {
+			err:  &url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
+			want: "connection refused: ",
+		},
+		"DNS": {
+			err:  &url.Error{Op: "Get", URL: "https://nowhere.invalid/api", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Name: "nowhere.invalid", Err: "no such host"}}},
+			want: `DNS: the host name "nowhere.invalid" does not resolve`,
+		},
+		"TLS": {
+			err:  &url.Error{Op: "Get", URL: "https://a/api", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}},
+			want: "TLS: the server's certificate is not signed by the kubeconfig's certificate authority",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Discover(fakeDiscovery{err: tc.err})
+			var ee *EndpointError
+			require.True(t, errors.As(err, &ee), "want *EndpointError, got %T %v", err, err)
+			var nas *NotAPIServerError
+			assert.False(t, errors.As(err, &nas))
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	assert.Empty(t, Unreached(errors.New("something else")), "an error of no known cause keeps the caller's words")
 }

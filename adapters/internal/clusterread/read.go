@@ -41,7 +41,8 @@ type Options struct {
 }
 
 // ReadWith is Read with options, and says why each kind it left unknown is
-// (Unread), in the order the calls were made, one per kind.
+// (Unread), in the order the calls were made, one per kind, cause and
+// namespace.
 func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) (*state.State, []Unread, error) {
 	st := &state.State{}
 	var (

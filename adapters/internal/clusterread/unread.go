@@ -65,16 +65,28 @@ func refusedRead(c Call, err error) Unread {
 	return Unread{Kind: c.Kind, Cause: Forbidden, Verb: c.Verb, Namespace: c.Namespace, Name: c.Name}
 }
 
-// unreadSet keeps the first Unread of each kind.
+// unreadSet keeps the first Unread of each kind, cause and namespace:
+// every namespace a kind was refused in is said, so that one run names
+// every grant that is missing.
 type unreadSet struct {
-	seen state.Kind
+	seen map[unreadKey]bool
 	list []Unread
 }
 
+type unreadKey struct {
+	kind      state.Kind
+	cause     Cause
+	namespace string
+}
+
 func (s *unreadSet) add(u Unread) {
-	if s.seen.Has(u.Kind) {
+	k := unreadKey{u.Kind, u.Cause, u.Namespace}
+	if s.seen[k] {
 		return
 	}
-	s.seen |= u.Kind
+	if s.seen == nil {
+		s.seen = map[unreadKey]bool{}
+	}
+	s.seen[k] = true
 	s.list = append(s.list, u)
 }

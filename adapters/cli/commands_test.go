@@ -114,8 +114,8 @@ func TestCatalogPrune(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	// SPEC section 8's shape, with the warnings of section 11 and where
-	// the catalog came from.
+	// The documented shape, with the warnings and where the catalog came
+	// from.
 	if got := keys(out); !reflect.DeepEqual(got, []string{"catalog", "kept", "safeToDelete", "warnings"}) {
 		t.Errorf("keys %v", got)
 	}

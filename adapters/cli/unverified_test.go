@@ -63,3 +63,23 @@ func TestPartialRBACIsUnverified(t *testing.T) {
 		t.Errorf("every read granted: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestNoAdviceTheUnreadStateContradicts: with the goldens unread and the
+// catalog read back from them, no warning says a golden is "not in the
+// catalog": the plan could not see the catalog whole.
+func TestNoAdviceTheUnreadStateContradicts(t *testing.T) {
+	api := newFakeAPI(t, readExample(t, exampleState))
+	api.answerWith(func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "/namespaces/cozy-public/") || strings.HasSuffix(r.URL.Path, "/datavolumes") || strings.HasSuffix(r.URL.Path, "/persistentvolumeclaims") {
+			writeStatus(w, 403, "Forbidden", "forbidden")
+			return true
+		}
+		return false
+	})
+	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
+	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
+	r := exe(t, "", "plan", "-f", pools, "--kubeconfig", kc)
+	if r.code != 4 || strings.Contains(r.stdout+r.stderr, "not in the catalog") {
+		t.Errorf("exit %d, want 4 and no \"not in the catalog\"\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -136,4 +138,62 @@ func TestConsumerIndexRepeatedObject(t *testing.T) {
 	d := workerDV(tenantNS, "disk", goldenA, "p")
 	got := Consumers(goldenA, state.NewSnapshot(cluster([]cdiv1.DataVolume{d, d}, nil)), readPools)
 	assert.Len(t, got.Consumers, 1, "an object listed twice is one disk")
+}
+
+// testPool is a pool object of kind as readPools reads it.
+func testPool(kind, name string, spec map[string]any) unstructured.Unstructured {
+	return unstructured.Unstructured{Object: map[string]any{"kind": kind,
+		"metadata": map[string]any{"namespace": tenantNS, "name": name}, "spec": spec}}
+}
+
+// TestPoolReader: a pool is a consumer of the golden its reader names,
+// listed by kind, namespace, name and pool; what its reader says is no
+// pool, or clones no golden, is none. Without a reader no pool is read,
+// and the pool kinds count as unobserved; a pool whose golden cannot be
+// told may clone any, so nothing is safe to delete and a warning names it.
+func TestPoolReader(t *testing.T) {
+	goldens := []cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated"), liveDV(idB, naming.ImageURL(factory, idB, v1136), "6Gi", "replicated")}
+	s := cluster(goldens, nil)
+	s.KubernetesNodes = []unstructured.Unstructured{
+		testPool("KubernetesNodes", "demo-md0", map[string]any{"pool": "kubernetes-demo-md0", "golden": goldenA}),
+		testPool("KubernetesNodes", "demo-md1", map[string]any{"pool": "kubernetes-demo-md1"}),
+	}
+	s.HelmReleases = []unstructured.Unstructured{
+		testPool("HelmRelease", "kubernetes-nodes-demo-md0", map[string]any{"pool": "kubernetes-demo-md0", "golden": goldenA}),
+		testPool("HelmRelease", "other", map[string]any{"golden": goldenB}),
+	}
+	snap := state.NewSnapshot(s)
+	none := Compile(values())
+
+	idx := NewConsumerIndex(snap, readPools)
+	assert.Equal(t, []Consumer{
+		{KindKubernetesNodes, tenantNS, "demo-md0", "kubernetes-demo-md0"},
+		{KindHelmRelease, tenantNS, "kubernetes-nodes-demo-md0", "kubernetes-demo-md0"},
+	}, idx.Of(goldenA), "a pool declared twice is two consumers, sorted by namespace and name")
+	assert.Equal(t, 1, idx.Radius(goldenA).Pools, "and one pool")
+	assert.Empty(t, idx.Of(goldenB), "neighbour: what its reader says is no pool clones nothing")
+	assert.True(t, idx.Complete())
+	assert.Equal(t, []string{goldenB}, Prune(none, snap, readPools).SafeToDelete)
+
+	unread := NewConsumerIndex(snap, nil)
+	assert.Empty(t, unread.Of(goldenA), "no reader, no pool read")
+	assert.Equal(t, state.KubernetesNodes|state.HelmRelease, unread.Unobserved())
+	assert.Empty(t, Prune(none, snap, nil).SafeToDelete, "pools not read may clone any golden")
+
+	s.HelmReleases = append(s.HelmReleases, testPool("HelmRelease", "kubernetes-nodes-demo-md2",
+		map[string]any{"pool": "kubernetes-demo-md2", "unreadable": "its values come from ConfigMap pool-values"}))
+	snap = state.NewSnapshot(s)
+	undecided := NewConsumerIndex(snap, readPools)
+	assert.False(t, undecided.Complete(), "a pool whose golden cannot be told may hide a consumer")
+	assert.Equal(t, state.Kind(0), undecided.Unobserved(), "though every kind was observed")
+	res := undecided.Result(goldenB)
+	require.Len(t, res.Warnings, 1)
+	assert.Equal(t, fixtures.Finding{Reason: guard.StateUnverified, Field: "consumers"}, fixtures.Warned(res.Warnings)[0])
+	assert.Equal(t, "HelmRelease", res.Warnings[0].Kind)
+	assert.Contains(t, res.Warnings[0].Detail, "HelmRelease "+tenantNS+"/kubernetes-nodes-demo-md2 (pool kubernetes-demo-md2)")
+	assert.Contains(t, res.Warnings[0].Detail, "its values come from ConfigMap pool-values")
+	rep := Prune(none, snap, readPools)
+	assert.Empty(t, rep.SafeToDelete)
+	require.Len(t, rep.Warnings, 1)
+	assert.Contains(t, rep.Warnings[0].Detail, "nothing is reported safe to delete (unmanaged goldens with no consumer seen: "+goldenB+")")
 }

@@ -47,17 +47,20 @@
 //     reports nothing safe to delete.
 //   - Goldens carry helm.sh/resource-policy: keep, so dropping an entry
 //     leaves its golden unmanaged rather than deleting it. A consumer is an
-//     object, in any namespace, that clones a golden or will (SPEC sections
-//     9 and 12): a DataVolume or PVC found by the disk annotation or by its
+//     object, in any namespace, that clones a golden or will: a DataVolume or PVC found by the disk annotation or by its
 //     source (a DataVolume's source.pvc or sourceRef, a PVC's dataSource or
 //     dataSourceRef); a KubevirtMachineTemplate or VirtualMachine whose
 //     dataVolumeTemplates do (a pool scaled to zero has a template and no
 //     disk); a DataSource that points at it, and, through one, a sourceRef,
-//     resolved as CDI v1.64.0 resolves it. A disk is one consumer, however
-//     it is known; each says its kind, namespace, name and pool.
+//     resolved as CDI v1.64.0 resolves it; a pool whose next render clones
+//     it (a KubernetesNodes, a HelmRelease of the kubernetes-nodes chart),
+//     read by a PoolReader: plan.PoolGolden reads the golden a plan of the
+//     pool clones, so that no golden a plan clones is safe to delete. A disk
+//     is one consumer, however it is known; each says its kind, namespace,
+//     name and pool.
 //   - Prune reports a golden safe to delete only when every consumer kind
-//     was observed in every namespace and none clones it; a kind that was
-//     not makes nothing safe to delete, with a StateUnverified warning that
+//     was observed in every namespace, every pool's golden could be told,
+//     and none clones it; a kind that was not makes nothing safe to delete, with a StateUnverified warning that
 //     names it. Radius counts the pools and templates that still point at a
 //     golden (its blast radius), and says when that count is a lower bound.
 package catalog

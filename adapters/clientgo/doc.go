@@ -2,7 +2,8 @@
 // typed clientset for StorageClasses, PersistentVolumeClaims, CSIDrivers and
 // PersistentVolumes, and a dynamic client for the custom resources (CDI's
 // cdi.kubevirt.io/v1beta1 kinds, VolumeSnapshotClasses, KubeVirt's
-// VirtualMachines, KubevirtMachineTemplates), converted to their API types.
+// VirtualMachines, KubevirtMachineTemplates), converted to their API types,
+// and the pools (KubernetesNodes, Flux's HelmReleases), kept unstructured.
 //
 // # What it reads
 //

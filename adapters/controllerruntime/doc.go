@@ -15,5 +15,8 @@
 // package capk): call AddToScheme on it. A client whose scheme lacks them
 // fails every read of them with a *ReadError that says so, rather than
 // leaving the kinds unknown: that is a bug to fix, not a cluster state to
-// warn about forever.
+// warn about forever. The pools (KubernetesNodes, Flux's HelmReleases) are
+// read unstructured, so they need no type in the scheme; a manager's client
+// reads unstructured objects from the API server rather than its cache
+// unless its cache options say otherwise (client.CacheOptions.Unstructured).
 package controllerruntime

@@ -11,7 +11,8 @@
 // objects of the kinds the library reads (StorageClass, CSIDriver,
 // PersistentVolumeClaim, PersistentVolume, DataVolume, StorageProfile, CDI,
 // CDIConfig, VolumeSnapshotClass, and the consumers of goldens:
-// KubevirtMachineTemplate, VirtualMachine, DataSource) are decoded into
+// KubevirtMachineTemplate, VirtualMachine, DataSource; the pools,
+// KubernetesNodes and HelmRelease, kept unstructured) are decoded into
 // their API types, in the version the planner reads (and kubevirt.io/v1alpha3
 // VirtualMachines, which KubeVirt serves from its v1 types); objects of any
 // other kind are skipped with a Note.

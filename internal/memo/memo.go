@@ -46,3 +46,28 @@ func (b *Bool) Of(s string) bool {
 	}
 	return v
 }
+
+// String is a function of a string whose answers are remembered, within
+// the bounds a Bool keeps. It is safe for concurrent use.
+type String struct {
+	f    func(string) string
+	seen sync.Map // string → string
+	n    atomic.Int64
+}
+
+// NewString remembers f, which must be pure.
+func NewString(f func(string) string) *String { return &String{f: f} }
+
+// Of is f(s).
+func (m *String) Of(s string) string {
+	if v, ok := m.seen.Load(s); ok {
+		return v.(string)
+	}
+	v := m.f(s)
+	if len(s) <= maxKey && m.n.Load() < limit {
+		if _, loaded := m.seen.LoadOrStore(strings.Clone(s), v); !loaded {
+			m.n.Add(1)
+		}
+	}
+	return v
+}

@@ -55,3 +55,23 @@ func TestBoolConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// String answers as its function does, and asks it once per string.
+func TestString(t *testing.T) {
+	calls := 0
+	m := NewString(func(s string) string { calls++; return strings.ToUpper(s) })
+	for range 3 {
+		if got := m.Of("abc"); got != "ABC" {
+			t.Fatalf("Of(abc) = %q", got)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("asked %d times, want once", calls)
+	}
+	long := strings.Repeat("x", maxKey+1)
+	m.Of(long)
+	m.Of(long)
+	if calls != 3 {
+		t.Errorf("a string past the length bound is asked every time: %d calls, want 3", calls)
+	}
+}

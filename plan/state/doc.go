@@ -9,7 +9,8 @@
 //
 //   - Each kind of AllKinds (the cluster's storage and CDI, and the
 //     consumers of goldens: KubevirtMachineTemplate, VirtualMachine,
-//     DataSource) is observed, possibly empty, or unknown. Unknown is
+//     DataSource, and the pools, KubernetesNodes and HelmRelease, held
+//     unstructured) is observed, possibly empty, or unknown. Unknown is
 //     never absent nor present: the zero State knows
 //     nothing, and objects of a kind or namespace that was not observed are
 //     dropped from the Snapshot, so they can neither prove an absence nor

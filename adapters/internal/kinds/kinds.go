@@ -233,8 +233,9 @@ func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error
 
 // pool keeps of a KubernetesNodes or a HelmRelease what a pool's reading
 // takes (its metadata and spec) and drops what only the API server and
-// Flux read (managed fields, owners, its status: a release's history),
-// which can be many times the spec.
+// Flux read (managed fields, owners, finalizers, uid, resource version, and
+// the status: a release's history can be many times its spec). The maps
+// it changes are copies: obj is the caller's.
 func pool(obj map[string]any) unstructured.Unstructured {
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
@@ -242,13 +243,12 @@ func pool(obj map[string]any) unstructured.Unstructured {
 			out[k] = v
 		}
 	}
-	u := unstructured.Unstructured{Object: out}
-	if _, ok := out["metadata"].(map[string]any); ok {
-		meta := maps.Clone(out["metadata"].(map[string]any))
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		meta = maps.Clone(meta)
 		for _, k := range []string{"managedFields", "ownerReferences", "finalizers", "uid", "resourceVersion"} {
 			delete(meta, k)
 		}
 		out["metadata"] = meta
 	}
-	return u
+	return unstructured.Unstructured{Object: out}
 }

@@ -41,8 +41,8 @@ func retired(version string) string {
 // whose values would clone it.
 func livePoolObjects() []*unstructured.Unstructured {
 	ns := fixtures.TenantNamespace
-	builtin := func(version string) map[string]any {
-		return map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{"version": version}}}
+	builtin := func(cluster, version string) map[string]any {
+		return map[string]any{"cluster": cluster, "osImage": map[string]any{"builtin": map[string]any{"version": version}}}
 	}
 	release := func(name string, chartRef map[string]any, values map[string]any) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
@@ -60,13 +60,13 @@ func livePoolObjects() []*unstructured.Unstructured {
 		}}
 	}
 	return []*unstructured.Unstructured{
-		pool("legacy-md1", builtin("v1.10.9")),
+		pool("legacy-md1", builtin("legacy", "v1.10.9")),
 		release("kubernetes-nodes-computeplane-cluster-gpu", map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system",
 			"name": "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"}, map[string]any{
 			"cluster": "computeplane-cluster", "osImage": map[string]any{"builtin": map[string]any{"version": "v1.10.8"}}}),
-		pool("legacy-md2", map[string]any{"cluster": "demo", "osImage": map[string]any{"factory": map[string]any{"version": "v1.10.7"}}}),
+		pool("legacy-md2", map[string]any{"cluster": "legacy", "osImage": map[string]any{"factory": map[string]any{"version": "v1.10.7"}}}),
 		release("kubernetes-nodes-other", map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system",
-			"name": "cozystack-kubernetes-application-default-kubernetes"}, builtin("v1.10.7")),
+			"name": "cozystack-kubernetes-application-default-kubernetes"}, builtin("demo", "v1.10.7")),
 	}
 }
 
@@ -105,9 +105,9 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 	kc := kubeconfigOf(t, e.Config, fixtures.TenantNamespace)
 
 	t.Run("plan clones the golden", func(t *testing.T) {
-		cat := writeFile(t, "catalog.yaml", "enabled: true\nimages:\n- {version: v1.10.9}\n")
+		cat := writeFile(t, "catalog.yaml", "enabled: true\nimages:\n- {schematicID: "+fixtures.DefaultSchematicID+", version: v1.10.9}\n")
 		code, stdout, stderr := run(t, "", "plan", "kubernetesnodes/legacy-md1", "--kubeconfig", kc, "--catalog", cat, "-o", "json")
-		require.Equal(t, 0, code, stderr)
+		require.Equal(t, 0, code, stderr+stdout)
 		var out struct {
 			Pools []struct{ Outcome, Golden string }
 		}
@@ -134,14 +134,16 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 		}
 	})
 
-	prune := func(t *testing.T, kubeconfig string) catalog.PruneReport {
+	// prune returns the report and its JSON text: a finding's message is
+	// in the text (a Warning reads back its reason, field and kind).
+	prune := func(t *testing.T, kubeconfig string) (catalog.PruneReport, string) {
 		t.Helper()
 		cat := writeFile(t, "catalog.yaml", "enabled: true\n")
 		code, stdout, stderr := run(t, "", "catalog", "prune", "--catalog", cat, "--kubeconfig", kubeconfig, "-o", "json")
 		require.Equal(t, 0, code, stderr)
 		var rep catalog.PruneReport
 		require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
-		return rep
+		return rep, stdout
 	}
 	kept := func(rep catalog.PruneReport) map[string][]catalog.Consumer {
 		m := map[string][]catalog.Consumer{}
@@ -152,7 +154,7 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 	}
 
 	t.Run("prune keeps what a pool will clone", func(t *testing.T) {
-		rep := prune(t, kc)
+		rep, _ := prune(t, kc)
 		assert.NotContains(t, rep.SafeToDelete, retiredByPool)
 		assert.NotContains(t, rep.SafeToDelete, retiredByRelease)
 		assert.Contains(t, rep.SafeToDelete, retiredUnused, "neighbour: an HTTP import and another chart's release clone nothing")
@@ -172,11 +174,11 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 			rbacv1.PolicyRule{APIGroups: []string{"snapshot.storage.k8s.io", "kubevirt.io", "infrastructure.cluster.x-k8s.io", "apps.cozystack.io"},
 				Resources: []string{"*"}, Verbs: read},
 		)
-		rep := prune(t, kubeconfigOf(t, cfg, fixtures.TenantNamespace))
+		rep, text := prune(t, kubeconfigOf(t, cfg, fixtures.TenantNamespace))
 		assert.Empty(t, rep.SafeToDelete, "a release that could not be read may clone any golden")
 		require.Len(t, rep.Warnings, 1, "%v", rep.Warnings)
 		assert.Equal(t, "HelmRelease", rep.Warnings[0].Kind)
-		assert.Contains(t, rep.Warnings[0].Detail, retiredUnused, "the warning names the goldens it kept back")
+		assert.Contains(t, text, retiredUnused, "the warning names the goldens it kept back")
 		assert.Contains(t, kept(rep), retiredByPool, "what the KubernetesNodes clones is kept, with its consumer")
 	})
 

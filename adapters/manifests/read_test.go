@@ -97,7 +97,6 @@ metadata: {name: disk, namespace: t, annotations: {copy: second}}
 	}
 	assert.Equal(t, []note{
 		{4, manifests.KindNotRead, "Deployment", 0},
-		{7, manifests.KindNotRead, "KubernetesNodes", 0},
 		{10, manifests.VersionNotRead, "StorageClass", 0},
 		{13, manifests.Superseded, "PersistentVolumeClaim", 17},
 	}, got, "other kinds, other versions of a kind and repeated objects are noted, with their lines")
@@ -105,6 +104,8 @@ metadata: {name: disk, namespace: t, annotations: {copy: second}}
 	assert.Equal(t, state.AllKinds&^state.StorageClass, st.Observed, "nor are StorageClasses observed: the file holds one the State lacks")
 	require.Len(t, st.PersistentVolumeClaims, 1, "a repeated object is kept once")
 	assert.Equal(t, "second", st.PersistentVolumeClaims[0].Annotations["copy"], "the later copy wins")
+	require.Len(t, st.KubernetesNodes, 1, "a pool is read, unstructured, for the golden it clones")
+	assert.Equal(t, "demo-md0", st.KubernetesNodes[0].GetName())
 	for _, n := range notes {
 		assert.Contains(t, n.String(), "dump.yaml:", "a note names its file")
 	}

@@ -41,8 +41,8 @@ func retired(version string) string {
 // whose values would clone it.
 func livePoolObjects() []*unstructured.Unstructured {
 	ns := fixtures.TenantNamespace
-	builtin := func(cluster, version string) map[string]any {
-		return map[string]any{"cluster": cluster, "osImage": map[string]any{"builtin": map[string]any{"version": version}}}
+	builtin := func(version string) map[string]any {
+		return map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{"version": version}}}
 	}
 	release := func(name string, chartRef map[string]any, values map[string]any) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
@@ -60,13 +60,13 @@ func livePoolObjects() []*unstructured.Unstructured {
 		}}
 	}
 	return []*unstructured.Unstructured{
-		pool("legacy-md1", builtin("legacy", "v1.10.9")),
+		pool("demo-md7", builtin("v1.10.9")),
 		release("kubernetes-nodes-computeplane-cluster-gpu", map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system",
 			"name": "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"}, map[string]any{
 			"cluster": "computeplane-cluster", "osImage": map[string]any{"builtin": map[string]any{"version": "v1.10.8"}}}),
-		pool("legacy-md2", map[string]any{"cluster": "legacy", "osImage": map[string]any{"factory": map[string]any{"version": "v1.10.7"}}}),
+		pool("demo-md8", map[string]any{"cluster": "demo", "osImage": map[string]any{"factory": map[string]any{"version": "v1.10.7"}}}),
 		release("kubernetes-nodes-other", map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system",
-			"name": "cozystack-kubernetes-application-default-kubernetes"}, builtin("demo", "v1.10.7")),
+			"name": "cozystack-kubernetes-application-default-kubernetes"}, builtin("v1.10.7")),
 	}
 }
 
@@ -106,8 +106,8 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 
 	t.Run("plan clones the golden", func(t *testing.T) {
 		cat := writeFile(t, "catalog.yaml", "enabled: true\nimages:\n- {schematicID: "+fixtures.DefaultSchematicID+", version: v1.10.9}\n")
-		code, stdout, stderr := run(t, "", "plan", "kubernetesnodes/legacy-md1", "--kubeconfig", kc, "--catalog", cat, "-o", "json")
-		require.Equal(t, 0, code, stderr+stdout)
+		code, stdout, stderr := run(t, "", "plan", "kubernetesnodes/demo-md7", "--kubeconfig", kc, "--catalog", cat, "-o", "json")
+		require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
 		var out struct {
 			Pools []struct{ Outcome, Golden string }
 		}
@@ -119,7 +119,7 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 
 	t.Run("consumers lists the pools", func(t *testing.T) {
 		for golden, want := range map[string][]catalog.Consumer{
-			retiredByPool: {{Kind: catalog.KindKubernetesNodes, Namespace: fixtures.TenantNamespace, Name: "legacy-md1", Pool: "kubernetes-legacy-md1"}},
+			retiredByPool: {{Kind: catalog.KindKubernetesNodes, Namespace: fixtures.TenantNamespace, Name: "demo-md7", Pool: "kubernetes-demo-md7"}},
 			retiredByRelease: {{Kind: catalog.KindHelmRelease, Namespace: fixtures.TenantNamespace,
 				Name: "kubernetes-nodes-computeplane-cluster-gpu", Pool: "kubernetes-computeplane-cluster-gpu"}},
 			retiredUnused: {},
@@ -134,16 +134,14 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 		}
 	})
 
-	// prune returns the report and its JSON text: a finding's message is
-	// in the text (a Warning reads back its reason, field and kind).
-	prune := func(t *testing.T, kubeconfig string) (catalog.PruneReport, string) {
+	prune := func(t *testing.T, kubeconfig string) catalog.PruneReport {
 		t.Helper()
 		cat := writeFile(t, "catalog.yaml", "enabled: true\n")
 		code, stdout, stderr := run(t, "", "catalog", "prune", "--catalog", cat, "--kubeconfig", kubeconfig, "-o", "json")
 		require.Equal(t, 0, code, stderr)
 		var rep catalog.PruneReport
 		require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
-		return rep, stdout
+		return rep
 	}
 	kept := func(rep catalog.PruneReport) map[string][]catalog.Consumer {
 		m := map[string][]catalog.Consumer{}
@@ -154,13 +152,13 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 	}
 
 	t.Run("prune keeps what a pool will clone", func(t *testing.T) {
-		rep, _ := prune(t, kc)
+		rep := prune(t, kc)
 		assert.NotContains(t, rep.SafeToDelete, retiredByPool)
 		assert.NotContains(t, rep.SafeToDelete, retiredByRelease)
 		assert.Contains(t, rep.SafeToDelete, retiredUnused, "neighbour: an HTTP import and another chart's release clone nothing")
 		k := kept(rep)
-		assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: fixtures.TenantNamespace, Name: "legacy-md1",
-			Pool: "kubernetes-legacy-md1"}}, k[retiredByPool])
+		assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: fixtures.TenantNamespace, Name: "demo-md7",
+			Pool: "kubernetes-demo-md7"}}, k[retiredByPool])
 		assert.Len(t, k[retiredByRelease], 1)
 		assert.Empty(t, rep.Warnings)
 	})
@@ -174,12 +172,26 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 			rbacv1.PolicyRule{APIGroups: []string{"snapshot.storage.k8s.io", "kubevirt.io", "infrastructure.cluster.x-k8s.io", "apps.cozystack.io"},
 				Resources: []string{"*"}, Verbs: read},
 		)
-		rep, text := prune(t, kubeconfigOf(t, cfg, fixtures.TenantNamespace))
+		cat := writeFile(t, "catalog.yaml", "enabled: true\n")
+		code, stdout, stderr := run(t, "", "catalog", "prune", "--catalog", cat, "--kubeconfig", kubeconfigOf(t, cfg, fixtures.TenantNamespace), "-o", "json")
+		require.Equal(t, 0, code, stderr)
+		var rep struct {
+			SafeToDelete []string
+			Kept         []struct{ Name string }
+			Warnings     []struct{ Reason, Kind, Message, Cause string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
 		assert.Empty(t, rep.SafeToDelete, "a release that could not be read may clone any golden")
 		require.Len(t, rep.Warnings, 1, "%v", rep.Warnings)
-		assert.Equal(t, "HelmRelease", rep.Warnings[0].Kind)
-		assert.Contains(t, text, retiredUnused, "the warning names the goldens it kept back")
-		assert.Contains(t, kept(rep), retiredByPool, "what the KubernetesNodes clones is kept, with its consumer")
+		w := rep.Warnings[0]
+		assert.Equal(t, []string{"StateUnverified", "HelmRelease"}, []string{w.Reason, w.Kind})
+		assert.Contains(t, w.Message, retiredUnused, "the warning names the goldens it kept back")
+		assert.Contains(t, w.Cause, "forbidden", "and why the kind is unknown")
+		var keptNames []string
+		for _, k := range rep.Kept {
+			keptNames = append(keptNames, k.Name)
+		}
+		assert.Contains(t, keptNames, retiredByPool, "what the KubernetesNodes clones is kept")
 	})
 
 	t.Run("live readers see the pools", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 )
 
 // Pool values are read one way, whichever path they come by (a values map
@@ -129,7 +130,7 @@ func decodeSpec(v any) (spec PoolSpec) {
 // the template renders it, and the planner warns so (the HTTP path gains no
 // refusal the template did not have). A map or a list is refused: the
 // template prints no size of it.
-func decodeDiskSize(c *findings.Collector, raw any) (size, offSchema string) {
+func decodeDiskSize(c *findings.Collector, raw any) (diskSize, offSchema string) {
 	if raw == nil {
 		return DefaultDiskSize, ""
 	}
@@ -139,7 +140,7 @@ func decodeDiskSize(c *findings.Collector, raw any) (size, offSchema string) {
 			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, and its template prints no size of this; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
 		return DefaultDiskSize, ""
 	}
-	if !chartvalues.Quantity.Accepts(raw) || isString && !chartvalues.IsQuantity(s) {
+	if !chartvalues.Quantity.Accepts(raw) || isString && len(s) <= size.MaxLength && !chartvalues.IsQuantity(s) {
 		offSchema = chartvalues.Describe(raw)
 	}
 	if chartvalues.Empty(raw) {

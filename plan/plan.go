@@ -284,6 +284,12 @@ func (p *planner) planHTTP(f *Factory) {
 	// chart rendered them as given: that stays, with a warning.
 	p.checkFlavor(id, ver, factory, idPath, verPath, urlPath, f != nil)
 	diskSize := p.diskSize()
+	if len(diskSize) > size.MaxLength {
+		// Refused unparsed: resource.ParseQuantity is quadratic in the
+		// length, and no size needs as many characters.
+		p.c.Add(guard.Refusals{size.TooLong(diskSize, pathDiskSize)})
+		return
+	}
 	p.res.Source = HTTP
 	p.res.DiskSize = diskSize
 	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)

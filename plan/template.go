@@ -272,6 +272,9 @@ func quantityValue(key string, v any, truthy bool) (string, string) {
 		return "", ""
 	}
 	if s, ok := v.(string); ok {
+		if len(s) > size.MaxLength {
+			return "", fmt.Sprintf("%s is %d characters long: a quantity is at most %d characters, and none is parsed past that, so the template is not rendered", key, len(s), size.MaxLength)
+		}
 		if !quantityPattern.MatchString(s) {
 			return "", fmt.Sprintf("%s is %s, which the kubernetes-nodes values schema's quantity pattern refuses, so the chart renders no template", key, chartvalues.Describe(v))
 		}

@@ -152,6 +152,7 @@ var (
 	stringMapType    = reflect2.TypeOf(map[string]string{})
 	resourceListType = reflect2.TypeOf(corev1.ResourceList{})
 	timeType         = reflect2.TypeOf(metav1.Time{})
+	quantityType     = reflect2.TypeOf(resource.Quantity{})
 )
 
 func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
@@ -162,6 +163,8 @@ func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
 		return resourceListDecoder{}
 	case timeType:
 		return timeDecoder{}
+	case quantityType:
+		return quantityDecoder{}
 	}
 	if typ.Kind() == reflect.String {
 		return newStringDecoder() // behind a pointer, in a slice
@@ -222,6 +225,32 @@ func (timeDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 	t.Time = pt.Local()
 }
 
+// quantityDecoder reads a Quantity outside a resource list (a virtual
+// machine's guest memory) as its UnmarshalJSON does, once its text has
+// passed size.Check.
+type quantityDecoder struct{}
+
+func (quantityDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	raw := it.SkipAndReturnBytes()
+	if it.Error != nil {
+		return
+	}
+	if err := readQuantity((*resource.Quantity)(ptr), raw); err != nil {
+		it.ReportError("Quantity", err.Error())
+	}
+}
+
+// readQuantity reads the JSON raw into q as a Quantity's UnmarshalJSON
+// does, refusing first what size.Check refuses of its text (the parser
+// would take seconds or hours on it).
+func readQuantity(q *resource.Quantity, raw []byte) error {
+	text := strings.Trim(string(raw), `"`)
+	if err := size.Check(text); err != nil {
+		return fmt.Errorf("quantity %q: %w", size.Excerpt(strings.TrimSpace(text)), err)
+	}
+	return q.UnmarshalJSON(raw)
+}
+
 type stringMapDecoder struct{}
 
 func (stringMapDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
@@ -275,12 +304,8 @@ func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 		entry := w.raw[at:]
 		name, rest, _ := strings.Cut(string(entry), "\x00")
 		value, _, _ := strings.Cut(rest, "\x00")
-		if size.Unbounded(strings.Trim(value, `"`)) {
-			it.ReportError("ResourceList", fmt.Sprintf("quantity %s: %v", value, size.ErrUnbounded))
-			return
-		}
 		var q resource.Quantity
-		if err := q.UnmarshalJSON([]byte(value)); err != nil {
+		if err := readQuantity(&q, []byte(value)); err != nil {
 			it.ReportError("ResourceList", err.Error())
 			return
 		}

@@ -103,7 +103,9 @@ func sizeWarned(d any) bool {
 		if x != math.Trunc(x) {
 			return true
 		}
-		text = strconv.FormatFloat(x, 'f', -1, 64)
+		if text = strconv.FormatFloat(x, 'f', -1, 64); len(text) > size.MaxLength {
+			text = strconv.FormatFloat(x, 'g', -1, 64) // 1e300: the same quantity, within the length parsed
+		}
 	default:
 		return true
 	}

@@ -9,19 +9,17 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
-	"github.com/cozystack/kubernetes-worker-image/internal/size"
 )
 
 // Pool values are read one way, whichever path they come by (a values map
 // from Helm or a controller, a KubernetesNodes object, JSON): as the
 // kubernetes-nodes chart reads them once Helm has coalesced them with its
-// defaults and held them to its values schema (SPEC sections 9 and 13). An
+// defaults and held them to its values schema. An
 // absent key takes the chart's default; a null deletes it, default
 // included (so a null talos, or a null talos value the schema requires,
 // fails the release); a value of a type the schema refuses is
-// InvalidValue at its path, but a diskSize the template prints (a
-// fraction, a boolean, a string off the quantity pattern, ""), which the
-// planner renders with a warning; a number is what Helm prints for the
+// InvalidValue at its path, a diskSize of a type the schema refuses (a
+// fraction, a boolean, "") included; a number is what Helm prints for the
 // float64 Flux hands it.
 
 // The keys the kubernetes-nodes chart defines, for UnknownField: a key
@@ -106,7 +104,7 @@ func decodeSpec(v any) (spec PoolSpec) {
 	chartvalues.WarnUnknown(&c, m, specKeys, nil)
 	spec.Cluster = text(&c, m, "cluster", "", pathCluster)
 	if raw, present := m["diskSize"]; present {
-		spec.DiskSize, spec.diskSizeOffSchema = decodeDiskSize(&c, raw)
+		spec.DiskSize = decodeDiskSize(&c, raw)
 	}
 	// storageClass is written only when it is not empty: "" and null
 	// leave the class to the cluster.
@@ -120,33 +118,33 @@ func decodeSpec(v any) (spec PoolSpec) {
 	return spec
 }
 
-// decodeDiskSize reads diskSize as the chart's template prints it,
-// `diskSize | default "20Gi" | quote` (SPEC sections 9 and 13): null (which
-// Helm deletes), 0, false and "" are unset, 20Gi; a number is printed as
-// Helm prints the float64 Flux hands it, a boolean as true, a string as
-// written. It also says how the value was written when the chart's values
-// schema refuses it (a fraction, a boolean, "", a string off the quantity
-// pattern): Flux's install then fails the release on the schema, although
-// the template renders it, and the planner warns so (the HTTP path gains no
-// refusal the template did not have). A map or a list is refused: the
-// template prints no size of it.
-func decodeDiskSize(c *findings.Collector, raw any) (diskSize, offSchema string) {
-	if raw == nil {
-		return DefaultDiskSize, ""
-	}
-	s, isString := raw.(string)
-	if !isString && !chartvalues.IsScalar(raw) {
+// decodeDiskSize reads diskSize as the chart reads it: its values schema
+// takes a whole number or a string (anyOf integer and string), and holds a
+// string to its quantity pattern, so a fraction, a boolean, a map, a list
+// and "" (which the pattern does not match) fail the release before
+// anything renders: each is refused InvalidValue, and DiskSize is left ""
+// (Plan checks a string against the pattern itself, whoever wrote it).
+// What passes goes through the template's `diskSize | default "20Gi" |
+// quote`: null (which Helm deletes) and 0 are unset, 20Gi; another number
+// is printed as Helm prints the float64 Flux hands it.
+func decodeDiskSize(c *findings.Collector, raw any) string {
+	switch s, isString := raw.(string); {
+	case raw == nil:
+		return DefaultDiskSize
+	case s == "" && isString:
 		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, and its template prints no size of this; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
-		return DefaultDiskSize, ""
+			`diskSize is "": the kubernetes-nodes values schema holds a diskSize string to its quantity pattern, which "" does not match, so Helm refuses the release; leave diskSize out for the chart's %s, or write a size`, DefaultDiskSize)
+		return ""
+	case isString:
+		return s
+	case !chartvalues.Quantity.Accepts(raw):
+		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
+			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string there, so Helm refuses the release; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+		return ""
+	case chartvalues.Empty(raw):
+		return DefaultDiskSize
 	}
-	if !chartvalues.Quantity.Accepts(raw) || isString && len(s) <= size.MaxLength && !chartvalues.IsQuantity(s) {
-		offSchema = chartvalues.Describe(raw)
-	}
-	if chartvalues.Empty(raw) {
-		return DefaultDiskSize, offSchema
-	}
-	return chartvalues.Print(raw), offSchema
+	return chartvalues.Print(raw)
 }
 
 // decodeTalos reads talos. The chart's schema requires each of its values,

@@ -2,7 +2,7 @@ package plan
 
 import "github.com/cozystack/kubernetes-worker-image/guard"
 
-// The kubernetes-nodes chart's defaults (SPEC section 2).
+// The kubernetes-nodes chart's defaults (its values.yaml).
 const (
 	DefaultDiskSize            = "20Gi"
 	DefaultStorageClass        = "replicated"
@@ -32,7 +32,9 @@ type Pool struct {
 type PoolSpec struct {
 	// Cluster is the parent cluster's name (required).
 	Cluster string `json:"cluster"`
-	// DiskSize is the worker system disk's size; "" falls back to 20Gi.
+	// DiskSize is the worker system disk's size; "" falls back to 20Gi. A
+	// string off the quantity pattern of the chart's values schema ("20
+	// Gi", "twenty") is refused, as the chart's release fails on it.
 	DiskSize string `json:"diskSize"`
 	// StorageClass is the worker disk's class; "" means the cluster default.
 	StorageClass string `json:"storageClass"`
@@ -45,10 +47,6 @@ type PoolSpec struct {
 	// The findings of decoding the values, reported by Plan.
 	refusals guard.Refusals
 	warnings guard.Warnings
-	// diskSizeOffSchema is how diskSize was written when the chart's
-	// values schema refuses it (the number 0.5, the boolean false, the
-	// string "", which DiskSize holds as 20Gi): Plan warns of it.
-	diskSizeOffSchema string
 }
 
 // OSImage picks where the worker disk comes from. Setting both is refused.

@@ -86,13 +86,13 @@ func (s *PoolSpec) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*s = decodeSpec(v)
-	return s.refusals.Err()
+	return s.decoded.refusalsErr()
 }
 
 func decodeSpec(v any) (spec PoolSpec) {
 	spec = DefaultPoolSpec("")
 	var c findings.Collector
-	defer func() { spec.refusals, spec.warnings = c.Refusals(), c.Warnings() }()
+	defer func() { spec.decoded = newDecoding(&spec, c.Refusals(), c.Warnings()) }()
 	if v == nil {
 		return spec
 	}
@@ -156,12 +156,12 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 	if raw == nil {
 		c.Refuse(guard.InvalidValue, pathTalos, nil,
 			"talos is null: Helm deletes the chart's talos values with it, and the kubernetes-nodes templates fail to render without them; leave talos out to take the chart's, or set the values to change")
-		return DefaultTalos()
+		return Talos{}
 	}
 	m, ok := chartvalues.Map(raw)
 	if !ok {
 		chartvalues.RefuseType(c, raw, chartvalues.Object, pathTalos)
-		return DefaultTalos()
+		return Talos{}
 	}
 	chartvalues.WarnUnknown(c, m, talosKeys, pathTalos)
 	d := DefaultTalos()
@@ -169,7 +169,7 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 		if raw, present := m[key]; present && raw == nil {
 			c.Refuse(guard.InvalidValue, fld, nil,
 				"%s is null: Helm deletes the chart's default with it, and the kubernetes-nodes values schema requires it, so the release fails; leave %s out to take the chart's %q", fld, key, def)
-			return def
+			return ""
 		}
 		return text(c, m, key, def, fld)
 	}
@@ -239,7 +239,8 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 
 // text reads a string value: def when the key is absent, "" when it is
 // null (Helm deletes the default with it). Anything but a string is
-// refused: the charts' values schemas take only a string there.
+// refused, and read as "": the charts' values schemas take only a string
+// there.
 func text(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
 	raw, present := m[key]
 	switch {
@@ -252,8 +253,5 @@ func text(c *findings.Collector, m map[string]any, key, def string, fld *field.P
 		return s
 	}
 	chartvalues.RefuseType(c, raw, chartvalues.Text, fld)
-	return def
+	return ""
 }
-
-// decoded are the findings of reading a spec's values, which Plan reports.
-func (s *PoolSpec) decoded() (guard.Refusals, guard.Warnings) { return s.refusals, s.warnings }

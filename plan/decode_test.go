@@ -627,3 +627,107 @@ func TestPoolFromUnstructured(t *testing.T) {
 	assert.Equal(t, exported(want.Spec), exported(pool.Spec), "a dynamic client's object reads as Flux's values")
 	assert.Equal(t, "2.147483648e+10", pool.Spec.DiskSize)
 }
+
+// TestEditedDecodedPool: the findings of decoding a pool's values follow a
+// caller's edits of the decoded spec. A refusal stands while the field it
+// is about holds what the decoder left there, an edit of another field
+// included, and goes once the field is written, even with the chart's
+// default (storageClass: 5 corrected to "replicated"); the new value is
+// judged as any spec's is. A key the spec has no field for (an unknown
+// key, talos.registryMirrors) is not edited away.
+func TestEditedDecodedPool(t *testing.T) {
+	snap := state.NewSnapshot(fullState())
+	cases := map[string]struct {
+		reason   string
+		values   map[string]any
+		edit     func(*plan.PoolSpec)
+		refusals []finding
+		warnings []finding
+	}{
+		"storageClass corrected to the default": {
+			reason: "storageClass: 5 written over with the chart's default is no longer refused",
+			values: demo("storageClass", 5.0),
+			edit:   func(s *plan.PoolSpec) { s.StorageClass = "replicated" },
+		},
+		"storageClass left, another field edited": {
+			reason:   "neighbour: editing diskSize leaves the class refused",
+			values:   demo("storageClass", 5.0),
+			edit:     func(s *plan.PoolSpec) { s.DiskSize = "30Gi" },
+			refusals: []finding{f(guard.InvalidValue, "storageClass")},
+		},
+		"storageClass unedited": {
+			reason:   "neighbour: no edit, the refusal stands",
+			values:   demo("storageClass", 5.0),
+			edit:     func(*plan.PoolSpec) {},
+			refusals: []finding{f(guard.InvalidValue, "storageClass")},
+		},
+		"diskSize fraction changed": {
+			reason: "diskSize: 0.5 changed to 30Gi says nothing of 0.5",
+			values: demo("diskSize", 0.5),
+			edit:   func(s *plan.PoolSpec) { s.DiskSize = "30Gi" },
+		},
+		"diskSize changed to another bad one": {
+			reason:   "neighbour: the new value is judged as any spec's: off the quantity pattern, refused",
+			values:   demo("diskSize", 0.5),
+			edit:     func(s *plan.PoolSpec) { s.DiskSize = "30 Gi" },
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+		},
+		"diskSize \"\" set": {
+			reason: "diskSize: \"\" corrected to the chart's 20Gi",
+			values: demo("diskSize", ""),
+			edit:   func(s *plan.PoolSpec) { s.DiskSize = "20Gi" },
+		},
+		"talos null, talos set": {
+			reason: "talos: null replaced by the chart's talos",
+			values: demo("talos", nil),
+			edit:   func(s *plan.PoolSpec) { s.Talos = plan.DefaultTalos() },
+		},
+		"talos null, one value set": {
+			reason:   "talos: null with the version written: the rest is the spec's own (empty), judged as the HTTP path judges talos.*",
+			values:   demo("talos", nil),
+			edit:     func(s *plan.PoolSpec) { s.Talos.Version = "v1.13.6" },
+			warnings: []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL"), f(guard.InvalidSchematicID, "talos.schematicID")},
+		},
+		"osImage version edited in place": {
+			reason: "a number version corrected inside the decoded osImage",
+			values: demo("osImage", object{"builtin": object{"version": 1.13}}),
+			edit:   func(s *plan.PoolSpec) { s.OSImage.Builtin.Version = "v1.13.6" },
+		},
+		"unknown key stays": {
+			reason:   "a misspelled key is not the spec's: editing storageClass leaves its warning",
+			values:   demo("storageClas", "local", "storageClass", 5.0),
+			edit:     func(s *plan.PoolSpec) { s.StorageClass = "replicated" },
+			warnings: []finding{f(guard.UnknownField, "storageClas")},
+		},
+		"registryMirrors stays": {
+			reason:   "talos.registryMirrors has no field in the spec: its refusal stands whatever is edited",
+			values:   demo("talos", object{"registryMirrors": nil}),
+			edit:     func(s *plan.PoolSpec) { s.Talos = plan.DefaultTalos() },
+			refusals: []finding{f(guard.InvalidValue, "talos.registryMirrors")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			decoded := plan.DecodePool(tenantNS, "demo-md0", tc.values)
+			data, err := json.Marshal(tc.values)
+			require.NoError(t, err)
+			var fromJSON plan.PoolSpec
+			_ = json.Unmarshal(data, &fromJSON)
+			for path, pool := range map[string]plan.Pool{viaDecodePool: decoded, viaJSON: {Namespace: tenantNS, Name: "demo-md0", Spec: fromJSON}} {
+				tc.edit(&pool.Spec)
+				res, err := plan.Plan(pool, enabledCatalog(), snap)
+				assert.Equal(t, sorted(tc.refusals...), refusalsOf(err), "%s: refusals; %s", path, tc.reason)
+				assert.Equal(t, sorted(tc.warnings...), warningsOf(res.Warnings), "%s: warnings; %s", path, tc.reason)
+			}
+		})
+	}
+	// The decoding is the decode's: a copy edited leaves the original's
+	// findings whole.
+	original := plan.DecodePool(tenantNS, "demo-md0", demo("storageClass", 5.0))
+	edited := original
+	edited.Spec.StorageClass = "replicated"
+	_, err := plan.Plan(edited, enabledCatalog(), snap)
+	require.NoError(t, err)
+	_, err = plan.Plan(original, enabledCatalog(), snap)
+	assert.Equal(t, []finding{f(guard.InvalidValue, "storageClass")}, refusalsOf(err), "the unedited copy")
+}

@@ -126,7 +126,8 @@ func (p *planner) finish() {
 
 func (p *planner) plan() {
 	spec := &p.pool.Spec
-	refusals, warnings := spec.decoded()
+	judged, refusals, warnings := spec.judged()
+	*spec = judged
 	p.c.Add(refusals)
 	for _, w := range warnings {
 		p.c.AddWarning(w)

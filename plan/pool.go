@@ -1,7 +1,5 @@
 package plan
 
-import "github.com/cozystack/kubernetes-worker-image/guard"
-
 // The kubernetes-nodes chart's defaults (its values.yaml).
 const (
 	DefaultDiskSize            = "20Gi"
@@ -44,9 +42,9 @@ type PoolSpec struct {
 	// Talos is the pool's default flavor.
 	Talos Talos `json:"talos"`
 
-	// The findings of decoding the values, reported by Plan.
-	refusals guard.Refusals
-	warnings guard.Warnings
+	// decoded is what decoding the values found (nil for a spec built in
+	// Go), reported by Plan while the fields it is about are not edited.
+	decoded *decoding
 }
 
 // OSImage picks where the worker disk comes from. Setting both is refused.

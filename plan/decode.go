@@ -102,13 +102,13 @@ func decodeSpec(v any) (spec PoolSpec) {
 		return spec
 	}
 	chartvalues.WarnUnknown(&c, m, specKeys, nil)
-	spec.Cluster = text(&c, m, "cluster", "", pathCluster)
+	spec.Cluster = chartvalues.TextAt(&c, m, "cluster", "", pathCluster)
 	if raw, present := m["diskSize"]; present {
 		spec.DiskSize = decodeDiskSize(&c, raw)
 	}
 	// storageClass is written only when it is not empty: "" and null
 	// leave the class to the cluster.
-	spec.StorageClass = text(&c, m, "storageClass", spec.StorageClass, pathStorageClass)
+	spec.StorageClass = chartvalues.TextAt(&c, m, "storageClass", spec.StorageClass, pathStorageClass)
 	if raw, present := m["talos"]; present {
 		spec.Talos = decodeTalos(&c, raw)
 	}
@@ -171,7 +171,7 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 				"%s is null: Helm deletes the chart's default with it, and the kubernetes-nodes values schema requires it, so the release fails; leave %s out to take the chart's %q", fld, key, def)
 			return ""
 		}
-		return text(c, m, key, def, fld)
+		return chartvalues.TextAt(c, m, key, def, fld)
 	}
 	// registryMirrors is not the planner's, but the schema requires it as
 	// a map: a null (deleted with the default) or another type fails the
@@ -211,8 +211,8 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		if bm, ok := chartvalues.Map(b); ok {
 			chartvalues.WarnUnknown(c, bm, builtinKeys, pathBuiltin)
 			parts.builtin = Builtin{
-				SchematicID: text(c, bm, "schematicID", "", pathBuiltinSchematicID),
-				Version:     text(c, bm, "version", "", pathBuiltinVersion),
+				SchematicID: chartvalues.TextAt(c, bm, "schematicID", "", pathBuiltinSchematicID),
+				Version:     chartvalues.TextAt(c, bm, "version", "", pathBuiltinVersion),
 			}
 			img.Builtin = &parts.builtin
 		} else {
@@ -223,9 +223,9 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		if fm, ok := chartvalues.Map(f); ok {
 			chartvalues.WarnUnknown(c, fm, factoryKeys, pathFactory)
 			img.Factory = &Factory{
-				SchematicID:     text(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
-				Version:         text(c, fm, "version", "", pathFactory.Child("version")),
-				ImageFactoryURL: text(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
+				SchematicID:     chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
+				Version:         chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),
+				ImageFactoryURL: chartvalues.TextAt(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
 			}
 		} else {
 			chartvalues.RefuseType(c, f, chartvalues.Object, pathFactory)
@@ -235,23 +235,4 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		return nil
 	}
 	return img
-}
-
-// text reads a string value: def when the key is absent, "" when it is
-// null (Helm deletes the default with it). Anything but a string is
-// refused, and read as "": the charts' values schemas take only a string
-// there.
-func text(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
-	raw, present := m[key]
-	switch {
-	case !present:
-		return def
-	case raw == nil:
-		return ""
-	}
-	if s, ok := raw.(string); ok {
-		return s
-	}
-	chartvalues.RefuseType(c, raw, chartvalues.Text, fld)
-	return ""
 }

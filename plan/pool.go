@@ -1,12 +1,16 @@
 package plan
 
-// The kubernetes-nodes chart's defaults (its values.yaml).
+import "github.com/cozystack/kubernetes-worker-image/catalog"
+
+// The kubernetes-nodes chart's defaults (its values.yaml). Its default
+// flavor, factory and class are the catalog package's: the catalog ships
+// the golden of the flavor every pool clones unless it names another.
 const (
 	DefaultDiskSize            = "20Gi"
-	DefaultStorageClass        = "replicated"
-	DefaultSchematicID         = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
-	DefaultVersion             = "v1.13.6"
-	DefaultImageFactoryURL     = "https://factory.talos.dev"
+	DefaultStorageClass        = catalog.DefaultStorageClass
+	DefaultSchematicID         = catalog.DefaultSchematicID
+	DefaultVersion             = catalog.DefaultVersion
+	DefaultImageFactoryURL     = catalog.DefaultImageFactoryURL
 	DefaultInstallerRepository = "factory.talos.dev/installer"
 )
 

@@ -49,9 +49,9 @@ func DecodeValues(values any) (v Values) {
 			chartvalues.RefuseType(&c, raw, chartvalues.Bool, field.NewPath("enabled"))
 		}
 	}
-	v.ImageFactoryURL = text(&c, m, "imageFactoryURL", v.ImageFactoryURL, field.NewPath("imageFactoryURL"))
-	v.StorageClass = text(&c, m, "storageClass", v.StorageClass, field.NewPath("storageClass"))
-	v.Storage = text(&c, m, "storage", v.Storage, field.NewPath("storage"))
+	v.ImageFactoryURL = chartvalues.TextAt(&c, m, "imageFactoryURL", v.ImageFactoryURL, field.NewPath("imageFactoryURL"))
+	v.StorageClass = chartvalues.TextAt(&c, m, "storageClass", v.StorageClass, field.NewPath("storageClass"))
+	v.Storage = chartvalues.TextAt(&c, m, "storage", v.Storage, field.NewPath("storage"))
 	if raw, present := m["images"]; present {
 		v.Images = decodeImages(&c, raw)
 	}
@@ -81,32 +81,14 @@ func decodeImages(c *findings.Collector, raw any) []Image {
 		}
 		chartvalues.WarnUnknown(c, m, imageKeys, at)
 		images = append(images, Image{
-			SchematicID:     text(c, m, "schematicID", "", at.Child("schematicID")),
-			Version:         text(c, m, "version", "", at.Child("version")),
-			ImageFactoryURL: text(c, m, "imageFactoryURL", "", at.Child("imageFactoryURL")),
-			Storage:         text(c, m, "storage", "", at.Child("storage")),
-			StorageClass:    text(c, m, "storageClass", "", at.Child("storageClass")),
+			SchematicID:     chartvalues.TextAt(c, m, "schematicID", "", at.Child("schematicID")),
+			Version:         chartvalues.TextAt(c, m, "version", "", at.Child("version")),
+			ImageFactoryURL: chartvalues.TextAt(c, m, "imageFactoryURL", "", at.Child("imageFactoryURL")),
+			Storage:         chartvalues.TextAt(c, m, "storage", "", at.Child("storage")),
+			StorageClass:    chartvalues.TextAt(c, m, "storageClass", "", at.Child("storageClass")),
 		})
 	}
 	return images
-}
-
-// text reads a string value: def when the key is absent, "" when it is
-// null (Helm deletes the default with it). Anything but a string is
-// refused, as the package's values schema refuses it.
-func text(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
-	raw, present := m[key]
-	switch {
-	case !present:
-		return def
-	case raw == nil:
-		return ""
-	}
-	if s, ok := raw.(string); ok {
-		return s
-	}
-	chartvalues.RefuseType(c, raw, chartvalues.Text, fld)
-	return ""
 }
 
 // UnmarshalJSON reads values as DecodeValues does. Values the chart cannot

@@ -3,8 +3,9 @@ package catalog
 import "github.com/cozystack/kubernetes-worker-image/guard"
 
 // The catalog package's chart defaults (the kubernetes-worker-image values).
-// The default flavor must stay the pool chart's default Talos flavor on the
-// pool chart's default class: a test keeps the two in step.
+// The default flavor, factory and class are also the pool chart's (plan's
+// DefaultSchematicID and the rest are these), so that the default golden is
+// the one a pool clones unless it names another.
 const (
 	DefaultImageFactoryURL = "https://factory.talos.dev"
 	DefaultStorageClass    = "replicated"

@@ -50,9 +50,9 @@ func chartEntry(url, storage, class string) string {
 // KubernetesNodes object as the API machinery decodes one (whole numbers
 // int64), and by encoding/json into a PoolSpec. Where the planner plans,
 // its warnings are given too. The few cases where the planner departs from
-// the chart by design say why: among them a diskSize the chart's values
-// schema refuses but its template renders, which the planner renders with
-// a warning (SPEC sections 3, 9 and 13).
+// the chart by design say why. A diskSize the chart's values schema refuses
+// ("", off the quantity pattern, a fraction, a boolean) fails the release
+// before the template renders it, and the planner refuses it at diskSize.
 func TestMeasuredChart(t *testing.T) {
 	cases := map[string]struct {
 		values string
@@ -150,12 +150,7 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize 0.5": {
 			values: `{"cluster":"demo","diskSize":0.5}`,
 			// The chart fails the release (schema): at '/diskSize': 'anyOf' failed - at '/diskSize': got number, want integer - at '/diskSize': got number, want string
-			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the fraction as the template prints it, and warns that the values schema refuses it",
-			url:       defaultURL,
-			storage:   `"0.5"`,
-			class:     `"replicated"`,
-			installer: defaultInstaller,
-			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize 1e21": {
 			values:    `{"cluster":"demo","diskSize":1e21}`,
@@ -174,32 +169,17 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize true": {
 			values: `{"cluster":"demo","diskSize":true}`,
 			// The chart fails the release (schema): at '/diskSize': 'anyOf' failed - at '/diskSize': got boolean, want integer - at '/diskSize': got boolean, want string
-			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the boolean as the template prints it, and warns that the values schema refuses it",
-			url:       defaultURL,
-			storage:   `"true"`,
-			class:     `"replicated"`,
-			installer: defaultInstaller,
-			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize false": {
 			values: `{"cluster":"demo","diskSize":false}`,
 			// The chart fails the release (schema): at '/diskSize': 'anyOf' failed - at '/diskSize': got boolean, want integer - at '/diskSize': got boolean, want string
-			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the boolean (false, unset to the template's default) as the template prints it, and warns that the values schema refuses it",
-			url:       defaultURL,
-			storage:   `"20Gi"`,
-			class:     `"replicated"`,
-			installer: defaultInstaller,
-			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize empty string": {
 			values: `{"cluster":"demo","diskSize":""}`,
 			// The chart fails the release (schema): at '/diskSize': '' does not match pattern <the quantity pattern>
-			departs:   "SPEC 9 and 13: \"\" is not set, 20Gi, as the template's default reads it; the chart's values schema refuses it first, which a warning says",
-			url:       defaultURL,
-			storage:   `"20Gi"`,
-			class:     `"replicated"`,
-			installer: defaultInstaller,
-			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize null": {
 			values:    `{"cluster":"demo","diskSize":null}`,
@@ -248,22 +228,12 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize string with space": {
 			values: `{"cluster":"demo","diskSize":"20 Gi"}`,
 			// The chart fails the release (schema): at '/diskSize': '20 Gi' does not match pattern <the quantity pattern>
-			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the string off the quantity pattern as the template prints it, and warns that the values schema refuses it",
-			url:       defaultURL,
-			storage:   `"20 Gi"`,
-			class:     `"replicated"`,
-			installer: defaultInstaller,
-			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize string abc": {
 			values: `{"cluster":"demo","diskSize":"abc"}`,
 			// The chart fails the release (schema): at '/diskSize': 'abc' does not match pattern <the quantity pattern>
-			departs:   "SPEC 3 and 13: the HTTP path gains no refusal the chart's template did not have; it renders the string off the quantity pattern as the template prints it, and warns that the values schema refuses it",
-			url:       defaultURL,
-			storage:   `"abc"`,
-			class:     `"replicated"`,
-			installer: defaultInstaller,
-			warnings:  []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize list": {
 			values: `{"cluster":"demo","diskSize":[]}`,

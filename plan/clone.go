@@ -75,13 +75,10 @@ func (p *planner) planClone(b *Builtin) {
 		p.c.Add(errs)
 	}
 	// A clone's size must be a positive quantity: anything else is refused.
-	// diskSize "" is not set, and clones at 20Gi (SPEC section 9: empty
-	// strings fall back as Helm's default does), warned of like every other
-	// size the chart's values schema refuses.
-	if q, errs := size.Parse(p.diskSize(), pathDiskSize); p.c.Add(errs) {
-		cl.size, cl.sizeOK = q, true
-		if written := p.sizeOffSchema(); written != "" {
-			p.warnSizeOffSchema(written, true)
+	// A spec's diskSize "" is not set, and clones at 20Gi.
+	if !p.checkDiskSize() {
+		if q, errs := size.Parse(p.diskSize(), pathDiskSize); p.c.Add(errs) {
+			cl.size, cl.sizeOK = q, true
 		}
 	}
 	p.res.InstallerImage = naming.InstallerImage(p.pool.Spec.Talos.InstallerRepository, f.SchematicID, f.Version)

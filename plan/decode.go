@@ -14,13 +14,12 @@ import (
 // Pool values are read one way, whichever path they come by (a values map
 // from Helm or a controller, a KubernetesNodes object, JSON): as the
 // kubernetes-nodes chart reads them once Helm has coalesced them with its
-// defaults and held them to its values schema (SPEC sections 9 and 13). An
+// defaults and held them to its values schema. An
 // absent key takes the chart's default; a null deletes it, default
 // included (so a null talos, or a null talos value the schema requires,
 // fails the release); a value of a type the schema refuses is
-// InvalidValue at its path, but a diskSize the template prints (a
-// fraction, a boolean, a string off the quantity pattern, ""), which the
-// planner renders with a warning; a number is what Helm prints for the
+// InvalidValue at its path, a diskSize of a type the schema refuses (a
+// fraction, a boolean, "") included; a number is what Helm prints for the
 // float64 Flux hands it.
 
 // The keys the kubernetes-nodes chart defines, for UnknownField: a key
@@ -87,13 +86,13 @@ func (s *PoolSpec) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*s = decodeSpec(v)
-	return s.refusals.Err()
+	return s.decoded.refusalsErr()
 }
 
 func decodeSpec(v any) (spec PoolSpec) {
 	spec = DefaultPoolSpec("")
 	var c findings.Collector
-	defer func() { spec.refusals, spec.warnings = c.Refusals(), c.Warnings() }()
+	defer func() { spec.decoded = newDecoding(&spec, c.Refusals(), c.Warnings()) }()
 	if v == nil {
 		return spec
 	}
@@ -103,13 +102,13 @@ func decodeSpec(v any) (spec PoolSpec) {
 		return spec
 	}
 	chartvalues.WarnUnknown(&c, m, specKeys, nil)
-	spec.Cluster = text(&c, m, "cluster", "", pathCluster)
+	spec.Cluster = chartvalues.TextAt(&c, m, "cluster", "", pathCluster)
 	if raw, present := m["diskSize"]; present {
-		spec.DiskSize, spec.diskSizeOffSchema = decodeDiskSize(&c, raw)
+		spec.DiskSize = decodeDiskSize(&c, raw)
 	}
 	// storageClass is written only when it is not empty: "" and null
 	// leave the class to the cluster.
-	spec.StorageClass = text(&c, m, "storageClass", spec.StorageClass, pathStorageClass)
+	spec.StorageClass = chartvalues.TextAt(&c, m, "storageClass", spec.StorageClass, pathStorageClass)
 	if raw, present := m["talos"]; present {
 		spec.Talos = decodeTalos(&c, raw)
 	}
@@ -119,33 +118,33 @@ func decodeSpec(v any) (spec PoolSpec) {
 	return spec
 }
 
-// decodeDiskSize reads diskSize as the chart's template prints it,
-// `diskSize | default "20Gi" | quote` (SPEC sections 9 and 13): null (which
-// Helm deletes), 0, false and "" are unset, 20Gi; a number is printed as
-// Helm prints the float64 Flux hands it, a boolean as true, a string as
-// written. It also says how the value was written when the chart's values
-// schema refuses it (a fraction, a boolean, "", a string off the quantity
-// pattern): Flux's install then fails the release on the schema, although
-// the template renders it, and the planner warns so (the HTTP path gains no
-// refusal the template did not have). A map or a list is refused: the
-// template prints no size of it.
-func decodeDiskSize(c *findings.Collector, raw any) (size, offSchema string) {
-	if raw == nil {
-		return DefaultDiskSize, ""
-	}
-	s, isString := raw.(string)
-	if !isString && !chartvalues.IsScalar(raw) {
+// decodeDiskSize reads diskSize as the chart reads it: its values schema
+// takes a whole number or a string (anyOf integer and string), and holds a
+// string to its quantity pattern, so a fraction, a boolean, a map, a list
+// and "" (which the pattern does not match) fail the release before
+// anything renders: each is refused InvalidValue, and DiskSize is left ""
+// (Plan checks a string against the pattern itself, whoever wrote it).
+// What passes goes through the template's `diskSize | default "20Gi" |
+// quote`: null (which Helm deletes) and 0 are unset, 20Gi; another number
+// is printed as Helm prints the float64 Flux hands it.
+func decodeDiskSize(c *findings.Collector, raw any) string {
+	switch s, isString := raw.(string); {
+	case raw == nil:
+		return DefaultDiskSize
+	case s == "" && isString:
 		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string, and its template prints no size of this; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
-		return DefaultDiskSize, ""
+			`diskSize is "": the kubernetes-nodes values schema holds a diskSize string to its quantity pattern, which "" does not match, so Helm refuses the release; leave diskSize out for the chart's %s, or write a size`, DefaultDiskSize)
+		return ""
+	case isString:
+		return s
+	case !chartvalues.Quantity.Accepts(raw):
+		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
+			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string there, so Helm refuses the release; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+		return ""
+	case chartvalues.Empty(raw):
+		return DefaultDiskSize
 	}
-	if !chartvalues.Quantity.Accepts(raw) || isString && !chartvalues.IsQuantity(s) {
-		offSchema = chartvalues.Describe(raw)
-	}
-	if chartvalues.Empty(raw) {
-		return DefaultDiskSize, offSchema
-	}
-	return chartvalues.Print(raw), offSchema
+	return chartvalues.Print(raw)
 }
 
 // decodeTalos reads talos. The chart's schema requires each of its values,
@@ -157,12 +156,12 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 	if raw == nil {
 		c.Refuse(guard.InvalidValue, pathTalos, nil,
 			"talos is null: Helm deletes the chart's talos values with it, and the kubernetes-nodes templates fail to render without them; leave talos out to take the chart's, or set the values to change")
-		return DefaultTalos()
+		return Talos{}
 	}
 	m, ok := chartvalues.Map(raw)
 	if !ok {
 		chartvalues.RefuseType(c, raw, chartvalues.Object, pathTalos)
-		return DefaultTalos()
+		return Talos{}
 	}
 	chartvalues.WarnUnknown(c, m, talosKeys, pathTalos)
 	d := DefaultTalos()
@@ -170,9 +169,9 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 		if raw, present := m[key]; present && raw == nil {
 			c.Refuse(guard.InvalidValue, fld, nil,
 				"%s is null: Helm deletes the chart's default with it, and the kubernetes-nodes values schema requires it, so the release fails; leave %s out to take the chart's %q", fld, key, def)
-			return def
+			return ""
 		}
-		return text(c, m, key, def, fld)
+		return chartvalues.TextAt(c, m, key, def, fld)
 	}
 	// registryMirrors is not the planner's, but the schema requires it as
 	// a map: a null (deleted with the default) or another type fails the
@@ -212,8 +211,8 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		if bm, ok := chartvalues.Map(b); ok {
 			chartvalues.WarnUnknown(c, bm, builtinKeys, pathBuiltin)
 			parts.builtin = Builtin{
-				SchematicID: text(c, bm, "schematicID", "", pathBuiltinSchematicID),
-				Version:     text(c, bm, "version", "", pathBuiltinVersion),
+				SchematicID: chartvalues.TextAt(c, bm, "schematicID", "", pathBuiltinSchematicID),
+				Version:     chartvalues.TextAt(c, bm, "version", "", pathBuiltinVersion),
 			}
 			img.Builtin = &parts.builtin
 		} else {
@@ -224,9 +223,9 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		if fm, ok := chartvalues.Map(f); ok {
 			chartvalues.WarnUnknown(c, fm, factoryKeys, pathFactory)
 			img.Factory = &Factory{
-				SchematicID:     text(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
-				Version:         text(c, fm, "version", "", pathFactory.Child("version")),
-				ImageFactoryURL: text(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
+				SchematicID:     chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
+				Version:         chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),
+				ImageFactoryURL: chartvalues.TextAt(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
 			}
 		} else {
 			chartvalues.RefuseType(c, f, chartvalues.Object, pathFactory)
@@ -237,24 +236,3 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 	}
 	return img
 }
-
-// text reads a string value: def when the key is absent, "" when it is
-// null (Helm deletes the default with it). Anything but a string is
-// refused: the charts' values schemas take only a string there.
-func text(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
-	raw, present := m[key]
-	switch {
-	case !present:
-		return def
-	case raw == nil:
-		return ""
-	}
-	if s, ok := raw.(string); ok {
-		return s
-	}
-	chartvalues.RefuseType(c, raw, chartvalues.Text, fld)
-	return def
-}
-
-// decoded are the findings of reading a spec's values, which Plan reports.
-func (s *PoolSpec) decoded() (guard.Refusals, guard.Warnings) { return s.refusals, s.warnings }

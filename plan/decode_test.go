@@ -100,13 +100,11 @@ type list = []any
 // chart's default; null deletes it (an empty text, the cluster's default
 // class), except where the schema then misses a required talos value or
 // the templates fail without talos (refused); diskSize takes a whole number
-// or a string and goes through Helm's default, for which 0, null, false
-// and "" are 20Gi; a number is what fmt prints for Flux's float64, a
-// boolean true "true". A diskSize the schema refuses but the template
-// prints (a fraction, a boolean, "", a string off the quantity pattern)
-// renders with a warning, InvalidQuantity (SPEC sections 9 and 13). A
-// value of another type the chart's schema refuses (anything but a string
-// where one belongs; a map or list for diskSize) is refused InvalidValue
+// or a string on the schema's quantity pattern, and goes through Helm's
+// default, for which 0 and null are 20Gi; a number is what fmt prints for
+// Flux's float64. A value the chart's schema refuses (anything but a
+// string where one belongs; for diskSize a fraction, a boolean, a map, a
+// list, "" or a string off the quantity pattern) is refused InvalidValue
 // at its path; a key the chart does not define warns
 // UnknownField, naming the nearest key; keys starting with "_" are
 // Cozystack's injected values, never unknown.
@@ -149,10 +147,9 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
 		},
 		"empty strings": {
-			reason:   `"" keeps its meaning (SPEC section 9): storageClass is the cluster default, diskSize 20Gi, with a warning that the chart's schema refuses it`,
+			reason:   `"" keeps its meaning for storageClass, the cluster default; the chart's schema refuses a diskSize of "", which its quantity pattern does not match`,
 			values:   demo("diskSize", "", "storageClass", ""),
-			want:     spec(func(s *plan.PoolSpec) { s.StorageClass = "" }),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"builtin empty": {
 			reason: "builtin: {} is set, each field defaulting to talos.*",
@@ -305,16 +302,14 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize \"\"": {
-			reason:   "\"\" is unset to Helm's default: 20Gi (SPEC sections 9 and 13), with a warning that the chart's schema refuses it, so Flux's install fails",
+			reason:   "the chart's schema holds a diskSize string to its quantity pattern, which \"\" does not match: Helm refuses the release, and so does the planner",
 			values:   demo("diskSize", ""),
-			want:     spec(nil),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize \" \"": {
-			reason:   "neighbour: a blank is set, rendered as given, with a warning that the schema's pattern refuses it",
+			reason:   "a blank is off the schema's quantity pattern: refused",
 			values:   demo("diskSize", " "),
-			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = " " }),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize null": {
 			reason: "null is unset to Helm's default: 20Gi",
@@ -322,10 +317,9 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize false": {
-			reason:   "false is unset to Helm's default: 20Gi, with a warning that the chart's schema refuses a boolean",
+			reason:   "the chart's schema takes a whole number or a string: a boolean fails the release, though the template's default would read false as unset",
 			values:   demo("diskSize", false),
-			want:     spec(nil),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize {}": {
 			reason:   "an empty map is no size to the chart's schema, and its template prints none: refused",
@@ -333,10 +327,9 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"diskSize 1.5": {
-			reason:   "the chart's schema takes a whole number, its template prints \"1.5\": rendered, with a warning (and 1.5 bytes is under CDI's 1MiB)",
+			reason:   "the chart's schema takes a whole number: a fraction fails the release",
 			values:   demo("diskSize", 1.5),
-			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "1.5" }),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize"), f(guard.DiskUnrenderable, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		// Changed for CDI v1.64.0: 1e+06 and 20 bytes are under 1MiB, which
 		// CDI's webhook rejects (apiserver/webhooks/datavolume-validate.go
@@ -369,10 +362,9 @@ func TestPoolValuesEveryPath(t *testing.T) {
 			want:   spec(nil),
 		},
 		"diskSize true": {
-			reason:   "the chart's schema takes a whole number or a string, its template prints \"true\": rendered, with a warning",
+			reason:   "the chart's schema takes a whole number or a string: a boolean fails the release",
 			values:   demo("diskSize", true),
-			want:     spec(func(s *plan.PoolSpec) { s.DiskSize = "true" }),
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 
 		// osImage: only a builtin or a factory map picks a source.
@@ -450,10 +442,12 @@ func TestPoolValuesEveryPath(t *testing.T) {
 				}
 			}
 			// The decoder refuses what the values schema refuses of the
-			// values' types; the planner the rest.
+			// values' types; the planner the rest, a diskSize string off
+			// the quantity pattern among them (whoever wrote it).
 			var decodeRefusals []finding
+			size, isString := tc.values["diskSize"].(string)
 			for _, r := range tc.refusals {
-				if r.Reason == guard.InvalidValue {
+				if r.Reason == guard.InvalidValue && !(r.Field == "diskSize" && isString && size != "") {
 					decodeRefusals = append(decodeRefusals, r)
 				}
 			}
@@ -632,4 +626,108 @@ func TestPoolFromUnstructured(t *testing.T) {
 	want := plan.DecodePool(tenantNS, "demo-md0", values["spec"])
 	assert.Equal(t, exported(want.Spec), exported(pool.Spec), "a dynamic client's object reads as Flux's values")
 	assert.Equal(t, "2.147483648e+10", pool.Spec.DiskSize)
+}
+
+// TestEditedDecodedPool: the findings of decoding a pool's values follow a
+// caller's edits of the decoded spec. A refusal stands while the field it
+// is about holds what the decoder left there, an edit of another field
+// included, and goes once the field is written, even with the chart's
+// default (storageClass: 5 corrected to "replicated"); the new value is
+// judged as any spec's is. A key the spec has no field for (an unknown
+// key, talos.registryMirrors) is not edited away.
+func TestEditedDecodedPool(t *testing.T) {
+	snap := state.NewSnapshot(fullState())
+	cases := map[string]struct {
+		reason   string
+		values   map[string]any
+		edit     func(*plan.PoolSpec)
+		refusals []finding
+		warnings []finding
+	}{
+		"storageClass corrected to the default": {
+			reason: "storageClass: 5 written over with the chart's default is no longer refused",
+			values: demo("storageClass", 5.0),
+			edit:   func(s *plan.PoolSpec) { s.StorageClass = "replicated" },
+		},
+		"storageClass left, another field edited": {
+			reason:   "neighbour: editing diskSize leaves the class refused",
+			values:   demo("storageClass", 5.0),
+			edit:     func(s *plan.PoolSpec) { s.DiskSize = "30Gi" },
+			refusals: []finding{f(guard.InvalidValue, "storageClass")},
+		},
+		"storageClass unedited": {
+			reason:   "neighbour: no edit, the refusal stands",
+			values:   demo("storageClass", 5.0),
+			edit:     func(*plan.PoolSpec) {},
+			refusals: []finding{f(guard.InvalidValue, "storageClass")},
+		},
+		"diskSize fraction changed": {
+			reason: "diskSize: 0.5 changed to 30Gi says nothing of 0.5",
+			values: demo("diskSize", 0.5),
+			edit:   func(s *plan.PoolSpec) { s.DiskSize = "30Gi" },
+		},
+		"diskSize changed to another bad one": {
+			reason:   "neighbour: the new value is judged as any spec's: off the quantity pattern, refused",
+			values:   demo("diskSize", 0.5),
+			edit:     func(s *plan.PoolSpec) { s.DiskSize = "30 Gi" },
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
+		},
+		"diskSize \"\" set": {
+			reason: "diskSize: \"\" corrected to the chart's 20Gi",
+			values: demo("diskSize", ""),
+			edit:   func(s *plan.PoolSpec) { s.DiskSize = "20Gi" },
+		},
+		"talos null, talos set": {
+			reason: "talos: null replaced by the chart's talos",
+			values: demo("talos", nil),
+			edit:   func(s *plan.PoolSpec) { s.Talos = plan.DefaultTalos() },
+		},
+		"talos null, one value set": {
+			reason:   "talos: null with the version written: the rest is the spec's own (empty), judged as the HTTP path judges talos.*",
+			values:   demo("talos", nil),
+			edit:     func(s *plan.PoolSpec) { s.Talos.Version = "v1.13.6" },
+			warnings: []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL"), f(guard.InvalidSchematicID, "talos.schematicID")},
+		},
+		"osImage version edited in place": {
+			reason: "a number version corrected inside the decoded osImage",
+			values: demo("osImage", object{"builtin": object{"version": 1.13}}),
+			edit:   func(s *plan.PoolSpec) { s.OSImage.Builtin.Version = "v1.13.6" },
+		},
+		"unknown key stays": {
+			reason:   "a misspelled key is not the spec's: editing storageClass leaves its warning",
+			values:   demo("storageClas", "local", "storageClass", 5.0),
+			edit:     func(s *plan.PoolSpec) { s.StorageClass = "replicated" },
+			warnings: []finding{f(guard.UnknownField, "storageClas")},
+		},
+		"registryMirrors stays": {
+			reason:   "talos.registryMirrors has no field in the spec: its refusal stands whatever is edited",
+			values:   demo("talos", object{"registryMirrors": nil}),
+			edit:     func(s *plan.PoolSpec) { s.Talos = plan.DefaultTalos() },
+			refusals: []finding{f(guard.InvalidValue, "talos.registryMirrors")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			decoded := plan.DecodePool(tenantNS, "demo-md0", tc.values)
+			data, err := json.Marshal(tc.values)
+			require.NoError(t, err)
+			var fromJSON plan.PoolSpec
+			_ = json.Unmarshal(data, &fromJSON)
+			for path, pool := range map[string]plan.Pool{viaDecodePool: decoded, viaJSON: {Namespace: tenantNS, Name: "demo-md0", Spec: fromJSON}} {
+				tc.edit(&pool.Spec)
+				res, err := plan.Plan(pool, enabledCatalog(), snap)
+				assert.Equal(t, sorted(tc.refusals...), refusalsOf(err), "%s: refusals; %s", path, tc.reason)
+				assert.Equal(t, sorted(tc.warnings...), warningsOf(res.Warnings), "%s: warnings; %s", path, tc.reason)
+			}
+		})
+	}
+	// The decoding is the decode's: a copy edited leaves the original's
+	// findings whole.
+	original := plan.DecodePool(tenantNS, "demo-md0", demo("storageClass", 5.0))
+	edited := original
+	edited.Spec.StorageClass = "replicated"
+	_, err := plan.Plan(edited, enabledCatalog(), snap)
+	require.NoError(t, err)
+	_, err = plan.Plan(original, enabledCatalog(), snap)
+	assert.Equal(t, []finding{f(guard.InvalidValue, "storageClass")}, refusalsOf(err), "the unedited copy")
 }

@@ -21,6 +21,13 @@
 //
 // # Guards
 //
+// A diskSize the kubernetes-nodes chart's values schema refuses fails the
+// release before anything renders (Helm validates the schema on install,
+// upgrade and template), so it is refused InvalidValue on both paths: ""
+// in the values, a fraction, a boolean, a string off the schema's quantity
+// pattern ("20 Gi"), and a text past 64 characters, which is never parsed.
+// In a PoolSpec built in Go, DiskSize "" is unset, 20Gi.
+//
 // Refusals (guard reasons): ConflictingImageSource, InvalidSchematicID,
 // InvalidVersion, InvalidImageFactoryURL, InvalidQuantity, InvalidValue,
 // InvalidPoolName, GoldenNotInCatalog, GoldenImportFailed,
@@ -37,10 +44,8 @@
 // snapshot did not observe, the kind in its Kind field), NodeLocalStorageClass,
 // UnknownField; and on the HTTP path, which gains no refusal the pre-feature
 // chart did not have, InvalidQuantity (a diskSize that is no positive
-// quantity, "0" or "-1Gi", rendered as the chart rendered it; one the
-// chart's values schema refuses but its template renders, "20 Gi", 0.5,
-// true, or "" as 20Gi, rendered so, the warning saying that Flux's install
-// fails on the schema), InvalidSchematicID, InvalidVersion,
+// quantity, "0" or "-1Gi", rendered as the chart rendered it),
+// InvalidSchematicID, InvalidVersion,
 // InvalidImageFactoryURL (talos.* values rendered as given),
 // StorageClassNotFound and DiskUnrenderable.
 //

@@ -58,3 +58,51 @@ func hasWarning(ws guard.Warnings, r guard.Reason) bool {
 	}
 	return false
 }
+
+// A diskSize text past 64 characters is refused InvalidValue at diskSize,
+// unparsed (resource.ParseQuantity is quadratic in the length: two million
+// digits took seconds), on either path, the message naming the limit; 64
+// characters (20Gi behind 60 zeros) plan as 20Gi.
+func TestLongDiskSize(t *testing.T) {
+	snap := state.NewSnapshot(fullState())
+	at64, at65 := strings.Repeat("0", 60)+"20Gi", strings.Repeat("0", 61)+"20Gi"
+	for _, clone := range []bool{false, true} {
+		values := func(diskSize string) map[string]any {
+			v := map[string]any{"cluster": "demo", "diskSize": diskSize}
+			if clone {
+				v["osImage"] = map[string]any{"builtin": map[string]any{}}
+			}
+			return v
+		}
+		for _, s := range []string{at65, strings.Repeat("9", 2_000_000)} {
+			res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", values(s)), enabledCatalog(), snap)
+			if got := refusalsOf(err); len(got) != 1 || got[0] != f(guard.InvalidValue, "diskSize") || !strings.Contains(res.Refusals[0].Detail, "at most 64 characters") {
+				t.Errorf("clone %v, %d characters: %v; want InvalidValue at diskSize naming the limit", clone, len(s), got)
+			}
+		}
+		res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", values(at64)), enabledCatalog(), snap)
+		if err != nil || res.Outcome != plan.Planned || res.DiskSize != at64 {
+			t.Errorf("clone %v, 64 characters: %s %q, %v", clone, res.Outcome, res.DiskSize, err)
+		}
+	}
+}
+
+// BenchmarkHostileDiskSize decodes and plans a pool whose diskSize is two
+// million digits, refused on its length: in the time of an ordinary pool
+// (resource.ParseQuantity took seconds on it).
+func BenchmarkHostileDiskSize(b *testing.B) {
+	snap := state.NewSnapshot(fullState())
+	cat := enabledCatalog()
+	huge := strings.Repeat("9", 2_000_000)
+	for name, osImage := range map[string]any{"http": nil, "clone": map[string]any{"builtin": map[string]any{}}} {
+		b.Run(name, func(b *testing.B) {
+			values := map[string]any{"cluster": "demo", "diskSize": huge, "osImage": osImage}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", values), cat, snap); err == nil {
+					b.Fatal("planned")
+				}
+			}
+		})
+	}
+}

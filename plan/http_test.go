@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,10 +62,10 @@ func TestHTTPPath(t *testing.T) {
 			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "-20Gi" },
 			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
-		"unquantity diskSize warns": {
-			reason:   "a diskSize off the values schema's quantity pattern is rendered as the chart's template renders it, with a warning that the schema (so Flux's install) refuses it: the HTTP path gains no refusal the template did not have",
+		"unquantity diskSize refused": {
+			reason:   "a diskSize off the values schema's quantity pattern fails the release on the schema before the template renders it: refused",
 			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"malformed talos renders as before": {
 			reason: "talos.* of a pool without osImage renders as the pre-feature chart rendered it, with a warning per value that fails the patterns (SPEC section 11), never a refusal",
@@ -184,36 +185,49 @@ func TestInstallerRepositoryTrailingSlash(t *testing.T) {
 	}
 }
 
-// TestHTTPPathSizeOffSchema: a diskSize the chart's values schema refuses
-// but its template renders is planned as the template renders it, with one
-// InvalidQuantity warning at diskSize that names the value, says that the
-// values schema refuses it (so Flux's install fails) and gives the way out;
-// a map is refused, since the template prints no size of it (SPEC sections
-// 3, 9 and 13).
-func TestHTTPPathSizeOffSchema(t *testing.T) {
+// TestDiskSizeTheSchemaRefuses: the kubernetes-nodes chart's
+// values.schema.json takes a diskSize of "anyOf integer or string", and
+// holds a string to the Kubernetes quantity pattern: a fraction and a
+// boolean are neither, and "" or "20 Gi" does not match the pattern. Helm
+// validates the schema on install, upgrade and template, so the release
+// fails: the planner refuses each, on both paths, once, InvalidValue at
+// diskSize, the message naming the schema's rule and the way out, and no
+// InvalidQuantity beside it. Just clear of the rule, 0 and null are what
+// Helm's default reads as unset, 20Gi, and a map is refused as before.
+func TestDiskSizeTheSchemaRefuses(t *testing.T) {
 	cases := map[string]struct {
 		diskSize any
-		want     string
-		written  string
+		rule     string
 	}{
-		"empty string": {"", "20Gi", `the string ""`},
-		"fraction":     {0.5, "0.5", "the number 0.5"},
-		"false":        {false, "20Gi", "the boolean false"},
-		"true":         {true, "true", "the boolean true"},
-		"off pattern":  {"20 Gi", "20 Gi", `the string "20 Gi"`},
+		"empty string": {"", "quantity pattern"},
+		"fraction":     {0.5, "whole number of bytes or a quantity string"},
+		"false":        {false, "whole number of bytes or a quantity string"},
+		"true":         {true, "whole number of bytes or a quantity string"},
+		"off pattern":  {"20 Gi", "quantity pattern"},
+		"a suffix off": {"20GiB", "quantity pattern"},
+		"a map":        {map[string]any{"size": "20Gi"}, "whole number of bytes or a quantity string"},
 	}
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "diskSize": tc.diskSize}), nil, nil)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, res.DiskSize)
-			require.Equal(t, []finding{f(guard.InvalidQuantity, "diskSize")}, warningsOf(res.Warnings))
-			d := res.Warnings[0].Detail
-			for _, says := range []string{tc.written, "values schema refuses it", "Flux", "schema validation", "such as 20Gi"} {
-				assert.Contains(t, d, says)
-			}
-		})
+		for _, osImage := range []any{nil, map[string]any{"builtin": map[string]any{}}} {
+			t.Run(fmt.Sprintf("%s/osImage %v", name, osImage), func(t *testing.T) {
+				values := map[string]any{"cluster": "demo", "diskSize": tc.diskSize, "osImage": osImage}
+				res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", values), enabledCatalog(), state.NewSnapshot(fullState()))
+				require.Equal(t, []finding{f(guard.InvalidValue, "diskSize")}, refusalsOf(err))
+				assert.Empty(t, warningsOf(res.Warnings))
+				for _, says := range []string{"values schema", tc.rule, "20Gi"} {
+					assert.Contains(t, res.Refusals[0].Detail, says)
+				}
+			})
+		}
 	}
-	_, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "diskSize": map[string]any{"size": "20Gi"}}), nil, nil)
-	assert.Equal(t, []finding{f(guard.InvalidValue, "diskSize")}, refusalsOf(err), "a map where a size belongs")
+	for _, unset := range []any{0.0, nil} {
+		res, err := plan.Plan(plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "diskSize": unset}), nil, nil)
+		require.NoError(t, err, "diskSize %v", unset)
+		assert.Equal(t, "20Gi", res.DiskSize, "diskSize %v is Helm's default", unset)
+		assert.Empty(t, res.Warnings)
+	}
+	pool := httpPool()
+	pool.Spec.DiskSize = "20 Gi"
+	_, err := plan.Plan(pool, nil, nil)
+	assert.Equal(t, []finding{f(guard.InvalidValue, "diskSize")}, refusalsOf(err), "a spec built in Go is held to the same pattern")
 }

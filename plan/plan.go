@@ -126,7 +126,8 @@ func (p *planner) finish() {
 
 func (p *planner) plan() {
 	spec := &p.pool.Spec
-	refusals, warnings := spec.decoded()
+	judged, refusals, warnings := spec.judged()
+	*spec = judged
 	p.c.Add(refusals)
 	for _, w := range warnings {
 		p.c.AddWarning(w)
@@ -232,32 +233,25 @@ func (p *planner) diskSize() string {
 	return DefaultDiskSize
 }
 
-// sizeOffSchema is how the pool's diskSize was written when the chart's
-// values schema refuses it (a string off its quantity pattern, and what the
-// decoder saw: a fraction, a boolean, ""), else "". A spec's "" is unset.
-func (p *planner) sizeOffSchema() string {
-	if d := p.pool.Spec.diskSizeOffSchema; d != "" {
-		return d
+// checkDiskSize refuses a diskSize the kubernetes-nodes chart's values
+// schema refuses, whoever wrote it: a string off the schema's quantity
+// pattern fails the release's schema validation (Helm checks it on
+// install, upgrade and template, so Flux's release fails), and one past
+// size.MaxLength is refused unparsed. It reports whether the size is
+// refused. "" is unset (20Gi); what the decoder refused of the values
+// ("", a fraction, a boolean) it has said, and left DiskSize "".
+func (p *planner) checkDiskSize() bool {
+	s := p.pool.Spec.DiskSize
+	switch {
+	case len(s) > size.MaxLength:
+		p.c.Add(guard.Refusals{size.TooLong(s, pathDiskSize)})
+		return true
+	case s != "" && !chartvalues.IsQuantity(s):
+		p.c.Refuse(guard.InvalidValue, pathDiskSize, s,
+			"diskSize is %s: the kubernetes-nodes values schema holds a diskSize string to its quantity pattern (digits, an optional fraction, then a binary or decimal suffix or an exponent), so Helm refuses the release; write a size such as %s", chartvalues.Describe(s), DefaultDiskSize)
+		return true
 	}
-	if s := p.pool.Spec.DiskSize; s != "" && !chartvalues.IsQuantity(s) {
-		return chartvalues.Describe(s)
-	}
-	return ""
-}
-
-// warnSizeOffSchema warns of a diskSize the chart's values schema refuses
-// (written as written) but its template renders: Flux validates the values
-// before it installs, so the release fails there; the disk is planned as the
-// template renders it, the HTTP path gaining no refusal the template did
-// not have (SPEC sections 3, 9 and 13).
-func (p *planner) warnSizeOffSchema(written string, positive bool) {
-	also := ""
-	if !positive {
-		also = ", and it is no positive quantity, which the API server rejects"
-	}
-	p.c.Warn(guard.InvalidQuantity, pathDiskSize,
-		"diskSize is %s: the kubernetes-nodes values schema refuses it (it takes a whole number of bytes or a quantity string), so a release Flux installs fails its schema validation; the disk's size is what the chart's template renders of it, %q%s; write a size such as %s",
-		written, p.diskSize(), also, DefaultDiskSize)
+	return false
 }
 
 // planHTTP renders what the pre-feature chart rendered: the talos values as
@@ -283,16 +277,16 @@ func (p *planner) planHTTP(f *Factory) {
 	// or path than the Image Factory's. Without osImage the pre-feature
 	// chart rendered them as given: that stays, with a warning.
 	p.checkFlavor(id, ver, factory, idPath, verPath, urlPath, f != nil)
+	if p.checkDiskSize() {
+		return
+	}
 	diskSize := p.diskSize()
 	p.res.Source = HTTP
 	p.res.DiskSize = diskSize
 	p.res.InstallerImage = naming.InstallerImage(t.InstallerRepository, id, ver)
 	q, err := size.Quantity(diskSize)
 	sizeOK := err == nil && q.Sign() > 0
-	switch written := p.sizeOffSchema(); {
-	case written != "":
-		p.warnSizeOffSchema(written, sizeOK)
-	case !sizeOK:
+	if !sizeOK {
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
 			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", diskSize, DefaultDiskSize)
 	}

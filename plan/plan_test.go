@@ -329,10 +329,10 @@ func TestClonePath(t *testing.T) {
 			},
 			refusals: []finding{f(guard.DiskSmallerThanGolden, "diskSize")},
 		},
-		"InvalidQuantity on the clone path": {
-			reason:   "the clone path refuses a malformed diskSize",
+		"off-pattern diskSize on the clone path": {
+			reason:   "a diskSize off the values schema's quantity pattern fails the release: refused InvalidValue",
 			pool:     func(p *plan.Pool) { p.Spec.DiskSize = "20 Gi" },
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"zero diskSize": {
 			reason:   "a quantity that is not positive is refused",
@@ -340,22 +340,22 @@ func TestClonePath(t *testing.T) {
 			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
 		},
 		"empty diskSize falls back to 20Gi": {
-			reason: "\"\" means not set, as Helm's default does",
+			reason: "\"\" in a spec means not set, as Helm's default does",
 			pool:   func(p *plan.Pool) { p.Spec.DiskSize = "" },
 		},
-		"values' empty diskSize clones at 20Gi": {
-			reason: "diskSize: \"\" in the values is not set (SPEC section 9), so the clone is 20Gi; the chart's values schema refuses it, which a warning says",
+		"values' empty diskSize refused": {
+			reason: "diskSize: \"\" in the values fails the chart's values schema (its quantity pattern), so the release fails: refused, the refusal alone",
 			pool: func(p *plan.Pool) {
 				*p = plan.DecodePool(p.Namespace, p.Name, map[string]any{"cluster": "demo", "diskSize": "", "osImage": map[string]any{"builtin": map[string]any{}}})
 			},
-			warnings: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"values' boolean diskSize refused on the clone path": {
-			reason: "true prints \"true\", no positive quantity: the clone path refuses it, the refusal alone",
+			reason: "the values schema takes no boolean for diskSize: refused InvalidValue, the refusal alone",
 			pool: func(p *plan.Pool) {
 				*p = plan.DecodePool(p.Namespace, p.Name, map[string]any{"cluster": "demo", "diskSize": true, "osImage": map[string]any{"builtin": map[string]any{}}})
 			},
-			refusals: []finding{f(guard.InvalidQuantity, "diskSize")},
+			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"HostAssistedClone: CDI override": {
 			reason:   "cloneStrategyOverride copy beats the profile",

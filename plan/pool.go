@@ -1,14 +1,16 @@
 package plan
 
-import "github.com/cozystack/kubernetes-worker-image/guard"
+import "github.com/cozystack/kubernetes-worker-image/catalog"
 
-// The kubernetes-nodes chart's defaults (SPEC section 2).
+// The kubernetes-nodes chart's defaults (its values.yaml). Its default
+// flavor, factory and class are the catalog package's: the catalog ships
+// the golden of the flavor every pool clones unless it names another.
 const (
 	DefaultDiskSize            = "20Gi"
-	DefaultStorageClass        = "replicated"
-	DefaultSchematicID         = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
-	DefaultVersion             = "v1.13.6"
-	DefaultImageFactoryURL     = "https://factory.talos.dev"
+	DefaultStorageClass        = catalog.DefaultStorageClass
+	DefaultSchematicID         = catalog.DefaultSchematicID
+	DefaultVersion             = catalog.DefaultVersion
+	DefaultImageFactoryURL     = catalog.DefaultImageFactoryURL
 	DefaultInstallerRepository = "factory.talos.dev/installer"
 )
 
@@ -32,7 +34,9 @@ type Pool struct {
 type PoolSpec struct {
 	// Cluster is the parent cluster's name (required).
 	Cluster string `json:"cluster"`
-	// DiskSize is the worker system disk's size; "" falls back to 20Gi.
+	// DiskSize is the worker system disk's size; "" falls back to 20Gi. A
+	// string off the quantity pattern of the chart's values schema ("20
+	// Gi", "twenty") is refused, as the chart's release fails on it.
 	DiskSize string `json:"diskSize"`
 	// StorageClass is the worker disk's class; "" means the cluster default.
 	StorageClass string `json:"storageClass"`
@@ -42,13 +46,9 @@ type PoolSpec struct {
 	// Talos is the pool's default flavor.
 	Talos Talos `json:"talos"`
 
-	// The findings of decoding the values, reported by Plan.
-	refusals guard.Refusals
-	warnings guard.Warnings
-	// diskSizeOffSchema is how diskSize was written when the chart's
-	// values schema refuses it (the number 0.5, the boolean false, the
-	// string "", which DiskSize holds as 20Gi): Plan warns of it.
-	diskSizeOffSchema string
+	// decoded is what decoding the values found (nil for a spec built in
+	// Go), reported by Plan while the fields it is about are not edited.
+	decoded *decoding
 }
 
 // OSImage picks where the worker disk comes from. Setting both is refused.

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -261,9 +260,6 @@ type podCPU struct{ limit, request *string }
 // DefaultInstanceType is the kubernetes-nodes chart's instanceType.
 const DefaultInstanceType = "u1.medium"
 
-// quantityPattern is the values schema's pattern of a quantity string.
-var quantityPattern = regexp.MustCompile(`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`)
-
 // quantityValue reads an int-or-string quantity of the values schema as
 // the template prints it. Where the define tests it with if (truthy),
 // a value if treats as false reads "".
@@ -272,7 +268,10 @@ func quantityValue(key string, v any, truthy bool) (string, string) {
 		return "", ""
 	}
 	if s, ok := v.(string); ok {
-		if !quantityPattern.MatchString(s) {
+		if len(s) > size.MaxLength {
+			return "", fmt.Sprintf("%s is %d characters long: a quantity is at most %d characters, and none is parsed past that, so the template is not rendered", key, len(s), size.MaxLength)
+		}
+		if !chartvalues.IsQuantity(s) {
 			return "", fmt.Sprintf("%s is %s, which the kubernetes-nodes values schema's quantity pattern refuses, so the chart renders no template", key, chartvalues.Describe(v))
 		}
 		return s, ""

@@ -119,9 +119,14 @@ func TestPlanRefusals(t *testing.T) {
 			want:   []finding{{"InvalidImageFactoryURL", "osImage.factory.imageFactoryURL"}},
 		},
 		"InvalidQuantity": {
-			reason: "a clone's diskSize that is not a quantity",
-			spec:   "diskSize: lots\nosImage: {builtin: {}}",
+			reason: "a clone's diskSize that is no positive quantity",
+			spec:   "diskSize: \"0\"\nosImage: {builtin: {}}",
 			want:   []finding{{"InvalidQuantity", "diskSize"}},
+		},
+		"InvalidValue at diskSize": {
+			reason: "a diskSize off the values schema's quantity pattern fails the chart's release",
+			spec:   "diskSize: lots\nosImage: {builtin: {}}",
+			want:   []finding{{"InvalidValue", "diskSize"}},
 		},
 		"GoldenNotInCatalog": {
 			reason: "a flavor the catalog does not hold",

@@ -142,16 +142,18 @@ func (w *worker) decodeJSON(data []byte, v any) error {
 }
 
 // sharing decodes map[string]string (labels, annotations, parameters) and
-// corev1.ResourceList through the worker, which interns short strings and
-// hands out one map for equal small maps: 20,000 worker disks carry the
-// same labels and the same 20Gi request, and a Go map of one Quantity
-// costs 700 bytes.
+// corev1.ResourceList through the worker, which interns short strings (a
+// string cannot be changed, so sharing one is never seen) and parses each
+// distinct resource list once: 20,000 worker disks carry the same labels
+// and the same 20Gi request. Every object gets maps of its own, so that an
+// importer who changes one object's map changes no other's.
 type sharing struct{ jsoniter.DummyExtension }
 
 var (
 	stringMapType    = reflect2.TypeOf(map[string]string{})
 	resourceListType = reflect2.TypeOf(corev1.ResourceList{})
 	timeType         = reflect2.TypeOf(metav1.Time{})
+	quantityType     = reflect2.TypeOf(resource.Quantity{})
 )
 
 func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
@@ -162,6 +164,8 @@ func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
 		return resourceListDecoder{}
 	case timeType:
 		return timeDecoder{}
+	case quantityType:
+		return quantityDecoder{}
 	}
 	if typ.Kind() == reflect.String {
 		return newStringDecoder() // behind a pointer, in a slice
@@ -222,6 +226,32 @@ func (timeDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 	t.Time = pt.Local()
 }
 
+// quantityDecoder reads a Quantity outside a resource list (a virtual
+// machine's guest memory) as its UnmarshalJSON does, once its text has
+// passed size.Check.
+type quantityDecoder struct{}
+
+func (quantityDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	raw := it.SkipAndReturnBytes()
+	if it.Error != nil {
+		return
+	}
+	if err := readQuantity((*resource.Quantity)(ptr), raw); err != nil {
+		it.ReportError("Quantity", err.Error())
+	}
+}
+
+// readQuantity reads the JSON raw into q as a Quantity's UnmarshalJSON
+// does, refusing first what size.Check refuses of its text (the parser
+// would take seconds or hours on it).
+func readQuantity(q *resource.Quantity, raw []byte) error {
+	text := strings.Trim(string(raw), `"`)
+	if err := size.Check(text); err != nil {
+		return fmt.Errorf("quantity %q: %w", size.Excerpt(strings.TrimSpace(text)), err)
+	}
+	return q.UnmarshalJSON(raw)
+}
+
 type stringMapDecoder struct{}
 
 func (stringMapDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
@@ -241,7 +271,11 @@ func (stringMapDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 	if it.Error != nil {
 		return
 	}
-	*m = w.shareStrings(pairs)
+	out := make(map[string]string, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		out[pairs[i]] = pairs[i+1]
+	}
+	*m = out
 }
 
 type resourceListDecoder struct{}
@@ -266,8 +300,8 @@ func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 	if it.Error != nil {
 		return
 	}
-	if shared, ok := w.lists[string(w.raw)]; ok {
-		*m = shared
+	if parsed, ok := w.lists[string(w.raw)]; ok {
+		*m = copyList(parsed)
 		return
 	}
 	list := make(corev1.ResourceList, len(w.rawAt))
@@ -275,12 +309,8 @@ func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 		entry := w.raw[at:]
 		name, rest, _ := strings.Cut(string(entry), "\x00")
 		value, _, _ := strings.Cut(rest, "\x00")
-		if size.Unbounded(strings.Trim(value, `"`)) {
-			it.ReportError("ResourceList", fmt.Sprintf("quantity %s: %v", value, size.ErrUnbounded))
-			return
-		}
 		var q resource.Quantity
-		if err := q.UnmarshalJSON([]byte(value)); err != nil {
+		if err := readQuantity(&q, []byte(value)); err != nil {
 			it.ReportError("ResourceList", err.Error())
 			return
 		}
@@ -288,8 +318,19 @@ func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 	}
 	if len(w.lists) < maxShared && len(w.raw) <= 256 {
 		w.lists[string(w.raw)] = list
+		list = copyList(list)
 	}
 	*m = list
+}
+
+// copyList is a resource list of its own: its map, and its quantities
+// (one held as a big decimal shares it with its copies).
+func copyList(l corev1.ResourceList) corev1.ResourceList {
+	out := make(corev1.ResourceList, len(l))
+	for name, q := range l {
+		out[name] = q.DeepCopy()
+	}
+	return out
 }
 
 // maxShared bounds each table of a worker: a file of a million distinct
@@ -297,7 +338,7 @@ func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
 const maxShared = 1 << 16
 
 // worker is the state one decoding goroutine keeps: its tables of
-// interned strings and shared maps, and scratch buffers.
+// interned strings and of resource lists parsed, and scratch buffers.
 type worker struct {
 	strings map[string]string
 	// values says, for each key of a string map, how often its values
@@ -306,13 +347,10 @@ type worker struct {
 	values map[string]*tally
 	// fields counts the same for each string field (stringDecoder.id).
 	fields []tally
-	maps   map[string]map[string]string
-	mapUse tally
 	lists  map[string]corev1.ResourceList
 	pairs  []string
 	raw    []byte
 	rawAt  []int
-	key    []byte
 	json   []byte // a YAML item transcoded
 	tc     transcoder
 	js     jsonScanner
@@ -327,8 +365,7 @@ type tally struct{ hits, misses int }
 func (t *tally) useful() bool { return t.misses < 64 || t.hits*4 >= t.misses }
 
 func newWorker() *worker {
-	return &worker{strings: map[string]string{}, values: map[string]*tally{},
-		maps: map[string]map[string]string{}, lists: map[string]corev1.ResourceList{}}
+	return &worker{strings: map[string]string{}, values: map[string]*tally{}, lists: map[string]corev1.ResourceList{}}
 }
 
 // intern returns the worker's copy of a short string.
@@ -380,31 +417,4 @@ func (w *worker) internValue(key, v string) string {
 		w.strings[v] = v
 	}
 	return v
-}
-
-// shareStrings makes the map of key, value pairs, or returns the one it
-// made of the same pairs before, for maps of up to 4 entries (labels;
-// annotations mostly differ from object to object).
-func (w *worker) shareStrings(pairs []string) map[string]string {
-	small := len(pairs) <= 8
-	if small {
-		w.key = w.key[:0]
-		for _, s := range pairs {
-			w.key = append(w.key, s...)
-			w.key = append(w.key, 0)
-		}
-		if m, ok := w.maps[string(w.key)]; ok {
-			w.mapUse.hits++
-			return m
-		}
-		w.mapUse.misses++
-	}
-	m := make(map[string]string, len(pairs)/2)
-	for i := 0; i < len(pairs); i += 2 {
-		m[pairs[i]] = pairs[i+1]
-	}
-	if small && w.mapUse.useful() && len(w.maps) < maxShared && len(w.key) <= 256 {
-		w.maps[string(w.key)] = m
-	}
-	return m
 }

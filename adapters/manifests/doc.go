@@ -67,10 +67,10 @@
 //
 // Every object whole, but for what only the API server reads of it: its
 // managed fields, owner references, finalizers, uid and resource version.
-// Equal labels, resource lists and short strings are shared between the
-// objects (20,000 worker disks carry the same labels and request): the
-// State is read-only, as the planner treats it; DeepCopy an object before
-// changing it.
+// Each object has maps of its own (labels, annotations, resource lists):
+// changing one object changes no other. Equal short strings are one
+// string in memory (20,000 worker disks carry the same labels and
+// request), which no one can tell, since a string cannot be changed.
 //
 // Documents gives the general path's decoding for objects of any kind,
 // with their lines, for callers that read other kinds (KubernetesNodes)

@@ -24,9 +24,9 @@ import (
 // later copy, with a Note. Errors are *Error (the file and line of the
 // first bad document) or the reader's.
 //
-// The State keeps of each object what the planner reads (see Result), and
-// its objects share equal small maps and strings: treat it as read-only,
-// as the planner does, or DeepCopy an object before changing it.
+// The State keeps of each object what the planner reads (see Result);
+// its objects share no map, so a caller may change one without changing
+// another.
 func Read(name string, r io.Reader) (*state.State, []Note, error) {
 	res, err := ReadResult(name, r)
 	if err != nil {

@@ -32,7 +32,7 @@ const Name = "worker-disk-planner"
 
 // PoolGVK is the kind of a worker pool, read as unstructured: its spec is
 // the kubernetes-nodes chart's values.
-var PoolGVK = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}
+var PoolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 
 // Reconciler plans the disk-system DataVolume of each KubernetesNodes pool
 // and records the outcome on it, as the condition DiskPlanned and as

@@ -100,6 +100,27 @@ func RefuseType(c *findings.Collector, v any, k Kind, fld *field.Path) {
 	c.Refuse(guard.InvalidValue, fld, v, "%s is %s where %s belongs; %s", fld, Describe(v), k, way)
 }
 
+// TextAt reads the string at key of m as the charts' values schemas take
+// one: def when the key is absent, "" when it is null (Helm deletes the
+// default with it), else the string. Anything but a string is refused
+// (RefuseType, InvalidValue at fld) and read as "". For example TextAt of
+// {"storageClass": "fast"} at storageClass is "fast", of {} the default,
+// of {"storageClass": null} "", and of {"storageClass": 5} "", refused.
+func TextAt(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
+	raw, present := m[key]
+	switch {
+	case !present:
+		return def
+	case raw == nil:
+		return ""
+	}
+	if s, ok := raw.(string); ok {
+		return s
+	}
+	RefuseType(c, raw, Text, fld)
+	return ""
+}
+
 // Keys are the keys a chart defines at one place of its values. Build
 // them once, at a package's initialization, with NewKeys.
 type Keys struct{ names []string }

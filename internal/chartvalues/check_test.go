@@ -154,3 +154,32 @@ func TestRefuseType(t *testing.T) {
 		"each refusal holds the value it refuses")
 	assert.Empty(t, c.Warnings())
 }
+
+// TestTextAt: a string value as the charts' schemas take one, for the pool
+// and the catalog decoders alike: absent is the default, null is "" (Helm
+// deletes the default with it), a string is itself, and anything else is
+// refused InvalidValue at the field and read as "".
+func TestTextAt(t *testing.T) {
+	fld := field.NewPath("storageClass")
+	cases := map[string]struct {
+		m       map[string]any
+		want    string
+		refused bool
+	}{
+		"absent":   {map[string]any{}, "replicated", false},
+		"null":     {map[string]any{"storageClass": nil}, "", false},
+		"string":   {map[string]any{"storageClass": "fast"}, "fast", false},
+		"empty":    {map[string]any{"storageClass": ""}, "", false},
+		"a number": {map[string]any{"storageClass": 5.0}, "", true},
+		"a map":    {map[string]any{"storageClass": map[string]any{}}, "", true},
+	}
+	for name, tc := range cases {
+		var c findings.Collector
+		if got := chartvalues.TextAt(&c, tc.m, "storageClass", "replicated", fld); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+		if rs := c.Refusals(); tc.refused != (len(rs) == 1 && rs[0].Reason == guard.InvalidValue && rs[0].Field == "storageClass") || !tc.refused && len(rs) != 0 {
+			t.Errorf("%s: refusals %v", name, rs)
+		}
+	}
+}

@@ -134,9 +134,9 @@ type chartRefusal map[string][]guard.Reason
 //     cluster that is no string names no pool either, so the planner may
 //     say InvalidPoolName beside InvalidValue there.
 //   - diskSize: the schema's anyOf integer or string, the string held to
-//     the quantity pattern: a fraction, a boolean, a map or a list is
-//     InvalidValue; a string off the pattern ("" among them) is
-//     InvalidQuantity. A whole number of any size or sign passes.
+//     the quantity pattern: a fraction, a boolean, a map, a list and a
+//     string off the pattern ("" among them) are InvalidValue. A whole
+//     number of any size or sign passes.
 //   - storageClass: the schema's string.
 //   - talos: the schema's object, requiring its four strings and its
 //     registryMirrors map (a user's null deleted one, so it is missing); a
@@ -158,7 +158,7 @@ func chartRefuses(v map[string]any, name string) chartRefusal {
 		switch x := d.(type) {
 		case string:
 			if !schemaQuantity.MatchString(x) {
-				out["diskSize"] = []guard.Reason{guard.InvalidQuantity}
+				out["diskSize"] = []guard.Reason{guard.InvalidValue}
 			}
 		case float64:
 			if x != math.Trunc(x) {
@@ -337,13 +337,6 @@ func renderOldChart(v oldValues) string {
 func oldChartRefuses(cluster, name string) bool {
 	pool, ok := strings.CutPrefix(name, cluster+"-")
 	return cluster == "" || !ok || pool == ""
-}
-
-// oldSchemaRefusesSize is whether the chart's values schema refuses a
-// diskSize string a PoolSpec holds: "" there is no value written (the
-// chart's 20Gi), and a string off the quantity pattern fails the schema.
-func oldSchemaRefusesSize(size string) bool {
-	return size != "" && !schemaQuantity.MatchString(size)
 }
 
 // templatePrintsSize is whether the chart's template prints a size of the

@@ -61,11 +61,11 @@ func TestOldChartIsTheSpecText(t *testing.T) {
 // says whether CDI can render the disk's PVC; it gains no refusal the chart
 // did not have but a bad pool name (nameRefusals) and, with a factory
 // override, a malformed value its URL is built from, its own or talos.*'s,
-// at the field it came from. Its warnings are a diskSize that is no
-// positive quantity, or that is off the values schema's quantity pattern,
-// rendered as given (SPEC sections 3 and 9: the template renders it, and
-// Flux's install fails on the schema, which the warning says);
-// without a factory override, a malformed talos.*
+// at the field it came from, and a diskSize the chart's values schema
+// refuses (off its quantity pattern; past 64 characters, unparsed), which
+// fails the release before the template renders. Its warnings are a
+// diskSize that is no positive quantity, rendered as given; without a
+// factory override, a malformed talos.*
 // value, rendered as given; and, from what was observed, one for a disk
 // CDI never renders (httpRenderWarning).
 func TestPreFeatureIdentity(t *testing.T) {
@@ -120,6 +120,9 @@ func TestPreFeatureIdentity(t *testing.T) {
 			if factory {
 				want = append(want, flavorFindings...)
 			}
+			if schemaRefusesSize(p.Spec.DiskSize) {
+				want = append(want, findingOf(guard.InvalidValue, "diskSize", ""))
+			}
 			if got := refusals(err); !assert.ElementsMatch(t, want, got) {
 				t.Fatalf("pool %d: refusals %v, the pre-feature chart had %v", i, got, want)
 			}
@@ -131,10 +134,13 @@ func TestPreFeatureIdentity(t *testing.T) {
 			q, qerr := resource.ParseQuantity(size)
 			malformed := qerr != nil || q.Sign() <= 0
 			var wantWarnings []finding
-			if malformed || oldSchemaRefusesSize(p.Spec.DiskSize) {
+			if malformed && !schemaRefusesSize(p.Spec.DiskSize) {
 				wantWarnings = append(wantWarnings, findingOf(guard.InvalidQuantity, "diskSize", ""))
 			}
-			wantWarnings = append(wantWarnings, render...)
+			if !schemaRefusesSize(p.Spec.DiskSize) {
+				// A size refused leaves no disk to judge.
+				wantWarnings = append(wantWarnings, render...)
+			}
 			if !factory {
 				wantWarnings = append(wantWarnings, flavorFindings...)
 			}
@@ -250,12 +256,10 @@ func nameRefusals(p plan.Pool) []finding {
 // chart faults, every faulted field refused; where the chart renders, the
 // planner plans, and its disk-system entry and installer image are the
 // chart's, byte for byte, with InvalidQuantity at diskSize exactly when
-// the size rendered is no positive quantity or the schema refuses it, and
-// no other warning but malformed talos.* values and unknown keys. A
-// diskSize the schema refuses but the template prints (a string off the
-// quantity pattern, "", a fraction, a boolean) is no fault of the
-// planner's: it renders what the template renders, with that warning
-// (SPEC sections 3, 9 and 13). It holds on every path the
+// the size rendered is no positive quantity, and no other warning but
+// malformed talos.* values and unknown keys. A diskSize the schema refuses
+// (a string off the quantity pattern, "", a fraction, a boolean) fails the
+// release, and the planner refuses it. It holds on every path the
 // values come by: decoded as Flux decodes them (sigs.k8s.io/yaml, numbers
 // float64), inside a KubernetesNodes object as the API machinery decodes
 // it (whole numbers int64), and into a PoolSpec by encoding/json.
@@ -268,7 +272,7 @@ func TestFluxValuesRenderAsTheChart(t *testing.T) {
 			t.Fatalf("Flux cannot decode %s: %v", doc, err)
 		}
 		coalesced := helmCoalesce(values)
-		faulted, sizeOffSchema := plannerFaults(coalesced, name)
+		faulted := chartRefuses(coalesced, name)
 		var wantText, wantInstaller, wantSize string
 		if len(faulted) == 0 {
 			var err error
@@ -328,25 +332,19 @@ func TestFluxValuesRenderAsTheChart(t *testing.T) {
 					t.Fatalf("%s: %s: warning %s at %s", path, doc, w.Reason, w.Field)
 				}
 			}
-			if sizeWarned != (notPositive || sizeOffSchema) {
-				t.Fatalf("%s: %s: diskSize renders %q (the schema refuses it: %v); InvalidQuantity warned %v", path, doc, wantSize, sizeOffSchema, sizeWarned)
+			if sizeWarned != notPositive {
+				t.Fatalf("%s: %s: diskSize renders %q; InvalidQuantity warned %v", path, doc, wantSize, sizeWarned)
 			}
 		}
 	})
 }
 
-// plannerFaults are the fields the chart faults (chartRefuses) that the
-// planner must refuse, and whether the chart's values schema refuses a
-// diskSize that its template prints: the planner renders that one as the
-// template does, with a warning, gaining no refusal the template did not
-// have (SPEC sections 3, 9 and 13).
-func plannerFaults(coalesced map[string]any, name string) (chartRefusal, bool) {
-	faulted := chartRefuses(coalesced, name)
-	if _, refused := faulted["diskSize"]; refused && templatePrintsSize(coalesced["diskSize"]) {
-		delete(faulted, "diskSize")
-		return faulted, true
-	}
-	return faulted, false
+// schemaRefusesSize is whether the chart's values schema refuses a
+// diskSize string a PoolSpec holds: "" there is no value written (the
+// chart's 20Gi), and a string off the quantity pattern fails the schema;
+// one past 64 characters the planner refuses unparsed.
+func schemaRefusesSize(size string) bool {
+	return size != "" && (!schemaQuantity.MatchString(size) || len(size) > 64)
 }
 
 // poolsFromDocument reads a pool's spec, the JSON text doc, every way a
@@ -377,9 +375,9 @@ func poolsFromDocument(t *rapid.T, namespace, name, doc string, values map[strin
 // TestFluxValuesRenderAsTheChart checks each: every refusal it makes, and
 // among the renders a number in exponent form, a 0 read as unset, a null
 // size, an empty and a deleted class, trailing slashes trimmed from the
-// factory and the installer repository; and the sizes the schema refuses
-// that the template prints ("", a fraction, a boolean), which the planner
-// renders. With -v it logs how often.
+// factory and the installer repository; and among the refusals the sizes
+// the schema refuses ("", a fraction, a boolean, off the pattern). With -v
+// it logs how often.
 func TestFluxValuesCoverage(t *testing.T) {
 	seen := map[string]int{}
 	g := fluxPoolValues()
@@ -393,9 +391,22 @@ func TestFluxValuesCoverage(t *testing.T) {
 		for fld, reasons := range chartRefuses(coalesced, "demo-md0") {
 			seen["schema or template refuses "+string(reasons[0])+" at "+fld]++
 		}
-		faulted, sizeOffSchema := plannerFaults(coalesced, "demo-md0")
+		faulted := chartRefuses(coalesced, "demo-md0")
 		for fld, reasons := range faulted {
 			seen["refused "+string(reasons[0])+" at "+fld]++
+		}
+		if size, set := values["diskSize"]; set && faulted["diskSize"] != nil {
+			f, isNumber := size.(float64)
+			for what, ok := range map[string]bool{
+				"\"\"":        size == "",
+				"a fraction":  isNumber && f != math.Trunc(f),
+				"a boolean":   size == true || size == false,
+				"off pattern": size != "" && !isNumber && size != true && size != false,
+			} {
+				if ok {
+					seen["refused a diskSize: "+what]++
+				}
+			}
 		}
 		if len(faulted) > 0 {
 			continue
@@ -411,10 +422,6 @@ func TestFluxValuesCoverage(t *testing.T) {
 		for what, ok := range map[string]bool{
 			"a number in exponent form":  isNumber && strings.Contains(sprigText(size), "e"),
 			"0, unset to the default":    size == 0.0,
-			"a size the schema refuses":  sizeOffSchema,
-			"\"\", unset to the default": size == "",
-			"a fraction":                 isNumber && size != math.Trunc(size.(float64)),
-			"a boolean":                  size == true || size == false,
 			"a null size":                sizeSet && size == nil,
 			"an empty class":             class == "",
 			"a deleted class":            classSet && class == nil,
@@ -427,8 +434,8 @@ func TestFluxValuesCoverage(t *testing.T) {
 		}
 	}
 	want := []string{"rendered", "rendered: a number in exponent form", "rendered: 0, unset to the default", "rendered: a null size",
-		"rendered: a size the schema refuses", "rendered: \"\", unset to the default", "rendered: a fraction", "rendered: a boolean",
-		"schema or template refuses InvalidQuantity at diskSize", "schema or template refuses InvalidValue at diskSize",
+		"refused a diskSize: \"\"", "refused a diskSize: a fraction", "refused a diskSize: a boolean", "refused a diskSize: off pattern",
+		"schema or template refuses InvalidValue at diskSize",
 		"rendered: an empty class", "rendered: a deleted class", "rendered: the factory's / trimmed", "rendered: the repository's / trimmed",
 		"refused InvalidPoolName at cluster", "refused InvalidValue at cluster", "refused InvalidPoolName at metadata.name",
 		"refused InvalidValue at diskSize", "refused InvalidValue at storageClass",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,11 +16,14 @@ import (
 )
 
 // Parse parses a positive quantity, refusing anything else InvalidQuantity
-// at fld. For example "6Gi" and "6144Mi" parse to equal quantities; "",
-// "0", "-1Gi" and "6 GB" are refused.
+// at fld, and a text longer than MaxLength InvalidValue, unparsed. For
+// example "6Gi" and "6144Mi" parse to equal quantities; "", "0", "-1Gi"
+// and "6 GB" are refused.
 func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
 	q, err := Quantity(s)
 	switch {
+	case errors.Is(err, ErrTooLong):
+		return resource.Quantity{}, guard.Refusals{TooLong(s, fld)}
 	case errors.Is(err, ErrUnbounded):
 		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is no size any volume has (its magnitude is past 10^%d or below 10^-%d); use a size such as 20Gi", s, maxExponent, maxExponent)}
@@ -33,12 +37,46 @@ func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
 	return q, nil
 }
 
+// MaxLength is the longest quantity text the library parses, in bytes:
+// resource.ParseQuantity takes time that grows with the square of its
+// input's length (two million digits take seconds), and no size a volume
+// has needs more than a few dozen characters ("18446744073709551616Ki"
+// is 22).
+const MaxLength = 64
+
+// ErrTooLong is Quantity's error for a text longer than MaxLength.
+var ErrTooLong = fmt.Errorf("longer than the %d characters a quantity may have", MaxLength)
+
+// TooLong is the refusal of a quantity text longer than MaxLength at fld:
+// InvalidValue, naming the limit and carrying the text's first
+// characters only.
+func TooLong(s string, fld *field.Path) *guard.Refusal {
+	short := Excerpt(s)
+	return guard.NewRefusal(guard.InvalidValue, fld, short,
+		"%s is %d characters long (%q): a quantity is at most %d characters, and none is parsed past that; use a size such as 20Gi", fld, len(s), short, MaxLength)
+}
+
+// Excerpt is s cut to MaxLength bytes (on a character's boundary) with
+// "…" after it, for messages about a text too long to print whole; a
+// shorter s is itself.
+func Excerpt(s string) string {
+	if len(s) <= MaxLength {
+		return s
+	}
+	cut := MaxLength
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // ErrUnbounded is Quantity's error for a quantity whose magnitude no
 // volume has.
 var ErrUnbounded = fmt.Errorf("a magnitude past 10^%d or below 10^-%d, which no volume has", maxExponent, maxExponent)
 
 // Quantity is resource.ParseQuantity for quantities from input that the
-// library compares: one whose magnitude is past 10^1000 ("1e1001") is
+// library compares: a text longer than MaxLength is ErrTooLong, unparsed;
+// one whose magnitude is past 10^1000 ("1e1001") is
 // ErrUnbounded, and so is one whose exponent is past ±(1000 + its
 // mantissa's length) ("3e4444444444444", "1e-99999"), decided on its text
 // before it is parsed. Quantity's parsing and its Cmp take time that grows
@@ -47,6 +85,9 @@ var ErrUnbounded = fmt.Errorf("a magnitude past 10^%d or below 10^-%d, which no 
 // ("1e-1001") parses, and Kubernetes rounds it up to 1n as any fraction of
 // a nano; "1e-1002" is refused on its text.
 func Quantity(s string) (resource.Quantity, error) {
+	if len(s) > MaxLength {
+		return resource.Quantity{}, ErrTooLong
+	}
 	if hugeExponent(s) {
 		return resource.Quantity{}, ErrUnbounded
 	}
@@ -63,29 +104,31 @@ func Quantity(s string) (resource.Quantity, error) {
 // maxExponent bounds the decimal magnitude of a size the library compares.
 const maxExponent = 1000
 
-// Unbounded reports whether the quantity text s (white space around it
-// trimmed) is one Quantity refuses ErrUnbounded: its magnitude is past
-// 10^1000, or its exponent past what can be read in time, which
-// resource.ParseQuantity (and a Quantity's UnmarshalJSON) would take hours
-// on. A reader of quantities it does not parse through Quantity checks
-// their text with it first. Text that is no quantity is not unbounded;
-// only a number with an exponent, or of hundreds of digits, is parsed to
-// say.
-func Unbounded(s string) bool {
+// Check says, of the quantity text s (white space around it trimmed, as
+// a Quantity's UnmarshalJSON trims it), what Quantity would refuse it for
+// its size: ErrTooLong past MaxLength, ErrUnbounded for a magnitude no
+// volume has, decided without parsing a long text. A reader of quantities
+// it does not parse through Quantity (a JSON decoder's Quantity fields)
+// checks their text with it first: resource.ParseQuantity takes seconds
+// to hours on what it refuses. Text that is no quantity is nil (the
+// parser says what is wrong with it); only a number with an exponent is
+// parsed to say.
+func Check(s string) error {
 	s = strings.TrimSpace(s)
-	if hugeExponent(s) {
-		return true
+	switch {
+	case len(s) > MaxLength:
+		return ErrTooLong
+	case hugeExponent(s):
+		return ErrUnbounded
+	case !strings.ContainsAny(s, "eE"):
+		// Without an exponent, a number's magnitude is under its length
+		// plus 18 (the E suffix).
+		return nil
 	}
-	if s == "" || !strings.ContainsRune("0123456789+-.", rune(s[0])) {
-		return false
+	if _, err := Quantity(s); errors.Is(err, ErrUnbounded) {
+		return err
 	}
-	// Without an exponent, a number's magnitude is under its length plus
-	// 18 (the E suffix).
-	if len(s) < maxExponent-18 && !strings.ContainsAny(s, "eE") {
-		return false
-	}
-	_, err := Quantity(s)
-	return errors.Is(err, ErrUnbounded)
+	return nil
 }
 
 // hugeExponent reports whether s ends in a decimal exponent so far past

@@ -46,6 +46,7 @@ func TestParse(t *testing.T) {
 		"shift past":     {"a mantissa above one takes an exponent of 999 past the bound (9.99e1001)", "999e999", ""},
 		"tiny":           {"a magnitude below 10^-1000 parses, rounded up to a nano as Kubernetes does", "1e-1001", "1n"},
 		"tiny, long":     {"an exponent far past -1000 is refused on its text (Kubernetes takes hours to read it)", "1e-99999", ""},
+		"64 characters":  {"the longest text parsed: 10^63", "1" + strings.Repeat("0", 63), "1e63"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -75,6 +76,41 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseTooLong: a text past 64 characters is refused InvalidValue at
+// its field before anything parses it (resource.ParseQuantity is
+// quadratic in the length), the message naming the limit and the refusal
+// carrying only the text's start; 64 characters parse (TestParse).
+func TestParseTooLong(t *testing.T) {
+	fld := field.NewPath("diskSize")
+	for _, s := range []string{"1" + strings.Repeat("0", 64), strings.Repeat("9", 2_000_000), strings.Repeat("é", 40)} {
+		q, rs := size.Parse(s, fld)
+		if len(rs) != 1 || rs[0].Reason != guard.InvalidValue || rs[0].Field != "diskSize" || !q.IsZero() {
+			t.Fatalf("%.20q (%d bytes): %v, %s; want one InvalidValue at diskSize", s, len(s), rs, q.String())
+		}
+		if !strings.Contains(rs[0].Detail, "at most 64 characters") {
+			t.Errorf("the message does not name the limit: %s", rs[0].Detail)
+		}
+		if bad := rs[0].BadValue.(string); len(bad) > size.MaxLength+len("…") || !strings.HasPrefix(s, strings.TrimSuffix(bad, "…")) {
+			t.Errorf("the refusal carries %d bytes %.20q, not the text's start", len(bad), bad)
+		}
+		if _, err := size.Quantity(s); !errors.Is(err, size.ErrTooLong) {
+			t.Errorf("Quantity(%.20q): %v, want ErrTooLong", s, err)
+		}
+	}
+}
+
+// BenchmarkParseTooLong: a diskSize of two million digits is refused on its
+// length, in the time of a short one (resource.ParseQuantity took seconds).
+func BenchmarkParseTooLong(b *testing.B) {
+	huge := strings.Repeat("9", 2_000_000)
+	fld := field.NewPath("diskSize")
+	for b.Loop() {
+		if _, rs := size.Parse(huge, fld); rs == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
+
 // FuzzParse: a size is a positive quantity equal to what Kubernetes
 // parses, or one InvalidQuantity refusal at its field carrying the input.
 func FuzzParse(f *testing.F) {
@@ -88,6 +124,12 @@ func FuzzParse(f *testing.F) {
 	exponent := regexp.MustCompile(`[eE]([+-]?[0-9]+)$`)
 	f.Fuzz(func(t *testing.T, s string) {
 		q, rs := size.Parse(s, fld)
+		if len(s) > size.MaxLength {
+			if len(rs) != 1 || rs[0].Reason != guard.InvalidValue || rs[0].Field != fld.String() {
+				t.Fatalf("%.20q (%d bytes): %v; want InvalidValue, unparsed", s, len(s), rs)
+			}
+			return
+		}
 		if m := exponent.FindStringSubmatchIndex(s); m != nil {
 			mantissa := int64(m[0])
 			if e, err := strconv.ParseInt(s[m[2]:m[3]], 10, 64); err != nil || e > 1000+mantissa || e < -(1000+mantissa) {
@@ -113,20 +155,26 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// TestUnbounded: a reader's check of quantity text it does not parse
-// through Quantity answers as Quantity does: true exactly for what it
-// refuses ErrUnbounded, false for any other text, quantity or not.
-func TestUnbounded(t *testing.T) {
+// TestCheck: a reader's check of quantity text it does not parse through
+// Quantity answers as Quantity does: ErrUnbounded exactly where Quantity
+// refuses that, ErrTooLong past 64 characters, nil for any other text,
+// quantity or not.
+func TestCheck(t *testing.T) {
 	digits := func(n int) string { return strings.Repeat("9", n) }
-	cases := map[string]bool{
-		"3e4444444444444": true, "1e1001": true, " 1e1001\n": true, "1e-99999": true, digits(1002): true,
-		"1e1000": false, "0.01e1002": false, digits(1000): false, "20Gi": false, "7Ei": false, "12345": false,
-		"": false, "replicated": false, "e5": false, "-1e1001": true, "1e1001x": false,
+	cases := map[string]error{
+		"3e4444444444444": size.ErrUnbounded, "1e1001": size.ErrUnbounded, " 1e1001\n": size.ErrUnbounded, "1e-99999": size.ErrUnbounded,
+		"-1e1001": size.ErrUnbounded, "999e999": size.ErrUnbounded,
+		digits(65): size.ErrTooLong, digits(2_000_000): size.ErrTooLong, " " + digits(64) + " ": nil, digits(64): nil,
+		"1e1000": nil, "0.01e1002": nil, "20Gi": nil, "7Ei": nil, "12345": nil,
+		"": nil, "replicated": nil, "e5": nil, "1e1001x": nil,
 	}
 	for in, want := range cases {
-		_, err := size.Quantity(strings.TrimSpace(in))
-		if got := size.Unbounded(in); got != want || got != errors.Is(err, size.ErrUnbounded) {
-			t.Errorf("Unbounded(%.20q) = %v, want %v (Quantity: %v)", in, got, want, err)
+		got := size.Check(in)
+		if got != want {
+			t.Errorf("Check(%.20q) = %v, want %v", in, got, want)
+		}
+		if _, err := size.Quantity(strings.TrimSpace(in)); want != nil && !errors.Is(err, want) {
+			t.Errorf("Quantity(%.20q) = %v, Check says %v", in, err, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/computeplane"
@@ -26,6 +27,9 @@ const (
 // quoted, "" for no line) and its installer image.
 type chartPool struct {
 	name, url, storage, class, installer string
+	// refused is the pool release's own refusal, where the kubernetes-nodes
+	// chart's values schema refuses what the group forwards to it.
+	refused string
 }
 
 // chartEntry is the disk-system entry of p, at its indentation inside the
@@ -143,10 +147,10 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize 1.5": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":1.5,"roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0/diskSize': 'anyOf' failed - at '/nodeGroups/md0/diskSize': got number, want integer - at '/nodeGroups/md0/diskSize': got number, want string
-			departs:  "SPEC 3 and 13: the HTTP path gains no refusal the templates did not have; the fraction is forwarded and renders as the wrapped chart's template printed it, with a warning that the values schema refuses it",
+			departs:  "the ComputePlane gains no refusal the wrapped chart's templates did not have: the fraction is forwarded, with a warning that the values schema refuses it; the pool release's own plan refuses it, as the kubernetes-nodes chart's schema does",
 			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
 			pools: []chartPool{
-				{name: "md0", url: defaultURL, storage: `"1.5"`, class: `"replicated"`, installer: defaultInstaller},
+				{name: "md0", refused: "InvalidValue diskSize"},
 			},
 		},
 		"diskSize null": {
@@ -284,6 +288,10 @@ func TestMeasuredChart(t *testing.T) {
 				var released map[string]any
 				require.NoError(t, yaml.Unmarshal(doc, &released))
 				r, err := plan.Plan(plan.DecodePool("tenant-demo", strings.TrimPrefix(p.ReleaseName, "kubernetes-nodes-"), released), nil, nil)
+				if want.refused != "" {
+					require.Equal(t, []fixtures.Finding{{Reason: guard.Reason(strings.Fields(want.refused)[0]), Field: strings.Fields(want.refused)[1]}}, fixtures.Refused(err), "pool %s", p.Name)
+					continue
+				}
 				require.NoError(t, err, "pool %s", p.Name)
 				text, err := helm.DiskText(r, helm.ChartIndent)
 				require.NoError(t, err)

@@ -119,9 +119,17 @@ func checkQuantity(v any, example string, positive bool, fld *field.Path, c *fin
 		return
 	default:
 		var ok bool
-		if s, ok = chartvalues.Decimal(v); !ok {
+		if s, ok = chartvalues.Decimal(v); !ok || len(s) > size.MaxLength {
+			// A number of hundreds of digits (1e300) is the same
+			// quantity in the exponent form Helm prints it in.
 			s = chartvalues.Print(v)
 		}
+	}
+	if isString && len(s) > size.MaxLength {
+		// Refused unparsed: resource.ParseQuantity is quadratic in the
+		// length, and no quantity needs as many characters.
+		c.Add(guard.Refusals{size.TooLong(s, fld)})
+		return
 	}
 	offSchema := !chartvalues.Quantity.Accepts(v) || isString && !chartvalues.IsQuantity(s)
 	q, err := size.Quantity(s)

@@ -70,12 +70,11 @@ func Spellings(b int64) []string {
 	return out
 }
 
-// MalformedSize draws a size the planner refuses InvalidQuantity on the
-// clone path: not a quantity, zero or negative. On the HTTP path it warns
-// of each and renders it as given: the chart's template renders it, those
-// off the values schema's quantity pattern ("20 Gi", "twenty") failing
-// Flux's install on the schema. It is never "", which in a PoolSpec means
-// the chart's 20Gi.
+// MalformedSize draws a size the planner refuses: off the values schema's
+// quantity pattern ("20 Gi", "twenty"), InvalidValue on either path, as
+// Helm fails the release on the schema; zero or negative, InvalidQuantity
+// on the clone path, and on the HTTP path a warning, the size rendered as
+// given. It is never "", which in a PoolSpec means the chart's 20Gi.
 func MalformedSize() *rapid.Generator[string] {
 	return rapid.SampledFrom([]string{"20 Gi", "20GiB", "20gi", "twenty", "1.5.5Gi", "Gi", "-1Gi", "0", "0Gi", "-6442450944", "+-1", "20Gi\n"})
 }

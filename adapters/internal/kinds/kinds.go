@@ -15,8 +15,6 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
-	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
@@ -126,37 +124,11 @@ var sameTypes = func() map[schema.GroupVersionKind]state.Kind {
 // Namespaced is the set of kinds that live in a namespace.
 const Namespaced = state.Namespaced
 
-// unboundedQuantity is the path of the first string of v that is a
-// quantity no volume has ("3e4444444444444", "1e1001"), "" when
-// there is none.
-func unboundedQuantity(v any, at string) string {
-	switch v := v.(type) {
-	case string:
-		if size.Unbounded(v) && chartvalues.IsQuantity(strings.TrimSpace(v)) {
-			return at
-		}
-	case map[string]any:
-		for k, e := range v {
-			if p := unboundedQuantity(e, at+"."+k); p != "" {
-				return p
-			}
-		}
-	case []any:
-		for i, e := range v {
-			if p := unboundedQuantity(e, fmt.Sprintf("%s[%d]", at, i)); p != "" {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
 // AppendUnstructured converts an object decoded as a map (from YAML or a
 // dynamic client) into the typed object of kind k and appends it to st.
 func AppendUnstructured(st *state.State, k state.Kind, obj map[string]any) error {
-	if at := unboundedQuantity(obj, ""); at != "" {
-		// The converter's Quantity.UnmarshalJSON would take hours on it.
-		return fmt.Errorf("%s: a quantity no volume has (%v)", at, size.ErrUnbounded)
+	if at, err := quantityFault(k, obj); err != nil {
+		return fmt.Errorf("%s: %w", at, err)
 	}
 	conv := runtime.DefaultUnstructuredConverter
 	var err error

@@ -74,7 +74,7 @@ func TestTransformKeepsWhatIsRead(t *testing.T) {
 			tr, terr := catalog.Render(cat, thin)
 			same(t, werr, terr, "catalog render")
 			same(t, wr, tr, "catalog render")
-			same(t, catalog.Prune(cat, whole), catalog.Prune(cat, thin), "prune")
+			same(t, catalog.Prune(cat, whole, plan.PoolGolden), catalog.Prune(cat, thin, plan.PoolGolden), "prune")
 			wc, ww := catalog.FromCluster(whole)
 			tc, tw := catalog.FromCluster(thin)
 			same(t, ww, tw, "read back")

@@ -266,6 +266,7 @@ talos: {schematicID: "../../../evil.example/x?y="}`))
 // (SPEC section 11).
 func TestBlastRadiusReadFails(t *testing.T) {
 	api := newFakeAPI(t, readExample(t, lostGoldenState(t, true)))
+	api.flux = true // a Cozystack cluster serves Flux: its pools' releases are read
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
 	args := []string{"plan", "-f", pools, "--catalog", exampleCatalog, "--kubeconfig", kc}

@@ -273,7 +273,7 @@ type sourceClaim struct {
 	HasCapacity bool
 	// Unbound: the PVC is not bound yet, or not created yet (rendered from
 	// its source).
-	Unbound bool
+	Unbound     bool
 	ContentType string
 	VolumeName  string
 	Namespace   string

@@ -30,9 +30,9 @@ func ExampleReader_Read() {
 		fmt.Println(err)
 		return
 	}
-	block, csiClone := corev1.PersistentVolumeBlock, cdiv1.CloneStrategyCsiClone
+	block, csiClone, expands := corev1.PersistentVolumeBlock, cdiv1.CloneStrategyCsiClone, true
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects( // mgr.GetClient()
-		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Provisioner: "linstor.csi.linbit.com"},
+		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Provisioner: "linstor.csi.linbit.com", AllowVolumeExpansion: &expands},
 		&storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: "linstor.csi.linbit.com"}},
 		&cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Status: cdiv1.StorageProfileStatus{
 			ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: &block}},

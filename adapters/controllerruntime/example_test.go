@@ -32,7 +32,6 @@ func ExampleReader_Read() {
 	}
 	block, csiClone, expands := corev1.PersistentVolumeBlock, cdiv1.CloneStrategyCsiClone, true
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects( // mgr.GetClient()
-		// The class lets a clone grow past its golden's 6Gi to the disk's 20Gi.
 		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Provisioner: "linstor.csi.linbit.com", AllowVolumeExpansion: &expands},
 		&storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: "linstor.csi.linbit.com"}},
 		&cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Status: cdiv1.StorageProfileStatus{

@@ -271,6 +271,9 @@ type sourceClaim struct {
 	HasRequest  bool
 	Capacity    resource.Quantity
 	HasCapacity bool
+	// Unbound: the PVC is not bound yet, or not created yet (rendered from
+	// its source).
+	Unbound     bool
 	ContentType string
 	VolumeName  string
 	Namespace   string
@@ -291,6 +294,7 @@ func (c cluster) goldenClaim(name string, src *goldenSource) (sourceClaim, bool)
 		}
 		g.Request, g.HasRequest = p.Spec.Resources.Requests[corev1.ResourceStorage]
 		g.Capacity, g.HasCapacity = p.Status.Capacity[corev1.ResourceStorage]
+		g.Unbound = p.Status.Phase != corev1.ClaimBound
 		return g, true
 	}
 	if src == nil {
@@ -302,7 +306,7 @@ func (c cluster) goldenClaim(name string, src *goldenSource) (sourceClaim, bool)
 	}
 	class := r.Class.Name
 	return sourceClaim{Class: &class, Block: r.Block, Request: *resource.NewQuantity(r.Request, resource.BinarySI), HasRequest: true,
-		ContentType: "kubevirt", Namespace: naming.GoldenNamespace, Name: name}, true
+		ContentType: "kubevirt", Namespace: naming.GoldenNamespace, Name: name, Unbound: true}, true
 }
 
 // driverOf is the CSI driver CDI's clone planner takes a claim to be on
@@ -454,7 +458,14 @@ func cdiDecide(st *state.State, d workerDisk, src *goldenSource) cdiVerdict {
 	if common != "" {
 		vscFound, vscWait = c.snapshotClassFor(common, g.Class, &v.Class)
 	}
-	capacityShort := g.HasCapacity && g.Capacity.Value() < r.Request &&
+	// A golden PVC not bound yet counts, for the causes, as bound at the
+	// size it requests: the copy CDI makes once it binds (the outcome
+	// still waits for the bind).
+	capacity, hasCapacity := g.Capacity, g.HasCapacity
+	if g.Unbound && g.HasRequest && !g.Request.IsZero() {
+		capacity, hasCapacity = g.Request, true
+	}
+	capacityShort := hasCapacity && capacity.Value() < r.Request &&
 		(r.Class.AllowVolumeExpansion == nil || !*r.Class.AllowVolumeExpansion)
 	if !populator {
 		v.Causes = append(v.Causes, causeNoPopulator)

@@ -65,8 +65,13 @@ func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
 		if class != "" {
 			dv.Spec.Storage.StorageClassName = ptr.To(class)
 		}
-		if pick(t, "goldenPhaseSucceeded", 3, 1) == 1 {
+		switch pick(t, "goldenPhaseSucceeded", 12, 4, 1) {
+		case 1:
 			phase = rapid.SampledFrom(Phases).Draw(t, "goldenPhase")
+		case 2:
+			// Failed is the one phase that refuses: drawn on its own too,
+			// so that draws reach it as often as the stalled imports.
+			phase = cdiv1.Failed
 		}
 		dv.Status = importStatus(t, phase)
 		d.st.DataVolumes = append(d.st.DataVolumes, *dv)

@@ -307,6 +307,9 @@ func summarize(pool plan.Pool, res plan.Result, snap *state.Snapshot) *entry {
 		e.reason = string(res.Refusals[0].Reason)
 		for _, f := range res.Refusals {
 			reasons = append(reasons, string(f.Reason))
+			if f.Reason == guard.HostAssistedClone {
+				e.host = true
+			}
 		}
 	}
 	for _, w := range res.Warnings {

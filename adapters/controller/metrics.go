@@ -34,7 +34,7 @@ func newMetrics() *metrics {
 		}, []string{"phase"}),
 		hostAssisted: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "worker_image_predicted_host_assisted_clones",
-			Help: "Worker pools whose next disk CDI would copy host-assisted (over the pod network) instead of cloning it in the storage.",
+			Help: "Worker pools whose next disk CDI would copy host-assisted (over the pod network) instead of cloning it in the storage: refused, or warned where the cause is not proven, HostAssistedClone.",
 		}),
 		replan: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "worker_image_replan_duration_seconds",

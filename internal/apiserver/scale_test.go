@@ -101,8 +101,8 @@ func TestScale(t *testing.T) {
 
 		// What the cache holds before planning, copied: planning reads the
 		// cache's own objects, and must change none of them.
-		var before corev1.PersistentVolumeClaimList
-		require.NoError(t, c.List(ctx, &before, client.InNamespace(fixtures.TenantNamespace)))
+		var pvcsBefore corev1.PersistentVolumeClaimList
+		require.NoError(t, c.List(ctx, &pvcsBefore, client.InNamespace(fixtures.TenantNamespace)))
 
 		r := controllerruntime.New(c)
 		var lat []time.Duration
@@ -121,9 +121,9 @@ func TestScale(t *testing.T) {
 			tc.name, n, took.Round(time.Millisecond), heap, heap*(1<<20)/float64(n), rss(), n/2,
 			lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
 
-		var after corev1.PersistentVolumeClaimList
-		require.NoError(t, c.List(ctx, &after, client.InNamespace(fixtures.TenantNamespace)))
-		require.True(t, equality.Semantic.DeepEqual(before.Items, after.Items), "planning changed the cache's PVCs")
+		var pvcsAfter corev1.PersistentVolumeClaimList
+		require.NoError(t, c.List(ctx, &pvcsAfter, client.InNamespace(fixtures.TenantNamespace)))
+		require.True(t, equality.Semantic.DeepEqual(pvcsBefore.Items, pvcsAfter.Items), "planning changed the cache's PVCs")
 		cancel()
 		require.NoError(t, <-done)
 	}

@@ -123,6 +123,10 @@ func TestScale(t *testing.T) {
 
 		var pvcsAfter corev1.PersistentVolumeClaimList
 		require.NoError(t, c.List(ctx, &pvcsAfter, client.InNamespace(fixtures.TenantNamespace)))
+		// A cache lists in no fixed order.
+		for _, l := range []*corev1.PersistentVolumeClaimList{&pvcsBefore, &pvcsAfter} {
+			slices.SortFunc(l.Items, func(a, b corev1.PersistentVolumeClaim) int { return strings.Compare(a.Name, b.Name) })
+		}
 		require.True(t, equality.Semantic.DeepEqual(pvcsBefore.Items, pvcsAfter.Items), "planning changed the cache's PVCs")
 		cancel()
 		require.NoError(t, <-done)

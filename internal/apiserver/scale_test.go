@@ -101,8 +101,8 @@ func TestScale(t *testing.T) {
 
 		// What the cache holds before planning, copied: planning reads the
 		// cache's own objects, and must change none of them.
-		var held corev1.PersistentVolumeClaimList
-		require.NoError(t, c.List(ctx, &held, client.InNamespace(fixtures.TenantNamespace)))
+		var pvcsBefore corev1.PersistentVolumeClaimList
+		require.NoError(t, c.List(ctx, &pvcsBefore, client.InNamespace(fixtures.TenantNamespace)))
 
 		r := controllerruntime.New(c)
 		var lat []time.Duration
@@ -121,9 +121,13 @@ func TestScale(t *testing.T) {
 			tc.name, n, took.Round(time.Millisecond), heap, heap*(1<<20)/float64(n), rss(), n/2,
 			lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
 
-		var still corev1.PersistentVolumeClaimList
-		require.NoError(t, c.List(ctx, &still, client.InNamespace(fixtures.TenantNamespace)))
-		require.True(t, equality.Semantic.DeepEqual(held.Items, still.Items), "planning changed the cache's PVCs")
+		var pvcsAfter corev1.PersistentVolumeClaimList
+		require.NoError(t, c.List(ctx, &pvcsAfter, client.InNamespace(fixtures.TenantNamespace)))
+		// A cache lists in no fixed order.
+		for _, l := range []*corev1.PersistentVolumeClaimList{&pvcsBefore, &pvcsAfter} {
+			slices.SortFunc(l.Items, func(a, b corev1.PersistentVolumeClaim) int { return strings.Compare(a.Name, b.Name) })
+		}
+		require.True(t, equality.Semantic.DeepEqual(pvcsBefore.Items, pvcsAfter.Items), "planning changed the cache's PVCs")
 		cancel()
 		require.NoError(t, <-done)
 	}

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 
-	"github.com/go-logr/logr/funcr"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -75,16 +71,9 @@ func runController(a *app, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := webhookConfig(o.kubeconfig, o.context)
+	cfg, scheme, err := managerBase(a, o)
 	if err != nil {
 		return err
-	}
-	ctrl.SetLogger(funcr.NewJSON(func(obj string) { fmt.Fprintln(a.stderr, obj) }, funcr.Options{}))
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, controllerruntime.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return failed("scheme: %v", err)
-		}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,

@@ -200,16 +200,9 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		}
 		opts.Catalog = catalog.Compile(catalog.DecodeValues(m))
 	}
-	cfg, err := webhookConfig(o.kubeconfig, o.context)
+	cfg, scheme, err := managerBase(a, o)
 	if err != nil {
 		return err
-	}
-	ctrl.SetLogger(funcr.NewJSON(func(obj string) { fmt.Fprintln(a.stderr, obj) }, funcr.Options{}))
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, controllerruntime.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return failed("scheme: %v", err)
-		}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -252,6 +245,24 @@ func checkLimits(l webhook.Limits) error {
 // webhookConfig is the cluster's: the --kubeconfig file, else in-cluster,
 // else $KUBECONFIG or ~/.kube/config; a --context is one of a kubeconfig's
 // contexts, so it is never the in-cluster config.
+// managerBase is what the webhook's and the controller's managers start
+// from: the cluster's config, JSON logs on standard error, and a scheme
+// with client-go's and CDI's types.
+func managerBase(a *app, o *options) (*rest.Config, *runtime.Scheme, error) {
+	cfg, err := webhookConfig(o.kubeconfig, o.context)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctrl.SetLogger(funcr.NewJSON(func(obj string) { fmt.Fprintln(a.stderr, obj) }, funcr.Options{}))
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, controllerruntime.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, nil, failed("scheme: %v", err)
+		}
+	}
+	return cfg, scheme, nil
+}
+
 func webhookConfig(kubeconfig, context string) (*rest.Config, error) {
 	if kubeconfig == "" && context == "" {
 		if cfg, err := rest.InClusterConfig(); err == nil {

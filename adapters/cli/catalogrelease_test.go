@@ -45,7 +45,7 @@ data:
 
 type catalogJSON struct {
 	Source, Release, File, Fallback string
-	ValuesFrom                      []string
+	ValuesFrom, Notes               []string
 	Deployed                        *bool
 }
 
@@ -71,14 +71,14 @@ func TestOneCatalog(t *testing.T) {
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	r := exe(t, "", "plan", "-f", retired, "--kubeconfig", kc, "-o", "json")
 	cat, pools := planCatalog(t, r.stdout)
-	if cat.Source != "release" || cat.Release != "cozy-system/kubernetes-worker-image" || strings.Join(cat.ValuesFrom, ",") != "Secret cozystack-values,ConfigMap catalog-images" {
+	if cat.Source != "release" || cat.Release != "cozy-system/kubernetes-worker-image" || strings.Join(cat.ValuesFrom, ",") != "ConfigMap catalog-images" || len(cat.Notes) != 1 {
 		t.Errorf("the catalog's source: %+v", cat)
 	}
 	if r.code != 3 || len(pools) != 1 || pools[0].Outcome != "refused" || !containsReason(pools[0].Refusals, "GoldenNotInCatalog") {
 		t.Errorf("a pool of a retired golden is refused GoldenNotInCatalog, as the webhook refuses it: exit %d %+v\n%s", r.code, pools, r.stderr)
 	}
 	r = exe(t, "", "plan", "-f", current, "--kubeconfig", kc)
-	if r.code != 0 || !strings.Contains(r.stderr, "catalog: the values of the HelmRelease cozy-system/kubernetes-worker-image (spec.values over valuesFrom Secret cozystack-values, ConfigMap catalog-images)") {
+	if r.code != 0 || !strings.Contains(r.stderr, "catalog: the values of the HelmRelease cozy-system/kubernetes-worker-image (spec.values over valuesFrom ConfigMap catalog-images); spec.valuesFrom Secret cozystack-values: not read") {
 		t.Errorf("the text says the source: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 
@@ -154,7 +154,7 @@ spec:
 	api := newFakeAPI(t, readExample(t, exampleState)+"\n---\n"+catalogObjects())
 	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
 	r = exe(t, "", "plan", "-f", write(t, "p.yaml", poolDoc("demo-md5", "storageClass: replicated\nosImage: {builtin: {version: v1.11.5}}")), "--catalog", fromCluster, "--kubeconfig", kc, "-o", "json")
-	if cat, pools := planCatalog(t, r.stdout); cat.Source != "release-file" || len(cat.ValuesFrom) != 2 || pools[0].Outcome != "planned" {
+	if cat, pools := planCatalog(t, r.stdout); cat.Source != "release-file" || len(cat.ValuesFrom) != 1 || pools[0].Outcome != "planned" {
 		t.Errorf("a release file's valuesFrom read from the cluster: exit %d %+v %+v\n%s", r.code, cat, pools, r.stderr)
 	}
 }

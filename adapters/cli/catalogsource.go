@@ -90,12 +90,12 @@ func (o *options) catalogReleaseKey() (types.NamespacedName, error) {
 
 // releaseSource reads a valuesFrom entry's data from the cluster.
 func (c *conn) releaseSource() catalogrelease.Source {
-	return func(ctx context.Context, kind, namespace, name string) (map[string][]byte, error) {
+	return func(ctx context.Context, kind, namespace, name string) (map[string][]byte, string, error) {
 		switch kind {
 		case "ConfigMap":
 			cm, err := c.core.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			out := make(map[string][]byte, len(cm.Data)+len(cm.BinaryData))
 			for k, v := range cm.BinaryData {
@@ -104,15 +104,15 @@ func (c *conn) releaseSource() catalogrelease.Source {
 			for k, v := range cm.Data {
 				out[k] = []byte(v)
 			}
-			return out, nil
+			return out, cm.ResourceVersion, nil
 		case "Secret":
 			s, err := c.core.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			return s.Data, nil
+			return s.Data, s.ResourceVersion, nil
 		}
-		return nil, fmt.Errorf("kind %s is neither ConfigMap nor Secret", kind)
+		return nil, "", fmt.Errorf("kind %s is neither ConfigMap nor Secret", kind)
 	}
 }
 

@@ -41,7 +41,7 @@ planner refuses is denied with an Invalid status whose causes are the refusals'
 fields and messages, and its warnings come back as kubectl's "Warning: …"; a
 HelmRelease of the kubernetes-worker-image chart is rendered as the catalog, so
 an edit of a live golden is denied. Pools are planned from the manager's cache
-against the catalog release's spec.values (--catalog-release, "" to read the
+against the catalog release's values (--catalog-release, "" to read the
 catalog back from the goldens) or a fixed catalog (--catalog). It serves TLS
 from tls.crt and tls.key in --cert-dir, readiness (/readyz) and liveness
 (/healthz) on --health-probe-bind-address and metrics on
@@ -85,7 +85,7 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context of the cluster to watch (default: the kubeconfig's current context; naming one reads a kubeconfig, never the in-cluster config)")
-	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
+	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose values (spec.values over spec.valuesFrom) pools are planned against ("" reads the catalog back from the goldens)`)
 	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
 	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&w.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")

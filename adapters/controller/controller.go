@@ -26,6 +26,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
@@ -40,8 +41,9 @@ const Name = "worker-image-controller"
 
 // Options configure the controller.
 type Options struct {
-	// CatalogRelease is the catalog's HelmRelease, whose spec.values every
-	// pool is planned against; when it does not exist the catalog is not
+	// CatalogRelease is the catalog's HelmRelease, whose values every pool
+	// is planned against (spec.values over spec.valuesFrom, as Flux gives
+	// them to the chart); when it does not exist the catalog is not
 	// deployed and serves no golden. The zero value reads the catalog back
 	// from the goldens instead (catalog.FromCluster).
 	CatalogRelease types.NamespacedName
@@ -102,7 +104,10 @@ func Setup(mgr manager.Manager, o Options) error {
 		return fmt.Errorf("register the metrics: %w", err)
 	}
 	r := &reconciler{
-		client:   mgr.GetClient(),
+		client: mgr.GetClient(),
+		// The objects the catalog release's valuesFrom names are read
+		// from the API: a cache would watch every ConfigMap and Secret.
+		values:   catalogrelease.ReaderSource(mgr.GetAPIReader()),
 		reader:   &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
 		recorder: mgr.GetEventRecorder(Name),
 		opts:     o,
@@ -127,6 +132,8 @@ func Setup(mgr manager.Manager, o Options) error {
 // reconciler plans pools and goldens.
 type reconciler struct {
 	client   client.Client
+	values   catalogrelease.Source
+	compiler catalogrelease.Compiler
 	reader   state.Reader
 	recorder events.EventRecorder
 	opts     Options
@@ -275,28 +282,15 @@ func releaseValues(spec map[string]any) any {
 	return out
 }
 
-// disabled is the catalog of a cluster whose catalog release does not
-// exist.
-var disabled = catalog.Compile(catalog.Default())
-
-// catalog is the catalog release's, disabled when it does not exist, nil
-// when the catalog is to be read back from the goldens.
+// catalog is the catalog release's, read as the webhook and the CLI read
+// it (catalogrelease.Compiler), disabled when it does not exist, nil when
+// the catalog is to be read back from the goldens.
 func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
-	key := r.opts.CatalogRelease
-	if key.Name == "" {
+	if r.opts.CatalogRelease.Name == "" {
 		return nil, nil
 	}
-	hr := &unstructured.Unstructured{}
-	hr.SetGroupVersionKind(helmReleaseGVK)
-	err := r.client.Get(ctx, key, hr)
-	switch {
-	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return disabled, nil
-	case err != nil:
-		return nil, fmt.Errorf("the catalog's HelmRelease %s: %w", key, err)
-	}
-	spec, _ := hr.Object["spec"].(map[string]any)
-	return catalog.Compile(catalog.DecodeValues(releaseValues(spec))), nil
+	cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
+	return cat, err
 }
 
 // summarize is what the controller keeps of a plan.

@@ -3,13 +3,9 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 )
 
@@ -24,19 +20,10 @@ type catalogView struct {
 	note string
 }
 
-// compiledCatalog is the catalog compiled from one generation of its release.
-type compiledCatalog struct {
-	key string
-	cat *catalog.Catalog
-}
-
-// disabled is the catalog of a cluster whose catalog release does not
-// exist: nothing serves a golden.
-var disabled = catalog.Compile(catalog.Default())
-
 // catalog is the catalog pools are planned against now: the fixed one,
-// the catalog release's values (compiled once per generation of the
-// release, read through the cache), or the goldens read back.
+// the catalog release's values as Flux gives them to the chart
+// (spec.values over spec.valuesFrom, read as the CLI reads them; compiled
+// once per state of the release), or the goldens read back.
 func (v *Validator) catalog(ctx context.Context) (catalogView, error) {
 	switch {
 	case v.opts.Catalog != nil:
@@ -44,31 +31,28 @@ func (v *Validator) catalog(ctx context.Context) (catalogView, error) {
 	case v.opts.CatalogRelease.Name == "":
 		return catalogView{readBack: true}, nil
 	}
-	key := v.opts.CatalogRelease
-	hr := &unstructured.Unstructured{}
-	hr.SetGroupVersionKind(HelmReleaseGVK)
-	err := v.client.Get(ctx, key, hr)
-	switch {
-	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return catalogView{cat: disabled, note: fmt.Sprintf(
-			"the catalog's HelmRelease %s does not exist, so the catalog is not deployed and serves no golden", key)}, nil
-	case err != nil:
-		return catalogView{}, fmt.Errorf("the catalog's HelmRelease %s: %w", key, err)
+	cat, note, err := v.compiler.Catalog(ctx, v.client, v.opts.CatalogRelease, v.values)
+	if err != nil {
+		return catalogView{}, err
 	}
-	id := string(hr.GetUID()) + "/" + strconv.FormatInt(hr.GetGeneration(), 10)
-	if c := v.compiled.Load(); c != nil && c.key == id {
-		return catalogView{cat: c.cat}, nil
+	return catalogView{cat: cat, note: note}, nil
+}
+
+// releaseCatalog compiles the values of a catalog release in a request,
+// its valuesFrom read from the cluster.
+func (v *Validator) releaseCatalog(ctx context.Context, obj map[string]any) (*catalog.Catalog, error) {
+	rel, err := catalogrelease.Values(ctx, obj, v.values)
+	if err != nil {
+		return nil, err
 	}
-	cat := catalog.Compile(catalog.DecodeValues(releaseValues(hr.Object)))
-	v.compiled.Store(&compiledCatalog{key: id, cat: cat})
-	return catalogView{cat: cat}, nil
+	return catalog.Compile(catalog.DecodeValues(rel.Values)), nil
 }
 
 // releaseValues are a HelmRelease's spec.values as the chart receives them
-// from the pool or the catalog: without the keys that start with "_",
-// which Cozystack reserves for the values it injects (cozystack-api refuses
-// them in an application's spec and drops them when it reads a release
-// back: filterInternalKeys in pkg/registry/apps/application/rest.go).
+// from the pool: without the keys that start with "_", which Cozystack
+// reserves for the values it injects (cozystack-api refuses them in an
+// application's spec and drops them when it reads a release back:
+// filterInternalKeys in pkg/registry/apps/application/rest.go).
 func releaseValues(obj map[string]any) any {
 	spec, _ := obj["spec"].(map[string]any)
 	values, present := spec["values"]
@@ -85,8 +69,8 @@ func releaseValues(obj map[string]any) any {
 	return out
 }
 
-// releaseNotes are warnings about a HelmRelease's values that the webhook
-// does not see: Flux merges valuesFrom under spec.values, and only
+// releaseNotes are warnings about a pool release's values that the
+// webhook does not see: Flux merges valuesFrom under spec.values, and only
 // Cozystack's own Secret of internal keys is known to change nothing here.
 func releaseNotes(obj map[string]any) []string {
 	spec, _ := obj["spec"].(map[string]any)

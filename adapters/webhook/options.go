@@ -101,9 +101,12 @@ type Options struct {
 	// values the webhook was started with.
 	Catalog *catalog.Catalog
 	// CatalogRelease is the kubernetes-worker-image HelmRelease whose
-	// spec.values are the catalog pools are planned against, read from the
-	// manager's cache on every admission; it is ignored when Catalog is
-	// set. A release that does not exist is a catalog that is not deployed:
+	// values are the catalog pools are planned against (spec.values over
+	// the ConfigMaps and Secrets of spec.valuesFrom, as Flux merges them),
+	// read on every admission: the release through the Validator's reader,
+	// what its valuesFrom names through Setup's manager's API reader (a
+	// cache would watch every ConfigMap and Secret); it is ignored when
+	// Catalog is set. A release that does not exist is a catalog that is not deployed:
 	// disabled, so a pool that clones is refused GoldenNotInCatalog. With
 	// neither Catalog nor a CatalogRelease name, the catalog is read back from
 	// the goldens in cozy-public (catalog.FromCluster).

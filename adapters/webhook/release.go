@@ -209,21 +209,20 @@ func (v *Validator) admitCatalog(ctx context.Context, obj map[string]any, oldObj
 		return readFailure(SubjectCatalog, err, "the goldens in the cluster")
 	}
 	snap := state.NewSnapshot(st)
-	cat := catalog.Compile(catalog.DecodeValues(releaseValues(obj)))
+	cat, err := v.releaseCatalog(ctx, obj)
+	if err != nil {
+		return readFailure(SubjectCatalog, err, "the release's values")
+	}
 	res, _ := catalog.Render(cat, snap)
 	d := decision{subject: SubjectCatalog, outcome: Admitted}
 	for _, w := range res.Warnings {
 		d.warn(t, w)
 	}
-	for _, n := range releaseNotes(obj) {
-		d.note("%s", n)
-	}
 	if len(res.Refusals) == 0 {
 		return d
 	}
 	if o, ok := oldObj(); ok {
-		oldCat, oldRefusals := catalogOf(o, snap)
-		if standing(res.Refusals, cat, oldCat, oldRefusals) {
+		if oldCat, oldRefusals, ok := v.catalogOf(ctx, o, snap); ok && standing(res.Refusals, cat, oldCat, oldRefusals) {
 			d.keep(t, res.Refusals, "this update leaves the goldens they are about as they were")
 			return d
 		}
@@ -232,9 +231,13 @@ func (v *Validator) admitCatalog(ctx context.Context, obj map[string]any, oldObj
 	return d
 }
 
-// catalogOf compiles a catalog release's values and renders them.
-func catalogOf(obj map[string]any, snap *state.Snapshot) (*catalog.Catalog, guard.Refusals) {
-	cat := catalog.Compile(catalog.DecodeValues(releaseValues(obj)))
+// catalogOf compiles a catalog release's values and renders them; not ok
+// when its values cannot be read (nothing then stood before).
+func (v *Validator) catalogOf(ctx context.Context, obj map[string]any, snap *state.Snapshot) (*catalog.Catalog, guard.Refusals, bool) {
+	cat, err := v.releaseCatalog(ctx, obj)
+	if err != nil {
+		return nil, nil, false
+	}
 	res, _ := catalog.Render(cat, snap)
-	return cat, res.Refusals
+	return cat, res.Refusals, true
 }

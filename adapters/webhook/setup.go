@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -39,6 +40,9 @@ import (
 // with CacheOptions(o), which caches that one release and no other.
 func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	v := New(mgr.GetClient(), o)
+	// The objects the catalog release's valuesFrom names are read from
+	// the API, not cached: a cache would watch every ConfigMap and Secret.
+	v.values = catalogrelease.ReaderSource(mgr.GetAPIReader())
 	v.Register(mgr.GetWebhookServer())
 	w := &warmer{cache: mgr.GetCache(), api: mgr.GetAPIReader(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease, readRelease: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
 	v.forbidden = &w.forbidden

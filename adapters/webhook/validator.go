@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/escape"
@@ -33,8 +34,10 @@ type Validator struct {
 	client client.Reader
 	state  state.Reader
 	opts   Options
-	// compiled is the catalog release's last compiled generation.
-	compiled atomic.Pointer[compiledCatalog]
+	// values reads what the catalog release's valuesFrom names.
+	values catalogrelease.Source
+	// compiler keeps the catalog release's last compiled state.
+	compiler catalogrelease.Compiler
 	// forbidden, set by Setup, says what the webhook may not list.
 	forbidden *atomic.Pointer[error]
 }
@@ -55,7 +58,7 @@ func (v *Validator) denied() error {
 // (controllerruntime.AddToScheme) and, to read the catalog release from a
 // cache, cache unstructured objects.
 func New(c client.Reader, o Options) *Validator {
-	return &Validator{client: c, state: controllerruntime.New(c), opts: o.withDefaults()}
+	return &Validator{client: c, state: controllerruntime.New(c), values: catalogrelease.ReaderSource(c), opts: o.withDefaults()}
 }
 
 // Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),

@@ -61,9 +61,9 @@ func (r Ref) key() string {
 }
 
 // Source reads the data of the ConfigMap or Secret (kind) a valuesFrom
-// entry names, in the release's namespace; an error apierrors.IsNotFound
-// opens is an object that does not exist.
-type Source func(ctx context.Context, kind, namespace, name string) (map[string][]byte, error)
+// entry names, in the release's namespace, and its resourceVersion; an
+// error apierrors.IsNotFound opens is an object that does not exist.
+type Source func(ctx context.Context, kind, namespace, name string) (data map[string][]byte, version string, err error)
 
 // ErrOffline is a valuesFrom entry that no Source can read: the release
 // came from a file, without a cluster.
@@ -76,8 +76,11 @@ type Release struct {
 	// Read are the valuesFrom entries whose values were merged.
 	Read []Ref
 	// Notes say what was left out: an optional entry that does not exist,
-	// the platform's Secret of "_" keys read from a file.
+	// the platform's Secret of "_" keys.
 	Notes []string
+	// versions are the resourceVersions of the objects read, in order:
+	// with the release's generation, they say the values are unchanged.
+	versions []string
 }
 
 // Values reads a HelmRelease object's values: each spec.valuesFrom entry
@@ -87,9 +90,11 @@ type Release struct {
 // merged key by key and anything else replaced (a null replaces too: Helm
 // then drops the chart's default), as Flux's helm-controller does
 // (internal/chartutil/values.go ChartValuesFromReferences). src nil (a
-// release from a file) reads no entry but Cozystack's platform Secret,
-// which holds only keys the catalog drops; any other entry is an error
-// wrapping ErrOffline.
+// release from a file) reads no entry; any entry is then an error
+// wrapping ErrOffline. Cozystack's platform Secret (cozystack-values,
+// without targetPath) is never read, from a cluster or not: it holds only
+// the "_" keys, which the catalog drops, so reading it could change
+// nothing and would only need a grant on a Secret.
 func Values(ctx context.Context, hr map[string]any, src Source) (Release, error) {
 	var out Release
 	spec, _ := hr["spec"].(map[string]any)
@@ -103,21 +108,23 @@ func Values(ctx context.Context, hr map[string]any, src Source) (Release, error)
 	}
 	result := map[string]any{}
 	for _, r := range refs {
+		if r.Kind == "Secret" && r.Name == platformValues && r.TargetPath == "" {
+			out.Notes = append(out.Notes, fmt.Sprintf("spec.valuesFrom %s: not read; it holds the platform's \"_\" keys only, which the catalog does not read", r))
+			continue
+		}
 		if src == nil {
-			if r.Kind == "Secret" && r.Name == platformValues && r.TargetPath == "" {
-				out.Notes = append(out.Notes, fmt.Sprintf("spec.valuesFrom %s: not read (the release came from a file); it holds the platform's \"_\" keys only, which the catalog does not read", r))
-				continue
-			}
 			return out, fmt.Errorf("spec.valuesFrom %s: %w", r, ErrOffline)
 		}
-		data, err := src(ctx, r.Kind, namespace, r.Name)
+		data, version, err := src(ctx, r.Kind, namespace, r.Name)
 		if apierrors.IsNotFound(err) && r.Optional {
+			out.versions = append(out.versions, r.Kind+"/"+r.Name+"@absent")
 			out.Notes = append(out.Notes, fmt.Sprintf("spec.valuesFrom %s: optional, and it does not exist", r))
 			continue
 		}
 		if err != nil {
 			return out, fmt.Errorf("spec.valuesFrom %s: %w", r, err)
 		}
+		out.versions = append(out.versions, r.Kind+"/"+r.Name+"@"+version)
 		text, ok := data[r.key()]
 		if !ok {
 			if r.Optional {

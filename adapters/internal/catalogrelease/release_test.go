@@ -21,19 +21,22 @@ func release(t *testing.T, text string) map[string]any {
 
 // objects is a Source over "<kind>/<name>" → data.
 func objects(data map[string]map[string]string) Source {
-	return func(_ context.Context, kind, namespace, name string) (map[string][]byte, error) {
+	return func(_ context.Context, kind, namespace, name string) (map[string][]byte, string, error) {
 		if namespace != "cozy-system" {
-			return nil, errors.New("read in the wrong namespace " + namespace)
+			return nil, "", errors.New("read in the wrong namespace " + namespace)
+		}
+		if kind == "Secret" && name == platformValues {
+			return nil, "", errors.New("the platform's Secret is read")
 		}
 		d, ok := data[kind+"/"+name]
 		if !ok {
-			return nil, apierrors.NewNotFound(schema.GroupResource{Resource: kind}, name)
+			return nil, "", apierrors.NewNotFound(schema.GroupResource{Resource: kind}, name)
 		}
 		out := map[string][]byte{}
 		for k, v := range d {
 			out[k] = []byte(v)
 		}
-		return out, nil
+		return out, "1", nil
 	}
 }
 
@@ -69,8 +72,8 @@ func TestValuesMergeAsFlux(t *testing.T) {
 		"nested":          map[string]any{"a": float64(1), "b": float64(3)},
 		"images":          map[string]any{"note.x": "quoted"},
 	}, rel.Values, "valuesFrom in order, spec.values over them (a null too), maps merged, the \"_\" keys dropped")
-	assert.Len(t, rel.Read, 5)
-	assert.Len(t, rel.Notes, 2, "the optional entries skipped are said")
+	assert.Len(t, rel.Read, 4, "the platform's Secret is not read")
+	assert.Len(t, rel.Notes, 3, "the optional entries skipped and the platform's Secret are said")
 }
 
 func TestValuesRefusesWhatFluxRefuses(t *testing.T) {

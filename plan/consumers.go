@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -80,87 +80,16 @@ var goldenNames = memo.NewString(func(key string) string {
 	return name
 })
 
-// The kubernetes-nodes chart's releases, as Cozystack makes them
-// (cozystack-api's pkg/registry/apps/application/rest.go
-// convertApplicationToHelmRelease, and the ApplicationDefinition
-// kubernetes-nodes in packages/system/kubernetes-nodes-rd in
-// cozystack/cozystack).
-const (
-	poolReleasePrefix = "kubernetes-nodes-"
-	poolChartName     = "kubernetes-nodes"
-	poolChartRefKind  = "ExternalArtifact"
-	poolChartRefName  = "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"
-	poolChartRefNS    = "cozy-system"
-	applicationKind   = "apps.cozystack.io/application.kind"
-	applicationGroup  = "apps.cozystack.io/application.group"
-	platformValues    = "cozystack-values"
-	poolGroup         = "apps.cozystack.io"
-)
-
-// poolOfRelease reads the pool of a kubernetes-nodes HelmRelease; ok is
-// false for a release of another chart, or one the chart renders nothing
-// of.
+// poolOfRelease reads the pool of a kubernetes-nodes HelmRelease
+// (poolrelease.Of); ok is false for a release of another chart, or one
+// the chart renders nothing of.
 func poolOfRelease(obj map[string]any) (Pool, bool, error) {
-	meta, _ := chartvalues.Map(obj["metadata"])
-	spec, _ := chartvalues.Map(obj["spec"])
-	if !isPoolRelease(meta, spec) {
+	r, ok := poolrelease.Of(obj, poolrelease.Pools)
+	if !ok || r.Pool == "" {
 		return Pool{}, false, nil
 	}
-	namespace, _ := meta["namespace"].(string)
-	name, _ := meta["name"].(string)
-	// Flux names the Helm release spec.releaseName, else
-	// [targetNamespace-]name, in spec.targetNamespace when set.
-	release := name
-	if tn, _ := spec["targetNamespace"].(string); tn != "" {
-		namespace, release = tn, tn+"-"+name
+	if unread := poolrelease.Unread(obj); len(unread) > 0 {
+		return Pool{}, false, fmt.Errorf("its spec.valuesFrom takes values from %s, which were not read and may pick the golden", unread[0])
 	}
-	if rn, _ := spec["releaseName"].(string); rn != "" {
-		release = rn
-	}
-	pool, ok := strings.CutPrefix(release, poolReleasePrefix)
-	if !ok || pool == "" {
-		return Pool{}, false, nil
-	}
-	refs, _ := spec["valuesFrom"].([]any)
-	for _, r := range refs {
-		ref, _ := chartvalues.Map(r)
-		kind, _ := ref["kind"].(string)
-		from, _ := ref["name"].(string)
-		if kind != "Secret" || from != platformValues {
-			return Pool{}, false, fmt.Errorf("its spec.valuesFrom takes values from %s %s, which were not read and may pick the golden", kind, from)
-		}
-	}
-	values := spec["values"]
-	if m, isMap := chartvalues.Map(values); isMap {
-		own := make(map[string]any, len(m))
-		for k, v := range m {
-			if !strings.HasPrefix(k, "_") {
-				own[k] = v
-			}
-		}
-		values = own
-	}
-	return DecodePool(namespace, pool, values), true, nil
-}
-
-// isPoolRelease reports whether a HelmRelease is of the kubernetes-nodes
-// chart: by its chartRef, by its chart template's chart name, or by the
-// labels cozystack-api gives the release of a KubernetesNodes.
-func isPoolRelease(meta, spec map[string]any) bool {
-	labels, _ := chartvalues.Map(meta["labels"])
-	if labels[applicationKind] == PoolKind && labels[applicationGroup] == poolGroup {
-		return true
-	}
-	if ref, ok := chartvalues.Map(spec["chartRef"]); ok {
-		ns, _ := ref["namespace"].(string)
-		if ns == "" {
-			ns, _ = meta["namespace"].(string)
-		}
-		if ref["kind"] == poolChartRefKind && ref["name"] == poolChartRefName && ns == poolChartRefNS {
-			return true
-		}
-	}
-	chart, _ := chartvalues.Map(spec["chart"])
-	template, _ := chartvalues.Map(chart["spec"])
-	return template["chart"] == poolChartName
+	return DecodePool(r.Namespace, r.Pool, poolrelease.Values(obj)), true, nil
 }

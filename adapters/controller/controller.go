@@ -30,6 +30,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -58,10 +59,6 @@ var (
 	poolGVK        = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 	helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
 )
-
-// poolReleasePrefix starts the name of a kubernetes-nodes release; the
-// chart names the pool by what follows.
-const poolReleasePrefix = "kubernetes-nodes-"
 
 // ref is what the controller plans: a pool, of one of two kinds, or the
 // catalog's goldens (kind goldensKind).
@@ -227,59 +224,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error
 }
 
 // poolOf reads the pool an object is: a KubernetesNodes, or a HelmRelease
-// of the kubernetes-nodes chart (not ok for any other release).
+// of the kubernetes-nodes chart (poolrelease.Of); not ok for any other
+// release, or one the chart renders nothing of.
 func poolOf(req ref, obj *unstructured.Unstructured) (plan.Pool, bool, error) {
 	if req.Kind == kubernetesNodes {
 		p, err := plan.PoolFromObject(obj.Object)
 		return p, err == nil, err
 	}
-	spec, _ := obj.Object["spec"].(map[string]any)
-	if !isPoolRelease(obj.GetNamespace(), spec) {
+	r, ok := poolrelease.Of(obj.Object, poolrelease.Pools)
+	if !ok || r.Pool == "" {
 		return plan.Pool{}, false, nil
 	}
-	namespace, release := obj.GetNamespace(), obj.GetName()
-	if tn, _ := spec["targetNamespace"].(string); tn != "" {
-		namespace, release = tn, tn+"-"+release
-	}
-	if rn, _ := spec["releaseName"].(string); rn != "" {
-		release = rn
-	}
-	name, _ := strings.CutPrefix(release, poolReleasePrefix)
-	return plan.DecodePool(namespace, name, releaseValues(spec)), true, nil
-}
-
-// isPoolRelease reports whether a HelmRelease deploys the kubernetes-nodes
-// chart: by the source Cozystack names in spec.chartRef, or by the chart
-// name of a spec.chart template.
-func isPoolRelease(namespace string, spec map[string]any) bool {
-	if ref, ok := spec["chartRef"].(map[string]any); ok {
-		ns, _ := ref["namespace"].(string)
-		if ns == "" {
-			ns = namespace
-		}
-		return ref["kind"] == "ExternalArtifact" && ns == "cozy-system" &&
-			ref["name"] == "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"
-	}
-	chart, _ := spec["chart"].(map[string]any)
-	cspec, _ := chart["spec"].(map[string]any)
-	return cspec["chart"] == "kubernetes-nodes"
-}
-
-// releaseValues are a HelmRelease's spec.values without the keys that
-// start with "_", which Cozystack reserves for the values it injects.
-func releaseValues(spec map[string]any) any {
-	values, present := spec["values"]
-	m, ok := values.(map[string]any)
-	if !present || !ok {
-		return values
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if !strings.HasPrefix(k, "_") {
-			out[k] = v
-		}
-	}
-	return out
+	return plan.DecodePool(r.Namespace, r.Pool, poolrelease.Values(obj.Object)), true, nil
 }
 
 // catalog is the catalog release's, read as the webhook and the CLI read

@@ -22,6 +22,7 @@ func TestPoolOfRelease(t *testing.T) {
 	values := map[string]any{"cluster": "demo", "_cluster": map[string]any{"injected": true}}
 	cases := map[string]struct {
 		spec      map[string]any
+		labels    bool
 		ok        bool
 		namespace string
 		name      string
@@ -33,10 +34,18 @@ func TestPoolOfRelease(t *testing.T) {
 		"OtherChartRef":     {spec: map[string]any{"chartRef": map[string]any{"kind": "ExternalArtifact", "namespace": "cozy-system", "name": "something-else"}}},
 		"OtherChart":        {spec: map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "postgres"}}}},
 		"RefInOwnNamespace": {spec: map[string]any{"chartRef": map[string]any{"kind": "ExternalArtifact", "name": cozystack["name"]}}},
+		// As the consumer count and the webhook recognise a pool: by
+		// cozystack-api's labels too, and never one without the prefix.
+		"Labels":   {spec: map[string]any{"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "renamed"}}, labels: true, ok: true, namespace: "tenant-demo", name: "demo-md0"},
+		"NoPrefix": {spec: map[string]any{"chartRef": cozystack, "releaseName": "demo-md0"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			p, ok, err := poolOf(ref{Kind: helmRelease}, release(tc.spec))
+			obj := release(tc.spec)
+			if tc.labels {
+				obj.SetLabels(map[string]string{"apps.cozystack.io/application.kind": "KubernetesNodes", "apps.cozystack.io/application.group": "apps.cozystack.io"})
+			}
+			p, ok, err := poolOf(ref{Kind: helmRelease}, obj)
 			assert.NoError(t, err)
 			assert.Equal(t, tc.ok, ok)
 			if tc.ok {

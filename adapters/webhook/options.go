@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
@@ -35,16 +36,11 @@ const (
 	// PoolReleasePrefix is the ApplicationDefinition kubernetes-nodes'
 	// release prefix; the chart requires it of its release name too
 	// (kubernetes-nodes.groupName in templates/_helpers.tpl).
-	PoolReleasePrefix = "kubernetes-nodes-"
+	PoolReleasePrefix = poolrelease.Prefix
 
-	ApplicationKindLabel  = "apps.cozystack.io/application.kind"
-	ApplicationGroupLabel = "apps.cozystack.io/application.group"
+	ApplicationKindLabel  = poolrelease.KindLabel
+	ApplicationGroupLabel = poolrelease.GroupLabel
 	ApplicationNameLabel  = "apps.cozystack.io/application.name"
-
-	// platformValuesSecret is the Secret every Cozystack release takes
-	// values from (valuesFrom); it holds the platform's internal "_" keys
-	// only, which no pool or catalog value depends on.
-	platformValuesSecret = "cozystack-values"
 )
 
 // ChartRef is a Flux source a HelmRelease's spec.chartRef names.
@@ -72,12 +68,8 @@ type Chart struct {
 // <PackageSource>-<variant>-<component> for the kubernetes-nodes component of
 // the cozystack.kubernetes-nodes-application package's kubevirt variant.
 var PoolChart = Chart{
-	Name: "kubernetes-nodes",
-	Ref: ChartRef{
-		Kind:      "ExternalArtifact",
-		Namespace: "cozy-system",
-		Name:      "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes",
-	},
+	Name: poolrelease.Pools.Name,
+	Ref:  ChartRef{Kind: poolrelease.Pools.RefKind, Namespace: poolrelease.Pools.RefNamespace, Name: poolrelease.Pools.RefName},
 }
 
 // CatalogChart is the kubernetes-worker-image chart, recognised by its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -49,9 +50,9 @@ func (v *Validator) release(ctx context.Context, req admission.Request) decision
 }
 
 // chartOf says what a HelmRelease is: the catalog (the catalog release
-// itself, or a release of the catalog chart), a pool (a release of the
-// kubernetes-nodes chart, or one cozystack-api made for a KubernetesNodes,
-// by the labels it recognises its releases by), or neither.
+// itself, or a release of the catalog chart), a pool (poolrelease.Of: a
+// release of the kubernetes-nodes chart, or one cozystack-api made for a
+// KubernetesNodes), or neither.
 func (v *Validator) chartOf(obj map[string]any) string {
 	meta, _ := obj["metadata"].(map[string]any)
 	namespace, _ := meta["namespace"].(string)
@@ -62,9 +63,7 @@ func (v *Validator) chartOf(obj map[string]any) string {
 	if v.opts.CatalogChart.matches(obj) {
 		return SubjectCatalog
 	}
-	labels, _ := meta["labels"].(map[string]any)
-	if v.opts.PoolChart.matches(obj) ||
-		(labels[ApplicationKindLabel] == plan.PoolKind && labels[ApplicationGroupLabel] == PoolGVK.Group) {
+	if _, ok := poolrelease.Of(obj, v.opts.PoolChart.internal()); ok {
 		return SubjectPool
 	}
 	return SubjectNone
@@ -109,88 +108,62 @@ func chartIdentity(obj map[string]any) string {
 	return b.String()
 }
 
+// internal is c as poolrelease recognises a chart.
+func (c Chart) internal() poolrelease.Chart {
+	return poolrelease.Chart{Name: c.Name, RefKind: c.Ref.Kind, RefNamespace: c.Ref.Namespace, RefName: c.Ref.Name}
+}
+
 // matches reports whether a HelmRelease is of chart c.
 func (c Chart) matches(obj map[string]any) bool {
-	spec, _ := obj["spec"].(map[string]any)
-	if c.Ref.Name != "" {
-		if ref, ok := spec["chartRef"].(map[string]any); ok {
-			namespace, _ := ref["namespace"].(string)
-			if namespace == "" {
-				meta, _ := obj["metadata"].(map[string]any)
-				namespace, _ = meta["namespace"].(string)
-			}
-			if ref["kind"] == c.Ref.Kind && ref["name"] == c.Ref.Name && namespace == c.Ref.Namespace {
-				return true
-			}
-		}
-	}
-	if c.Name != "" {
-		chart, _ := spec["chart"].(map[string]any)
-		template, _ := chart["spec"].(map[string]any)
-		if template["chart"] == c.Name {
-			return true
-		}
-	}
-	return false
-}
-
-// helmRelease is a HelmRelease's target: where its values sit, and the
-// namespace and name Flux gives its Helm release.
-func helmRelease(obj map[string]any) (t target, releaseNamespace, releaseName string) {
 	meta, _ := obj["metadata"].(map[string]any)
 	spec, _ := obj["spec"].(map[string]any)
-	t = target{gk: HelmReleaseGVK.GroupKind(), values: "spec.values"}
-	t.namespace, _ = meta["namespace"].(string)
-	t.name, _ = meta["name"].(string)
-	// Flux: the release lives in spec.targetNamespace when set, and is
-	// named spec.releaseName, else [targetNamespace-]name.
-	releaseNamespace, releaseName = t.namespace, t.name
-	if tn, _ := spec["targetNamespace"].(string); tn != "" {
-		releaseNamespace, releaseName = tn, tn+"-"+t.name
-	}
-	if rn, _ := spec["releaseName"].(string); rn != "" {
-		releaseName = rn
-	}
-	return t, releaseNamespace, releaseName
+	return c.internal().Matches(meta, spec)
 }
 
-// poolOf reads the pool a kubernetes-nodes release deploys: the chart
-// names it by its release name without the prefix (kubernetes-nodes-
-// <cluster>-<pool>), and refuses to render a release name without it.
-func poolOf(obj map[string]any) (plan.Pool, target, guard.Refusals) {
-	t, namespace, release := helmRelease(obj)
-	name, ok := strings.CutPrefix(release, PoolReleasePrefix)
+// releaseTarget is where a HelmRelease's values sit.
+func releaseTarget(obj map[string]any) target {
+	meta, _ := obj["metadata"].(map[string]any)
+	t := target{gk: HelmReleaseGVK.GroupKind(), values: "spec.values"}
+	t.namespace, _ = meta["namespace"].(string)
+	t.name, _ = meta["name"].(string)
+	return t
+}
+
+// poolOf reads the pool a kubernetes-nodes release deploys
+// (poolrelease.Of): the chart names it by its release name without the
+// prefix (kubernetes-nodes-<cluster>-<pool>), and refuses to render a
+// release name without it, which is refused here.
+func (v *Validator) poolOf(obj map[string]any) (plan.Pool, target, guard.Refusals) {
+	t := releaseTarget(obj)
+	r, _ := poolrelease.Of(obj, v.opts.PoolChart.internal())
+	name := r.Pool
 	var rs guard.Refusals
-	if !ok || name == "" {
-		fld := "metadata.name"
-		if spec, _ := obj["spec"].(map[string]any); spec["releaseName"] != nil {
-			fld = "spec.releaseName"
-		}
+	if name == "" {
 		rs = guard.Refusals{{
-			Reason: guard.InvalidPoolName, Field: fld, BadValue: release,
-			Subject: "pool " + namespace + "/" + release,
+			Reason: guard.InvalidPoolName, Field: r.NameField, BadValue: r.Name,
+			Subject: "pool " + r.Namespace + "/" + r.Name,
 			Detail: fmt.Sprintf("the release name %q does not start with %q, which the kubernetes-nodes chart requires and names the pool by what follows; name the release %s<cluster>-<pool>",
-				release, PoolReleasePrefix, PoolReleasePrefix),
+				r.Name, PoolReleasePrefix, PoolReleasePrefix),
 		}}
-		name = release
+		name = r.Name
 	}
-	return plan.DecodePool(namespace, name, releaseValues(obj)), t, rs
+	return plan.DecodePool(r.Namespace, name, poolrelease.Values(obj)), t, rs
 }
 
 // admitPoolRelease plans the pool of a kubernetes-nodes release.
 func (v *Validator) admitPoolRelease(ctx context.Context, obj map[string]any, oldObj func() (map[string]any, bool)) decision {
-	pool, t, extra := poolOf(obj)
+	pool, t, extra := v.poolOf(obj)
 	old := func() (plan.Pool, bool) {
 		o, ok := oldObj()
 		if !ok {
 			return plan.Pool{}, false
 		}
-		p, _, _ := poolOf(o)
+		p, _, _ := v.poolOf(o)
 		return p, true
 	}
 	d := v.admitPool(ctx, t, pool, old, extra)
-	for _, n := range releaseNotes(obj) {
-		d.note("%s", n)
+	for _, n := range poolrelease.Unread(obj) {
+		d.note("spec.valuesFrom: values from %s were not checked: only spec.values is, and values from it may change what the chart renders", n)
 	}
 	return d
 }
@@ -200,7 +173,7 @@ func (v *Validator) admitPoolRelease(ctx context.Context, obj map[string]any, ol
 // check catalog.Render makes refuse it, unless it is an update whose every
 // refusal stood before it (see standing).
 func (v *Validator) admitCatalog(ctx context.Context, obj map[string]any, oldObj func() (map[string]any, bool)) decision {
-	t, _, _ := helmRelease(obj)
+	t := releaseTarget(obj)
 	if err := v.denied(); err != nil {
 		return readFailure(SubjectCatalog, err, "the goldens in the cluster")
 	}

@@ -204,19 +204,30 @@ func (a *app) runConsumers(o *options, args []string) error {
 	}
 	res := catalog.Consumers(args[0], v.snap, plan.PoolGolden)
 	v.explain(res.Warnings)
+	// A kind that could not be read may hide a consumer: the list is a
+	// floor, not the answer, and the run is unverified.
+	unread := v.isUnverified(o, res.Warnings)
 	var refusals guard.Refusals
 	if o.strict {
 		res.Warnings, refusals = strictRefusals(res.Warnings)
 	}
 	switch o.output {
 	case jsonOut, yamlOut:
-		if err := writeData(a.stdout, o.output, withRefusals(res, refusals)); err != nil {
+		out := withRefusals(res, refusals)
+		if unread {
+			out = withKey(out, "outcome", unverified)
+		}
+		if err := writeData(a.stdout, o.output, out); err != nil {
 			return err
 		}
 	case wideOut:
 		a.writeConsumersWide(res.Consumers)
 	default:
-		printf(a.stdout, "golden %s: %d %s; %s\n", res.Golden, len(res.Consumers), plural(len(res.Consumers), "consumer"), pointAt(res.BlastRadius))
+		count := sprintf("%d %s", len(res.Consumers), plural(len(res.Consumers), "consumer"))
+		if unread {
+			count = "unverified, at least " + count
+		}
+		printf(a.stdout, "golden %s: %s; %s\n", res.Golden, count, pointAt(res.BlastRadius))
 		for _, c := range res.Consumers {
 			printf(a.stdout, "  %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
 		}
@@ -225,6 +236,10 @@ func (a *app) runConsumers(o *options, args []string) error {
 	printRefusals(a.stderr, refusals)
 	if len(refusals) > 0 {
 		return errRefused
+	}
+	if unread {
+		v.sayUnread(a.stderr, "the consumers of "+res.Golden+" were listed without reading every kind that may clone it", unreadKinds(res.Warnings), false)
+		return errUnverified
 	}
 	return nil
 }
@@ -304,6 +319,9 @@ func (a *app) runPrune(o *options, _ []string) error {
 	}
 	rep := catalog.Prune(cat, v.snap, plan.PoolGolden)
 	v.explain(rep.Warnings)
+	// A consumer kind that could not be read may hide what clones any
+	// golden: nothing is safe to delete, and the run is unverified.
+	unread := v.isUnverified(o, rep.Warnings)
 	catWarnings := cat.Warnings()
 	var refusals guard.Refusals
 	if o.strict {
@@ -313,12 +331,20 @@ func (a *app) runPrune(o *options, _ []string) error {
 		refusals = append(refusals, more...)
 	}
 	if o.output != human {
-		if err := writeData(a.stdout, o.output, withKey(withRefusals(rep, refusals), "catalog", a.catalogFrom)); err != nil {
+		out := withKey(withRefusals(rep, refusals), "catalog", a.catalogFrom)
+		if unread {
+			out = withKey(out, "outcome", unverified)
+		}
+		if err := writeData(a.stdout, o.output, out); err != nil {
 			return err
 		}
 	} else {
 		a.sayCatalog()
-		printf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
+		if unread {
+			printf(a.stdout, "unverified: none can be called unused, since a kind that may clone them was not read\n")
+		} else {
+			printf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
+		}
 		for _, n := range rep.SafeToDelete {
 			printf(a.stdout, "  %s\n", n)
 		}
@@ -335,6 +361,10 @@ func (a *app) runPrune(o *options, _ []string) error {
 	printRefusals(a.stderr, refusals)
 	if len(refusals) > 0 {
 		return errRefused
+	}
+	if unread {
+		v.sayUnread(a.stderr, "no unmanaged golden is reported safe to delete, since what may clone one was not read", unreadKinds(rep.Warnings), false)
+		return errUnverified
 	}
 	return nil
 }

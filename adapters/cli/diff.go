@@ -193,12 +193,34 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 			}
 		}
 	}
+	// A plan of either side that could not read a kind it needed is not
+	// a diff that passed: the run is unverified, as plan's is.
+	var sideWarnings []guard.Warnings
+	clones := false
+	for _, p := range rep.Pools {
+		for _, s := range []*plan.DiffSide{p.Before, p.After} {
+			if s != nil && s.Outcome == plan.Planned {
+				sideWarnings = append(sideWarnings, s.Warnings)
+				clones = clones || s.Source == plan.Clone
+			}
+		}
+	}
+	if clones {
+		// The catalog's own (a read-back's StateUnverified) matter to a
+		// pool that clones.
+		sideWarnings = append(sideWarnings, runWarnings)
+	}
+	unread := v.isUnverified(o, sideWarnings...)
 	if o.strict {
 		runWarnings, runRefusals = strictRefusals(runWarnings)
 	}
 	switch o.output {
 	case jsonOut, yamlOut:
-		if err := writeData(a.stdout, o.output, withKey(rep, "catalog", a.catalogFrom)); err != nil {
+		out := withKey(rep, "catalog", a.catalogFrom)
+		if unread {
+			out = withKey(out, "outcome", unverified)
+		}
+		if err := writeData(a.stdout, o.output, out); err != nil {
 			return err
 		}
 	case wideOut:
@@ -214,6 +236,10 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	}
 	if len(runRefusals) > 0 || rep.Refused() {
 		return errRefused
+	}
+	if unread {
+		v.printUnread(a.stderr, "the change was planned without reading what its guards need", unreadKinds(sideWarnings...))
+		return errUnverified
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ func TestForbidden(t *testing.T) {
 		Consumers []any
 		Warnings  []struct{ Reason, Cause string }
 	}
-	if err := json.Unmarshal([]byte(c.stdout), &cons); err != nil || c.code != 0 || len(cons.Consumers) != 0 || len(cons.Warnings) == 0 ||
+	if err := json.Unmarshal([]byte(c.stdout), &cons); err != nil || c.code != 4 || len(cons.Consumers) != 0 || len(cons.Warnings) == 0 ||
 		!strings.HasPrefix(cons.Warnings[0].Cause, "forbidden: cannot list") {
 		t.Errorf("consumers says it could not see: exit %d\n%s", c.code, c.stdout)
 	}
@@ -177,7 +177,7 @@ func TestStateFileOfSomeKinds(t *testing.T) {
 	st := write(t, "state.yaml", dropKind("CSIDriver")(readExample(t, exampleState)))
 	pools := write(t, "pools.yaml", poolDoc("demo-md0", builtinPool))
 	r := exe(t, "", "plan", "-f", pools, "--catalog", exampleCatalog, "--state", st, "-o", "json")
-	if w := planWarnings(t, r.stdout); r.code != 0 || !reflect.DeepEqual(w, []kindedWarning{{"StateUnverified", "storageClass", "CSIDriver"}}) ||
+	if w := planWarnings(t, r.stdout); r.code != 4 || !reflect.DeepEqual(w, []kindedWarning{{"StateUnverified", "storageClass", "CSIDriver"}}) ||
 		!strings.Contains(r.stdout, "not in "+st+": it holds no CSIDriver") {
 		t.Errorf("exit %d, warnings %v\n%s", r.code, w, r.stdout)
 	}

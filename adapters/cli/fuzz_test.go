@@ -16,8 +16,8 @@ import (
 
 // runFile runs the command in-process on data written to a file, with the
 // file's path in place of "FILE" in args. Whatever the file holds, the
-// command ends planned, refused or on unusable input, never on an internal
-// error.
+// command ends planned, refused, unverified (a --state file that lacks a
+// kind) or on unusable input, never on an internal error.
 func runFile(t *testing.T, data []byte, args ...string) {
 	path := filepath.Join(t.TempDir(), "input.yaml")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -31,7 +31,7 @@ func runFile(t *testing.T, data []byte, args ...string) {
 	var out, errOut bytes.Buffer
 	code := cli.Run(args, strings.NewReader(string(data)), &out, &errOut)
 	switch code {
-	case cli.ExitPlanned, cli.ExitRefused, cli.ExitUnusable:
+	case cli.ExitPlanned, cli.ExitRefused, cli.ExitUnusable, cli.ExitUnverified:
 	default:
 		t.Fatalf("exit %d on input:\n%s\nstderr:\n%s", code, data, errOut.String())
 	}

@@ -65,9 +65,9 @@ func TestObserved(t *testing.T) {
 		warned   []kindedWarning
 	}{
 		"NotHeld": {
-			reason:  "a file without a CDIConfig says nothing of CDI's config: unknown, the plan warns",
-			code:    0,
-			outcome: "planned",
+			reason:  "a file without a CDIConfig says nothing of CDI's config: unknown, the plan warns and is unverified",
+			code:    4,
+			outcome: "unverified",
 			warned:  []kindedWarning{{"StateUnverified", "storageClass", "CDIConfig"}},
 		},
 		"Named": {
@@ -242,8 +242,8 @@ func TestObservedPrune(t *testing.T) {
 				args = []string{"catalog", "prune", "--example", "-o", "json"}
 			}
 			r := exe(t, "", args...)
-			if r.code != 0 {
-				t.Fatalf("%s: exit %d\n%s", tc.reason, r.code, r.stderr)
+			if want := map[bool]int{true: 4, false: 0}[len(tc.warned) > 0]; r.code != want {
+				t.Fatalf("%s: exit %d, want %d (4: a kind unread is unverified)\n%s", tc.reason, r.code, want, r.stderr)
 			}
 			var out struct {
 				SafeToDelete []string
@@ -309,7 +309,7 @@ func TestObservedSnapshotClasses(t *testing.T) {
 	pool := write(t, "pools.yaml", poolDoc("demo-md0", "storageClass: replicated\nosImage: {builtin: {}}"))
 
 	r := exe(t, "", "plan", "-f", pool, "--catalog", exampleCatalog, "--state", file, "-o", "json")
-	if w := planWarnings(t, r.stdout); r.code != 0 || !reflect.DeepEqual(w, []kindedWarning{{"StateUnverified", "storageClass", "VolumeSnapshotClass"}}) {
+	if w := planWarnings(t, r.stdout); r.code != 4 || !reflect.DeepEqual(w, []kindedWarning{{"StateUnverified", "storageClass", "VolumeSnapshotClass"}}) {
 		t.Errorf("held none: exit %d, warnings %v\n%s", r.code, w, r.stderr)
 	}
 	r = exe(t, "", "plan", "-f", pool, "--catalog", exampleCatalog, "--state", file, "--observed", "VolumeSnapshotClass", "-o", "json")
@@ -395,8 +395,8 @@ func TestObservedPruneOtherVersions(t *testing.T) {
 				cause = file + fmt.Sprintf(tc.cause, strings.Count(example, "\n")+2)
 			}
 			r := exe(t, "", "catalog", "prune", "--catalog", exampleCatalog, "--state", file, "--observed", "all", "-o", "json")
-			if r.code != 0 {
-				t.Fatalf("%s: exit %d\n%s", tc.reason, r.code, r.stderr)
+			if want := map[bool]int{true: 4, false: 0}[len(tc.warned) > 0]; r.code != want {
+				t.Fatalf("%s: exit %d, want %d (4: a kind unread is unverified)\n%s", tc.reason, r.code, want, r.stderr)
 			}
 			var out struct {
 				SafeToDelete []string

@@ -449,27 +449,12 @@ func (rep *planReport) shape() any {
 }
 
 // printUnverified says once for the run which kinds the unverified
-// plans could not read, and why each: every kind the run's read left
-// unknown, and every forbidden namespace, at once.
+// plans could not read, and why each.
 func (rep *planReport) printUnverified(w io.Writer, v view) {
 	var kinds state.Kind
 	for _, k := range rep.unverified {
 		kinds |= k
 	}
-	if kinds == 0 {
-		return
-	}
-	for k := range v.causes {
-		kinds |= k
-	}
 	n := len(rep.unverified)
-	printf(w, "unverified: %d %s planned without reading what %s guards need from the cluster; grant these reads, or --strict refuses (exit 3):\n",
-		n, plural(n, "pool"), map[bool]string{true: "its", false: "their"}[n == 1])
-	for _, k := range kinds.Each() {
-		cause := v.causes[k]
-		if cause == "" {
-			cause = "not read"
-		}
-		printf(w, "  %s: %s\n", k, cause)
-	}
+	v.printUnread(w, sprintf("%d %s planned without reading what %s guards need", n, plural(n, "pool"), map[bool]string{true: "its", false: "their"}[n == 1]), kinds)
 }

@@ -130,7 +130,7 @@ func (a *app) runPlan(o *options, args []string) error {
 		runWarnings, runRefusals = strictRefusals(runWarnings)
 	}
 	rep := planReport{Pools: results, Warnings: runWarnings, Refusals: runRefusals, notices: notices(results, v.snap)}
-	if v.cluster && !o.strict {
+	if !v.offline && !o.strict {
 		rep.unverified = unverifiedPools(pools, results, runWarnings)
 	}
 	rep.radii = a.blastRadius(results, v)
@@ -151,11 +151,6 @@ func (a *app) runPlan(o *options, args []string) error {
 	}
 	return nil
 }
-
-// unverified is the outcome of a pool planned on a view of the cluster
-// that lacked a kind a guard needed: not refused, and not a plan that
-// passed.
-const unverified plan.Outcome = "unverified"
 
 // unverifiedPools are the planned pools whose plan could not read a kind
 // it needed from the cluster (a StateUnverified of their own, or of the

@@ -83,3 +83,76 @@ func TestNoAdviceTheUnreadStateContradicts(t *testing.T) {
 		t.Errorf("exit %d, want 4 and no \"not in the catalog\"\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestUnverifiedEverywhere: diff, catalog consumers and catalog prune,
+// and plan of a --state file that lacks a kind, end unverified (exit 4,
+// "outcome":"unverified") as plan on a cluster does; prune then names
+// nothing safe to delete. Just clear of it, every read granted, each
+// exits 0.
+func TestUnverifiedEverywhere(t *testing.T) {
+	api := newFakeAPI(t, readExample(t, exampleState))
+	api.flux = true
+	deny := func(suffixes ...string) {
+		api.answerWith(func(w http.ResponseWriter, r *http.Request) bool {
+			for _, s := range suffixes {
+				if strings.HasSuffix(r.URL.Path, s) {
+					writeStatus(w, 403, "Forbidden", "forbidden")
+					return true
+				}
+			}
+			return false
+		})
+	}
+	kc := kubeconfig(t, "tenant-demo", [2]string{"c", api.URL})
+	golden := "talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.12.4"
+	diff := []string{"diff", "-f", examplePools, "--catalog", exampleCatalog, "--kubeconfig", kc, "--set", "talos.version=v1.13.6", "--cozystack-values", exampleCozystackValues}
+	cases := map[string]struct {
+		args []string
+		deny []string
+		// text must be in the text output of the unverified run.
+		text string
+	}{
+		"diff":      {diff, []string{"/storageclasses"}, "StorageClass: forbidden: cannot list storageclasses"},
+		"consumers": {[]string{"catalog", "consumers", golden, "--kubeconfig", kc}, []string{"/helmreleases"}, "unverified, at least 3 consumers"},
+		"prune":     {[]string{"catalog", "prune", "--catalog", exampleCatalog, "--kubeconfig", kc}, []string{"/kubernetesnodes"}, "unverified: none can be called unused"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			deny(tc.deny...)
+			r := exe(t, "", append(tc.args, "-o", "json")...)
+			if r.code != 4 || !strings.Contains(r.stdout, `"outcome": "unverified"`) {
+				t.Errorf("exit %d, want 4 and \"outcome\": \"unverified\"\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if name == "prune" && strings.Contains(r.stdout, `"safeToDelete": [
+    "`) {
+				t.Errorf("an unread pool kind leaves nothing safe to delete:\n%s", r.stdout)
+			}
+			text := exe(t, "", tc.args...)
+			if text.code != 4 || !strings.Contains(text.stdout+text.stderr, tc.text) || strings.Contains(text.stdout, "safe to delete (") {
+				t.Errorf("text: exit %d, want 4 and %q\n%s\n%s", text.code, tc.text, text.stdout, text.stderr)
+			}
+			if s := exe(t, "", append(tc.args, "--strict")...); s.code != 3 {
+				t.Errorf("--strict refuses: exit %d\n%s", s.code, s.stderr)
+			}
+			api.answerWith(nil)
+			if r := exe(t, "", append(tc.args, "-o", "json")...); r.code != 0 || strings.Contains(r.stdout, "unverified") {
+				t.Errorf("every read granted: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+
+	t.Run("plan --state", func(t *testing.T) {
+		classes := write(t, "classes.yaml", "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: replicated}\nprovisioner: linstor.csi.linbit.com\n")
+		r := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", classes, "-o", "json")
+		if got := decodePlan(t, r.stdout); r.code != 4 || len(got) != 2 || got[0].Outcome != "unverified" {
+			t.Errorf("a dump without the kinds a clone needs: exit %d %+v\n%s", r.code, got, r.stderr)
+		}
+		text := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", classes)
+		if text.code != 4 || !strings.Contains(text.stderr, "add them to the dump") || !strings.Contains(text.stderr, "DataVolume: not in "+classes) {
+			t.Errorf("text: exit %d\n%s\n%s", text.code, text.stdout, text.stderr)
+		}
+		if r := exe(t, "", "plan", "-f", examplePools, "--catalog", exampleCatalog, "--state", exampleState, "-o", "json"); r.code != 0 || strings.Contains(r.stdout, "unverified") {
+			t.Errorf("a dump of every kind the plans need: exit %d\n%s", r.code, r.stderr)
+		}
+	})
+}

@@ -17,11 +17,18 @@ import (
 const firstCommand = "go run ./adapters/cli/cmd/worker-image plan --example"
 
 // refusing are the README's commands whose plan is refused (exit status 3);
-// every other command of the README exits 0.
+// every other command of the README but unverifiedRuns exits 0.
 var refusing = []string{
 	"./worker-image plan -f examples/cli/refused.yaml --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml",
 	"sed 's/storage: 6Gi/storage: 8Gi/' examples/cli/catalog.yaml | ./worker-image catalog render --catalog - --state examples/cli/state.yaml",
 	"./worker-image diff -f examples/cli/pools.yaml --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --set talos.version=v1.13.7 --cozystack-values examples/cli/cozystack-values.yaml",
+}
+
+// unverifiedRuns are the README's commands that read a state lacking a
+// kind they need (exit status 4).
+var unverifiedRuns = []string{
+	"./worker-image catalog consumers talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.12.4 --state examples/cli/state.yaml",
+	"./worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml",
 }
 
 // elided is the line that stands, in the README, for output lines left out.
@@ -50,9 +57,9 @@ func TestREADME(t *testing.T) {
 	if len(steps) == 0 || steps[0].line != firstCommand {
 		t.Fatalf("the README's first command is %q", firstCommand)
 	}
-	for _, r := range refusing {
+	for _, r := range append(slices.Clone(refusing), unverifiedRuns...) {
 		if !slices.ContainsFunc(steps, func(s step) bool { return s.line == r }) {
-			t.Errorf("the README no longer runs %q; update refusing", r)
+			t.Errorf("the README no longer runs %q; update refusing or unverifiedRuns", r)
 		}
 	}
 	for _, s := range steps {
@@ -63,6 +70,9 @@ func TestREADME(t *testing.T) {
 			want := workerimage.ExitPlanned
 			if slices.Contains(refusing, s.line) {
 				want = workerimage.ExitRefused
+			}
+			if slices.Contains(unverifiedRuns, s.line) {
+				want = workerimage.ExitUnverified
 			}
 			if code != want {
 				t.Errorf("exit status %d, want %d\n%s", code, want, out.String())

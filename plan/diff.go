@@ -61,6 +61,10 @@ type DiffInput struct {
 	// Platform is the platform's values every pool release merges; nil
 	// when they are not known, and then no template name is computed.
 	Platform *Platform
+	// Platforms are the platform's values of each namespace (each
+	// tenant's cozystack-values Secret), by namespace; a pool whose
+	// namespace has an entry takes it instead of Platform.
+	Platforms map[string]*Platform
 	// ImageSize is the bytes one HTTP import pulls and one clone moves;
 	// zero is DefaultImageSize.
 	ImageSize resource.Quantity
@@ -256,15 +260,35 @@ func Diff(in DiffInput, ch Change) (DiffReport, error) {
 	if d.size.IsZero() {
 		d.size = DefaultImageSize
 	}
-	d.platform, d.platformWhy = chartPlatform, PlatformNotGiven
-	if in.Platform != nil {
-		d.platform, d.platformWhy = in.Platform.parts()
-		if d.platformWhy != "" {
-			d.platform = chartPlatform
+	d.platform = platformOf(in.Platform)
+	if len(in.Platforms) > 0 {
+		d.platforms = make(map[string]platformChoice, len(in.Platforms))
+		for ns, p := range in.Platforms {
+			d.platforms[ns] = platformOf(p)
 		}
 	}
 	d.workers = indexWorkers(d.snap)
 	return d.diff(in.Pools, changed(in.Pools, ch)), nil
+}
+
+// platformChoice is the platform's part of a pool's define, and why its
+// template name is not known ("" when it is).
+type platformChoice struct {
+	parts platformParts
+	why   string
+}
+
+// platformOf is p's part of the define; the chart's own, with why, when p
+// is nil or the chart cannot render it.
+func platformOf(p *Platform) platformChoice {
+	if p == nil {
+		return platformChoice{parts: chartPlatform, why: PlatformNotGiven}
+	}
+	parts, why := p.parts()
+	if why != "" {
+		parts = chartPlatform
+	}
+	return platformChoice{parts: parts, why: why}
 }
 
 // changed are the pools after ch: its pools, or those before it, with its
@@ -306,8 +330,8 @@ type differ struct {
 	before, after *catalog.Catalog
 	snap          *state.Snapshot
 	size          resource.Quantity
-	platform      platformParts
-	platformWhy   string
+	platform      platformChoice
+	platforms     map[string]platformChoice
 	workers       workerIndex
 	// beforeSteps and afterSteps complete each side's catalog.
 	beforeSteps, afterSteps completion
@@ -440,7 +464,11 @@ func (d *differ) decide(pool Pool, cat *catalog.Catalog) Result {
 // plan once the steps are done).
 func (s *side) render(r Result, d *differ) {
 	s.rendered, s.disk = false, ""
-	t, why := template(r, s.values.Spec, s.pool.Spec.Cluster, d.platform)
+	platform := d.platform
+	if p, ok := d.platforms[s.pool.Namespace]; ok {
+		platform = p
+	}
+	t, why := template(r, s.values.Spec, s.pool.Spec.Cluster, platform.parts)
 	s.disk = t.Disk
 	if why != "" {
 		s.Template = TemplateName{Unknown: why}
@@ -448,8 +476,8 @@ func (s *side) render(r Result, d *differ) {
 	}
 	s.sum, d.buf = t.Sum(d.buf)
 	s.rendered = true
-	if d.platformWhy != "" {
-		s.Template = TemplateName{Unknown: d.platformWhy}
+	if platform.why != "" {
+		s.Template = TemplateName{Unknown: platform.why}
 		return
 	}
 	s.Template = TemplateName{Name: t.Name(s.sum), From: FromValues}

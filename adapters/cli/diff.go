@@ -57,8 +57,9 @@ Per pool it prints whether it rolls, its source and golden before and after
 import-failed, unknown), its plan's refusals after the change, and its
 workers, counted from its disks in the cluster. The KubevirtMachineTemplate
 names, the chart's hash of the whole template, need the platform's values
-the template also holds: --cozystack-values, the values.yaml of a tenant's
-cozystack-values Secret. Then come the steps, in order (add-catalog-entry,
+the template also holds: read from each tenant's cozystack-values Secret
+when diff reads a cluster (each pool's own namespace's, under -A too), or
+--cozystack-values, the values.yaml of such a Secret, for every pool. Then come the steps, in order (add-catalog-entry,
 wait-for-golden, roll-pool; a pool refused after the change for what no step
 fixes does not roll and has none), and the transfer: bytes pulled over HTTP
 (--image-size × workers re-imaged from an Image Factory, and one import per
@@ -85,7 +86,7 @@ worker-image diff -n tenant-demo --set talos.version=v1.13.7 --cozystack-values 
 	fs.StringVar(&d.afterPools, "after-pools", "", "`POOL.yaml`: the pools after the change, KubernetesNodes documents replacing every pool before it (\"-\" for standard input)")
 	fs.StringVar(&d.afterCatalog, "after-catalog", "", "`CATALOG.yaml`: the catalog's values after the change (\"-\" for standard input)")
 	fs.StringArrayVar(&d.set, "set", nil, "`KEY=VALUE`: a new kubernetes-nodes chart default after the change, for the pools that do not set KEY (repeat it for several)")
-	fs.StringVar(&d.cozystackValues, "cozystack-values", "", "`VALUES.yaml`: the values.yaml of a tenant's cozystack-values Secret (_cluster, _namespace), which the KubevirtMachineTemplate's name also hashes")
+	fs.StringVar(&d.cozystackValues, "cozystack-values", "", "`VALUES.yaml`: the values.yaml of a tenant's cozystack-values Secret (_cluster, _namespace), which the KubevirtMachineTemplate's name also hashes; for every pool, over each tenant's Secret read from the cluster")
 	fs.StringVar(&d.imageSize, "image-size", plan.DefaultImageSize.String(), "`QUANTITY` one import of the Talos image pulls over HTTP, and one clone of its golden moves")
 	o.stateFlags(fs)
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "compare the KubernetesNodes of every namespace of the cluster")
@@ -150,8 +151,9 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var platforms map[string]*plan.Platform
 	if platform == nil && v.cluster {
-		if platform, err = a.tenantPlatform(before); err != nil {
+		if platforms, err = a.tenantPlatforms(before); err != nil {
 			return err
 		}
 	}
@@ -171,7 +173,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		ch.Catalog = catalog.Compile(catalog.DecodeValues(m))
 		runWarnings = append(runWarnings, ch.Catalog.Warnings()...)
 	}
-	in := plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: imageSize}
+	in := plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, Platforms: platforms, ImageSize: imageSize}
 	if o.strict {
 		// Decided inside Diff, so that a pool --strict refuses neither
 		// rolls nor gets a step.
@@ -517,27 +519,33 @@ const (
 	tenantValuesKey    = "values.yaml"
 )
 
-// tenantPlatform reads the platform's values from the tenant's
-// cozystack-values Secret when the pools are of one namespace: what
-// --cozystack-values gives by hand. A Secret that does not exist or may not
-// be read leaves the template names unknown, with a note that says why;
-// pools of several namespaces (-A) take one each, which a single run does
-// not hold, so they say so.
-func (a *app) tenantPlatform(pools []plan.PoolValues) (*plan.Platform, error) {
-	namespaces := map[string]bool{}
+// tenantPlatforms are the platform's values of each namespace of the
+// pools, read from its cozystack-values Secret: what --cozystack-values
+// gives by hand, per tenant (-A reads each tenant's). A Secret that does
+// not exist or may not be read leaves that namespace's template names
+// unknown, with a note that says why.
+func (a *app) tenantPlatforms(pools []plan.PoolValues) (map[string]*plan.Platform, error) {
+	var namespaces []string
 	for _, p := range pools {
-		namespaces[p.Namespace] = true
-	}
-	if len(namespaces) != 1 {
-		if len(namespaces) > 1 {
-			printf(a.stderr, "note: the pools are of %d namespaces, each with its own %s Secret; template names are computed per tenant with -n NAMESPACE (or --cozystack-values)\n", len(namespaces), tenantValuesSecret)
+		if !slices.Contains(namespaces, p.Namespace) {
+			namespaces = append(namespaces, p.Namespace)
 		}
-		return nil, nil
 	}
-	var ns string
-	for n := range namespaces {
-		ns = n
+	slices.Sort(namespaces)
+	out := make(map[string]*plan.Platform, len(namespaces))
+	for _, ns := range namespaces {
+		p, err := a.tenantPlatform(ns)
+		if err != nil {
+			return nil, err
+		}
+		out[ns] = p
 	}
+	return out, nil
+}
+
+// tenantPlatform reads the platform's values of one namespace; nil, with
+// a note, when its Secret does not exist or may not be read.
+func (a *app) tenantPlatform(ns string) (*plan.Platform, error) {
 	s, err := a.conn.core.CoreV1().Secrets(ns).Get(context.Background(), tenantValuesSecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

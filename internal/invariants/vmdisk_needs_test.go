@@ -26,7 +26,7 @@ import (
 func TestVMDiskNeedsIsEnough(t *testing.T) {
 	const tenant, linstor = "tenant-demo", fixtures.ReplicatedProvisioner
 	golden := func(name, ns, class string, phase cdiv1.DataVolumePhase) []client.Object {
-		dv := fixtures.DataVolume(ns, name).HTTP("https://images.example.com/"+name+".img").Size("20Gi").Class(class).Phase(phase).Obj()
+		dv := fixtures.DataVolume(ns, name).HTTP("https://images.example.com/" + name + ".img").Size("20Gi").Class(class).Phase(phase).Obj()
 		pvc := fixtures.PVC(ns, name).Class(class).Size("20Gi").VolumeMode(corev1.PersistentVolumeBlock).
 			AccessModes(corev1.ReadWriteMany).Bound().Obj()
 		return []client.Object{dv, pvc, fixtures.VolumeOf(pvc, linstor)}

@@ -249,10 +249,29 @@ func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
 	return cat, err
 }
 
+// unverified is the outcome of a plan that passed without reading a kind
+// its guards needed (StateUnverified: this identity may not list it, or
+// it is not served): not refused, and not planned either.
+const unverified = "unverified"
+
+// unread are the kinds a plan's StateUnverified warnings name.
+func unread(res plan.Result) []string {
+	var kinds []string
+	for _, w := range res.Warnings {
+		if w.Reason == guard.StateUnverified && w.Kind != "" && !slices.Contains(kinds, w.Kind) {
+			kinds = append(kinds, w.Kind)
+		}
+	}
+	return kinds
+}
+
 // summarize is what the controller keeps of a plan.
 func summarize(pool plan.Pool, res plan.Result, snap *state.Snapshot) *entry {
 	e := &entry{outcome: string(res.Outcome), reason: "Planned"}
-	reasons := []string{string(res.Outcome)}
+	if res.Outcome == plan.Planned && len(unread(res)) > 0 {
+		e.outcome, e.reason = unverified, "Unverified"
+	}
+	reasons := []string{e.outcome}
 	if len(res.Refusals) > 0 {
 		e.reason = string(res.Refusals[0].Reason)
 		for _, f := range res.Refusals {
@@ -352,7 +371,8 @@ func (r *reconciler) observe(req ref) {
 const noteLimit = 1024
 
 // events records a verdict that changed: a Warning per refusal reason, or
-// a Normal Planned and a Warning per warning reason.
+// a Normal Planned (a Warning Unverified when the plan could not read a
+// kind it needed) and a Warning per warning reason.
 func (r *reconciler) events(obj runtime.Object, res plan.Result) {
 	if len(res.Refusals) > 0 {
 		byReason := map[guard.Reason][]string{}
@@ -368,7 +388,13 @@ func (r *reconciler) events(obj runtime.Object, res plan.Result) {
 		}
 		return
 	}
-	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary(res)))
+	if kinds := unread(res); len(kinds) > 0 {
+		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "Unverified", "Plan", "%s", note(fmt.Sprintf(
+			"unverified: %s, without reading %s, which its guards need (this identity may not list and watch them in every namespace, or they are not served): grant list and watch on %s",
+			summary(res), strings.Join(kinds, ", "), strings.Join(kinds, ", "))))
+	} else {
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary(res)))
+	}
 	seen := map[guard.Reason]bool{}
 	for _, w := range res.Warnings {
 		if !seen[w.Reason] {

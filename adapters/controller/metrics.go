@@ -22,7 +22,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		pools: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_pools",
-			Help: "Worker pools by the outcome of their plan (planned or refused) and its reason: Planned, or the first refusal's reason.",
+			Help: "Worker pools by the outcome of their plan (planned, unverified: planned without reading a kind its guards need, or refused) and its reason: Planned, Unverified, or the first refusal's reason.",
 		}, []string{"outcome", "reason"}),
 		warnings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_pool_warnings",

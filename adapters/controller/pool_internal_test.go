@@ -7,6 +7,10 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 func release(spec map[string]any) *unstructured.Unstructured {
@@ -66,4 +70,22 @@ func TestSame(t *testing.T) {
 	b.Provisioner = "q"
 	assert.False(t, same(a, b))
 	assert.Equal(t, "1", a.ResourceVersion, "compared on copies")
+}
+
+// A plan that passed without reading a kind its guards needed is
+// unverified, never planned; one that read everything stays planned.
+func TestSummarizeUnverified(t *testing.T) {
+	pool := plan.DecodePool("tenant-demo", "demo-md0", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}})
+	snap := state.NewSnapshot(&state.State{})
+	planned := plan.Result{Outcome: plan.Planned}
+	e := summarize(pool, planned, snap)
+	assert.Equal(t, []string{"planned", "Planned"}, []string{e.outcome, e.reason})
+
+	planned.Warnings = guard.Warnings{{Reason: guard.StateUnverified, Kind: "StorageClass"}}
+	e = summarize(pool, planned, snap)
+	assert.Equal(t, []string{"unverified", "Unverified"}, []string{e.outcome, e.reason})
+
+	refused := plan.Result{Outcome: plan.Refused, Refusals: guard.Refusals{{Reason: guard.GoldenNotInCatalog}}, Warnings: planned.Warnings}
+	e = summarize(pool, refused, snap)
+	assert.Equal(t, []string{"refused", "GoldenNotInCatalog"}, []string{e.outcome, e.reason}, "a refusal wins")
 }

@@ -43,6 +43,7 @@ func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	// The objects the catalog release's valuesFrom names are read from
 	// the API, not cached: a cache would watch every ConfigMap and Secret.
 	v.values = catalogrelease.ReaderSource(mgr.GetAPIReader())
+	v.api = mgr.GetAPIReader()
 	v.Register(mgr.GetWebhookServer())
 	w := &warmer{cache: mgr.GetCache(), api: mgr.GetAPIReader(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease, readRelease: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
 	v.forbidden = &w.forbidden

@@ -85,15 +85,35 @@ func (cc *Compiler) Catalog(ctx context.Context, c client.Reader, key types.Name
 	case err != nil:
 		return nil, "", fmt.Errorf("the catalog's HelmRelease %s: %w", key, err)
 	}
+	generation := string(hr.GetUID()) + "/" + strconv.FormatInt(hr.GetGeneration(), 10) + "/"
+	last := cc.last.Load()
+	if spec, _ := hr.Object["spec"].(map[string]any); last != nil && last.key == generation && !readsObjects(spec) {
+		// Nothing but the release itself makes its values: the same
+		// generation is the same catalog.
+		return last.cat, "", nil
+	}
 	rel, err := Values(ctx, hr.Object, src)
 	if err != nil {
 		return nil, "", fmt.Errorf("the catalog's HelmRelease %s: %w", key, err)
 	}
-	id := string(hr.GetUID()) + "/" + strconv.FormatInt(hr.GetGeneration(), 10) + "/" + strings.Join(rel.versions, ",")
-	if last := cc.last.Load(); last != nil && last.key == id {
+	id := generation + strings.Join(rel.versions, ",")
+	if last != nil && last.key == id {
 		return last.cat, "", nil
 	}
 	cat := catalog.Compile(catalog.DecodeValues(rel.Values))
 	cc.last.Store(&compiled{key: id, cat: cat})
 	return cat, "", nil
+}
+
+// readsObjects reports whether a release's values come from an object
+// Values reads (a valuesFrom entry other than the platform's Secret).
+func readsObjects(spec map[string]any) bool {
+	list, _ := spec["valuesFrom"].([]any)
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		if m["kind"] != "Secret" || m["name"] != platformValues || m["targetPath"] != nil {
+			return true
+		}
+	}
+	return false
 }

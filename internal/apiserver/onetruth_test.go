@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -78,10 +79,13 @@ var truthPools = map[string]map[string]any{
 }
 
 // helmVerify is helm-verify's verdict on the chart's rendering of a pool,
-// run as Helm 4 runs it (HELM_KUBECONTEXT, HELM_NAMESPACE, KUBECONFIG):
-// the disk as the chart renders it whatever the cluster holds (an offline
-// plan against a catalog of every flavor), in its KubevirtMachineTemplate.
-func helmVerify(t *testing.T, kc, name string) surfaceVerdict {
+// run as Helm 4 runs it as a plugin (HELM_KUBECONTEXT, HELM_NAMESPACE,
+// KUBECONFIG), or, helm4 false, as Helm 3 runs a post-renderer (its
+// environment's KUBECONFIG, the context and namespace passed as
+// --post-renderer-args): the disk as the chart renders it whatever the
+// cluster holds (an offline plan against a catalog of every flavor), in
+// its KubevirtMachineTemplate.
+func helmVerify(t *testing.T, kc, name string, helm4 bool) surfaceVerdict {
 	t.Helper()
 	// The library refuses to render what it refuses without the cluster
 	// too: those disks are the chart's rendering of demo-t0's with the
@@ -116,10 +120,16 @@ func helmVerify(t *testing.T, kc, name string) surfaceVerdict {
 		}
 	}
 	t.Setenv("KUBECONFIG", kc)
-	t.Setenv("HELM_KUBECONTEXT", "envtest")
-	t.Setenv("HELM_NAMESPACE", fixtures.TenantNamespace)
-	code, stdout, stderr := run(t, rendered, "helm-verify")
+	args := []string{"helm-verify", "--context", "envtest", "-n", fixtures.TenantNamespace}
+	if helm4 {
+		t.Setenv("HELM_KUBECONTEXT", "envtest")
+		t.Setenv("HELM_NAMESPACE", fixtures.TenantNamespace)
+		args = args[:1]
+	}
+	code, stdout, stderr := run(t, rendered, args...)
 	t.Setenv("KUBECONFIG", "")
+	os.Unsetenv("HELM_KUBECONTEXT")
+	os.Unsetenv("HELM_NAMESPACE")
 	switch code {
 	case 0:
 		assert.Equal(t, rendered, stdout, "a clean render passes unchanged")
@@ -257,7 +267,8 @@ func TestOneTruth(t *testing.T) {
 			got[name] = map[string]surfaceVerdict{
 				"plan":        cliPlan(t, kc, fixtures.TenantNamespace, name),
 				"diff":        cliDiff(t, kc, name),
-				"helm-verify": helmVerify(t, kc, name),
+				"helm-verify": helmVerify(t, kc, name, true),
+				"helm 3":      helmVerify(t, kc, name, false),
 				"webhook":     admit(t, v, p),
 				"controller":  controllerVerdict(t, e, "KubernetesNodes", fixtures.TenantNamespace, name),
 			}
@@ -323,12 +334,14 @@ func TestOneTruth(t *testing.T) {
 		for _, surface := range []string{"plan", "diff", "controller"} {
 			assert.Equal(t, "unverified", got["demo-t0"][surface].Outcome, "%s on demo-t0", surface)
 		}
-		assert.Equal(t, surfaceVerdict{Outcome: "refused", Reasons: []string{"StateUnverified"}}, got["demo-t0"]["helm-verify"],
-			"helm-verify is strict: it refuses what it could not check")
+		for _, surface := range []string{"helm-verify", "helm 3"} {
+			assert.Equal(t, surfaceVerdict{Outcome: "refused", Reasons: []string{"StateUnverified"}}, got["demo-t0"][surface],
+				"%s: helm-verify is strict, it refuses what it could not check", surface)
+		}
 		// Just clear of it: the HTTP path reads neither kind, and every
 		// surface but the webhook (which judges nothing it cannot read
 		// whole) plans it.
-		for _, surface := range []string{"plan", "diff", "controller", "helm-verify"} {
+		for _, surface := range []string{"plan", "diff", "controller", "helm-verify", "helm 3"} {
 			assert.Equal(t, "planned", got["demo-t4"][surface].Outcome, "%s on the HTTP pool", surface)
 		}
 

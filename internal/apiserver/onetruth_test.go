@@ -251,9 +251,10 @@ func TestOneTruth(t *testing.T) {
 	names := []string{"demo-t0", "demo-t1", "demo-t2", "demo-t3", "demo-t4"}
 
 	// surfaces asks every surface of every pool, as cfg's identity.
+	var v *webhook.Validator
 	surfaces := func(t *testing.T, cfg *rest.Config, webhookSettled string) map[string]map[string]surfaceVerdict {
 		kc := kubeconfigOf(t, cfg, fixtures.TenantNamespace)
-		v := setupWebhook(t, cfg)
+		v = setupWebhook(t, cfg)
 		runController(t, cfg)
 		// The webhook's cache syncs (or its check finds what it may not
 		// list) once the manager runs.
@@ -348,8 +349,10 @@ func TestOneTruth(t *testing.T) {
 		kc := kubeconfigOf(t, cfg, fixtures.TenantNamespace)
 		code, _, stderr := run(t, "", "plan", "kubernetesnodes/demo-t0", "-n", fixtures.TenantNamespace, "--kubeconfig", kc)
 		assert.Equal(t, 4, code)
-		for _, grant := range []string{"cannot list storageclasses", "cannot list persistentvolumeclaims"} {
-			assert.Contains(t, stderr, grant, "one run names every missing grant")
+		denial := review(t, v, kubernetesNodes(fixtures.TenantNamespace, "demo-t0", truthPools["demo-t0"])).Result.Message
+		for _, kind := range []string{"storageclasses", "persistentvolumeclaims"} {
+			assert.Contains(t, stderr, "cannot list "+kind, "one plan run names every missing grant")
+			assert.Contains(t, denial, kind, "and so does one denial")
 		}
 		_, outcome := consumersOf(t, kc, fixtures.Golden)
 		assert.Equal(t, "unverified", outcome, "PVCs unread may hide a consumer")

@@ -67,20 +67,7 @@ func cliPlan(t *testing.T, kc, namespace, name string, more ...string) surfaceVe
 // admit is the verdict of the webhook's Validator on a create of obj.
 func admit(t *testing.T, v *webhook.Validator, obj *unstructured.Unstructured) surfaceVerdict {
 	t.Helper()
-	raw, err := json.Marshal(obj.Object)
-	require.NoError(t, err)
-	gvk := obj.GroupVersionKind()
-	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		UID: types.UID("uid-" + obj.GetName()), Operation: admissionv1.Create,
-		Kind:      metav1.GroupVersionKind(gvk),
-		Namespace: obj.GetNamespace(), Name: obj.GetName(),
-		Object: runtime.RawExtension{Raw: raw},
-	}}
-	hook := v.Pools()
-	if gvk.Kind == webhook.HelmReleaseGVK.Kind {
-		hook = v.Releases()
-	}
-	resp := hook.Handle(context.Background(), req)
+	resp := review(t, v, obj)
 	if resp.Allowed {
 		return surfaceVerdict{Outcome: "planned"}
 	}
@@ -95,6 +82,25 @@ func admit(t *testing.T, v *webhook.Validator, obj *unstructured.Unstructured) s
 		slices.Sort(out.Reasons)
 	}
 	return out
+}
+
+// review is the webhook Validator's answer to a create of obj.
+func review(t *testing.T, v *webhook.Validator, obj *unstructured.Unstructured) admission.Response {
+	t.Helper()
+	raw, err := json.Marshal(obj.Object)
+	require.NoError(t, err)
+	gvk := obj.GroupVersionKind()
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID: types.UID("uid-" + obj.GetName()), Operation: admissionv1.Create,
+		Kind:      metav1.GroupVersionKind(gvk),
+		Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		Object: runtime.RawExtension{Raw: raw},
+	}}
+	hook := v.Pools()
+	if gvk.Kind == webhook.HelmReleaseGVK.Kind {
+		hook = v.Releases()
+	}
+	return hook.Handle(context.Background(), req)
 }
 
 // runController starts the controller as cfg's identity, reading the

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -87,7 +88,7 @@ func (p *planner) planClone(b *Builtin) {
 	}
 	cl.goldenName = name
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
-	cl.alreadyCloned = p.snap.HasCloned(p.pool.Namespace, cl.pool, name)
+	cl.alreadyCloned = stateindex.Of(p.snap).HasCloned(p.pool.Namespace, cl.pool, name)
 
 	var expected *golden.Expected
 	switch unread := p.cat.UnobservedKinds(); {

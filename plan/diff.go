@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
@@ -491,10 +492,10 @@ func (d *differ) compare(before, after *side) PoolDiff {
 // pool with none (not applied yet) keeps the name its values render.
 func (d *differ) live(s *side) {
 	snap := d.in.Snapshot
-	if snap == nil || !snap.CoversNamespace(state.KubevirtMachineTemplate, s.values.Namespace) {
+	if snap == nil || !stateindex.Of(snap).CoversNamespace(state.KubevirtMachineTemplate, s.values.Namespace) {
 		return
 	}
-	ts := snap.PoolTemplates(s.values.Namespace, naming.PoolCAPIName(s.values.Name))
+	ts := stateindex.Of(snap).PoolTemplates(s.values.Namespace, naming.PoolCAPIName(s.values.Name))
 	switch {
 	case len(ts) == 0:
 	case s.Template.Name != "" && slices.ContainsFunc(ts, func(t *capk.KubevirtMachineTemplate) bool { return t.Name == s.Template.Name }):

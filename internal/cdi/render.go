@@ -3,6 +3,7 @@ package cdi
 import (
 	"fmt"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -78,16 +79,16 @@ func Render(snap *state.Snapshot, class string, size resource.Quantity) Renderin
 		}
 		return r
 	}
-	if !snap.Observed(state.StorageClass) {
+	if !stateindex.Of(snap).Observed(state.StorageClass) {
 		r.Unobserved |= state.StorageClass
-	} else if r.Class = snap.StorageClass(class); r.Class == nil {
+	} else if r.Class = stateindex.Of(snap).StorageClass(class); r.Class == nil {
 		r.ClassMissing = true
 		return r
 	}
-	if !snap.Observed(state.StorageProfile) {
+	if !stateindex.Of(snap).Observed(state.StorageProfile) {
 		r.Unobserved |= state.StorageProfile
 	} else {
-		r.Profile = snap.StorageProfile(class)
+		r.Profile = stateindex.Of(snap).StorageProfile(class)
 		switch {
 		case r.Profile == nil:
 			r.Unrenderable = fmt.Sprintf("class %q has no StorageProfile (CDI: \"cannot get StorageProfile\")", class)
@@ -105,11 +106,11 @@ func Render(snap *state.Snapshot, class string, size resource.Quantity) Renderin
 		}
 	}
 	overheadKnown := true
-	if !snap.Observed(state.CDIConfig) {
+	if !stateindex.Of(snap).Observed(state.CDIConfig) {
 		r.Unobserved |= state.CDIConfig
 		overheadKnown = false
-	} else if snap.CDIConfig() == nil {
-		r.Unrenderable = fmt.Sprintf("CDI has no CDIConfig %q (CDI: \"error getting CDIConfig\")", state.CDIConfigName)
+	} else if stateindex.Of(snap).CDIConfig() == nil {
+		r.Unrenderable = fmt.Sprintf("CDI has no CDIConfig %q (CDI: \"error getting CDIConfig\")", stateindex.CDIConfigName)
 		r.Fix = "CDI's installation is incomplete: its operator re-creates CDIConfig config"
 		return r
 	}
@@ -119,7 +120,7 @@ func Render(snap *state.Snapshot, class string, size resource.Quantity) Renderin
 	}
 	r.RawKnown = r.ModeKnown
 	if r.ModeKnown && (overheadKnown || r.Mode == corev1.PersistentVolumeBlock) {
-		r.Request = storage.RenderedRequest(size, r.Mode, storage.FilesystemOverhead(snap.CDIConfig(), class), min)
+		r.Request = storage.RenderedRequest(size, r.Mode, storage.FilesystemOverhead(stateindex.Of(snap).CDIConfig(), class), min)
 		r.RequestKnown = true
 	}
 	return r

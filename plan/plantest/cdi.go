@@ -11,9 +11,9 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -58,7 +58,7 @@ func (d *stateDraw) snapshotClasses() {
 		v := snapshotv1.VolumeSnapshotClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Driver: driver,
 			DeletionPolicy: snapshotv1.VolumeSnapshotContentDelete}
 		if chance(t, "snapshotClassDefault", 3) {
-			v.Annotations = map[string]string{state.DefaultSnapshotClassAnnotation: rapid.SampledFrom([]string{"true", "true", "true", "false"}).Draw(t, "snapshotClassDefaultValue")}
+			v.Annotations = map[string]string{stateindex.DefaultSnapshotClassAnnotation: rapid.SampledFrom([]string{"true", "true", "true", "false"}).Draw(t, "snapshotClassDefaultValue")}
 		}
 		d.st.VolumeSnapshotClasses = append(d.st.VolumeSnapshotClasses, v)
 	}
@@ -223,7 +223,7 @@ func (d *stateDraw) cdiConfig() {
 	if d.fault("cdiConfigMissing", 8) {
 		return
 	}
-	c := cdiv1.CDIConfig{ObjectMeta: metav1.ObjectMeta{Name: state.CDIConfigName}}
+	c := cdiv1.CDIConfig{ObjectMeta: metav1.ObjectMeta{Name: stateindex.CDIConfigName}}
 	if !d.fault("overheadUnset", 8) {
 		fo := &cdiv1.FilesystemOverhead{Global: rapid.SampledFrom(overheads).Draw(t, "globalOverhead"), StorageClass: map[string]cdiv1.Percent{}}
 		for _, sc := range d.st.StorageClasses {
@@ -253,7 +253,7 @@ func (d *stateDraw) renderedRequest(size resource.Quantity, class string, mode *
 	if mode == nil || *mode != corev1.PersistentVolumeBlock {
 		overhead := 0.0
 		for _, c := range d.st.CDIConfigs {
-			if fo := c.Status.FilesystemOverhead; fo != nil && c.Name == state.CDIConfigName {
+			if fo := c.Status.FilesystemOverhead; fo != nil && c.Name == stateindex.CDIConfigName {
 				o, ok := fo.StorageClass[class]
 				if !ok {
 					o = fo.Global

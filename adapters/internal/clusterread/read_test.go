@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -142,9 +143,9 @@ func TestReadScopeIsWhereEveryKindWasRead(t *testing.T) {
 		"b's PVC list still answers the get of a PVC there")
 
 	snap := state.NewSnapshot(st)
-	assert.True(t, snap.Covers(state.PersistentVolumeClaim, "b", "disk"))
-	assert.False(t, snap.Covers(state.DataVolume, "b", "disk"))
-	assert.True(t, snap.CoversNamespace(state.DataVolume, "a"))
+	assert.True(t, stateindex.Of(snap).Covers(state.PersistentVolumeClaim, "b", "disk"))
+	assert.False(t, stateindex.Of(snap).Covers(state.DataVolume, "b", "disk"))
+	assert.True(t, stateindex.Of(snap).CoversNamespace(state.DataVolume, "a"))
 }
 
 func TestReadFailures(t *testing.T) {

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )

@@ -1,9 +1,9 @@
 package cdi
 
 import (
-	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 

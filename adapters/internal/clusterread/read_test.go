@@ -5,13 +5,13 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // foreignDriver is a CSI driver no drawn class provisions with: a golden's
@@ -123,7 +123,7 @@ func (d *stateDraw) profiles() {
 			}
 		}
 		if chance(t, "profileMinimum", 8) {
-			sp.Annotations = map[string]string{storage.MinimumSupportedPVCSizeAnnotation: rapid.SampledFrom([]string{"1Gi", "10Gi", "30Gi", "lots"}).Draw(t, "profileMinimumValue")}
+			sp.Annotations = map[string]string{cdi.MinimumSupportedPVCSizeAnnotation: rapid.SampledFrom([]string{"1Gi", "10Gi", "30Gi", "lots"}).Draw(t, "profileMinimumValue")}
 		}
 		d.st.StorageProfiles = append(d.st.StorageProfiles, sp)
 	}
@@ -266,7 +266,7 @@ func (d *stateDraw) renderedRequest(size resource.Quantity, class string, mode *
 	}
 	out := *resource.NewQuantity(b, resource.BinarySI)
 	for _, sp := range d.st.StorageProfiles {
-		if q, err := resource.ParseQuantity(sp.Annotations[storage.MinimumSupportedPVCSizeAnnotation]); sp.Name == class && err == nil && out.Cmp(q) < 0 {
+		if q, err := resource.ParseQuantity(sp.Annotations[cdi.MinimumSupportedPVCSizeAnnotation]); sp.Name == class && err == nil && out.Cmp(q) < 0 {
 			out = q
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -346,7 +347,7 @@ func cdiCoverage(st *state.State, seen map[string]int) {
 				seen["profile snapshotClass missing"]++
 			}
 		}
-		if m, ok := sp.Annotations[storage.MinimumSupportedPVCSizeAnnotation]; ok {
+		if m, ok := sp.Annotations[cdi.MinimumSupportedPVCSizeAnnotation]; ok {
 			seen["profile minimum"]++
 			if _, err := resource.ParseQuantity(m); err != nil {
 				seen["profile minimum unparsable"]++

@@ -1,6 +1,7 @@
 package stateindex
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 
@@ -45,7 +46,7 @@ func (x *Index) indexConsumers() {
 		}
 	}
 	for _, ts := range c.poolTmpl {
-		slices.SortFunc(ts, capk.NewestFirst)
+		slices.SortFunc(ts, newestFirst)
 	}
 	for i := range s.VirtualMachines {
 		vm := &s.VirtualMachines[i]
@@ -161,4 +162,14 @@ func (x *Index) VirtualMachine(namespace, name string) *kubevirtv1.VirtualMachin
 // DataSource looks a DataSource up by name.
 func (x *Index) DataSource(namespace, name string) *cdiv1.DataSource {
 	return x.consumers.dataSources[Key{namespace, name}]
+}
+
+// newestFirst orders templates newest first (by creation time), then by
+// name, as slices.SortFunc takes it: the first of a pool's is the one its
+// MachineDeployment was last moved onto.
+func newestFirst(a, b *capk.KubevirtMachineTemplate) int {
+	if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
 }

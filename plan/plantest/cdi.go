@@ -64,7 +64,7 @@ func (d *stateDraw) snapshotClasses() {
 	}
 	for i, sc := range d.st.StorageClasses {
 		p := sc.Provisioner
-		if p == NoProvisioner || seen[p] {
+		if p == noProvisioner || seen[p] {
 			continue
 		}
 		seen[p] = true

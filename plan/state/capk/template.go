@@ -1,8 +1,6 @@
 package capk
 
 import (
-	"cmp"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -140,16 +138,6 @@ func dataVolumeTemplate(dvts []kubevirtv1.DataVolumeTemplateSpec, name string) *
 		}
 	}
 	return nil
-}
-
-// NewestFirst orders templates newest first (by creation time), then by
-// name, as slices.SortFunc takes it: the first of a pool's is the one its
-// MachineDeployment was last moved onto.
-func NewestFirst(a, b *KubevirtMachineTemplate) int {
-	if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Name, b.Name)
 }
 
 // DeepCopyInto copies t into out, sharing nothing.

@@ -138,20 +138,6 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	assert.Nil(t, nilT.DeepCopy())
 }
 
-func TestNewestFirst(t *testing.T) {
-	at := func(name string, hour int) *capk.KubevirtMachineTemplate {
-		t := &capk.KubevirtMachineTemplate{}
-		t.Name = name
-		t.CreationTimestamp = metav1.Unix(int64(hour)*3600, 0)
-		return t
-	}
-	old, newer, tie := at("kubernetes-demo-md0-aaaaaa", 1), at("kubernetes-demo-md0-bbbbbb", 2), at("kubernetes-demo-md0-000000", 2)
-	assert.Negative(t, capk.NewestFirst(newer, old), "the newer first")
-	assert.Positive(t, capk.NewestFirst(old, newer))
-	assert.Negative(t, capk.NewestFirst(tie, newer), "a tie on time goes by name")
-	assert.Zero(t, capk.NewestFirst(old, old))
-}
-
 // otherTemplate stands in for CAPK's own Go type of the kind.
 type otherTemplate struct{ capk.KubevirtMachineTemplate }
 

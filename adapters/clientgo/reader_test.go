@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
@@ -222,8 +223,8 @@ func TestTransientErrors(t *testing.T) {
 			}
 			st, err := read(t, cs, dyn, plan.Needs(pool))
 			assert.Nil(t, st)
-			var re *clientgo.ReadError
-			require.True(t, errors.As(err, &re), "%s: want *clientgo.ReadError, got %T %v", tc.reason, err, err)
+			var re *clusterread.ReadError
+			require.True(t, errors.As(err, &re), "%s: want *clusterread.ReadError, got %T %v", tc.reason, err, err)
 			assert.True(t, tc.is(err), tc.reason)
 			assert.Empty(t, fixtures.Refused(err), "a read error is not a refusal")
 		})

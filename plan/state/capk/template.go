@@ -12,7 +12,9 @@ import (
 // GroupVersion is the API of the KubevirtMachineTemplates the
 // kubernetes-nodes chart writes: the Cluster API KubeVirt provider's
 // infrastructure.cluster.x-k8s.io/v1alpha1.
-var GroupVersion = schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1"}
+func GroupVersion() schema.GroupVersion {
+	return schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1"}
+}
 
 // KubevirtMachineTemplate is a Cluster API KubeVirt provider (CAPK)
 // KubevirtMachineTemplate, holding exactly what the library reads of one:

@@ -147,12 +147,12 @@ func TestAddToScheme(t *testing.T) {
 	s := runtime.NewScheme()
 	require.NoError(t, capk.AddToScheme(s))
 	require.NoError(t, capk.AddToScheme(s), "registering twice is harmless")
-	o, err := s.New(capk.GroupVersion.WithKind("KubevirtMachineTemplate"))
+	o, err := s.New(capk.GroupVersion().WithKind("KubevirtMachineTemplate"))
 	require.NoError(t, err)
 	assert.IsType(t, &capk.KubevirtMachineTemplate{}, o)
 
 	taken := runtime.NewScheme()
-	taken.AddKnownTypeWithName(capk.GroupVersion.WithKind("KubevirtMachineTemplate"), &otherTemplate{})
+	taken.AddKnownTypeWithName(capk.GroupVersion().WithKind("KubevirtMachineTemplate"), &otherTemplate{})
 	assert.NotPanics(t, func() { err = capk.AddToScheme(taken) })
 	assert.ErrorContains(t, err, "cannot also hold", "a scheme that holds CAPK's own type is an error, never a panic")
 }

@@ -1,10 +1,11 @@
-package plan
+package whatif
 
 import (
 	"strings"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -17,7 +18,7 @@ import (
 // made also carries the pool's annotation.
 
 // diskSuffix ends the name of every worker's system disk.
-const diskSuffix = "-" + DiskName
+const diskSuffix = "-" + plan.DiskName
 
 // workerIndex counts, per namespace and pool CAPI name, the pool's worker
 // disks: DataVolumes and PVCs merged by name.

@@ -199,7 +199,7 @@ func TestChartIsTheWebhookManifests(t *testing.T) {
 			require.NoError(t, err)
 			want := map[string]runtime.Object{}
 			for _, o := range webhook.Manifests(webhook.ManifestOptions{Namespace: ns, FailurePolicy: policy,
-				Options: webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease}}) {
+				Options: webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}}) {
 				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 				require.NoError(t, err)
 				obj := &unstructured.Unstructured{Object: u}
@@ -243,7 +243,7 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 	objs, err := render(t, ns, nil)
 	require.NoError(t, err)
 	want := map[string]bool{}
-	for _, k := range webhook.ReadKinds().Each() {
+	for _, k := range kinds.AdmissionReads().Each() {
 		i := kinds.Of(k)
 		want[i.GVK.Group+"/"+i.Resource] = true
 	}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -158,9 +157,8 @@ func (a *app) connectConfig(name, namespace string, cfg *rest.Config) (*conn, er
 // is. A read that failed is status 1: retry rather than plan on a partial
 // view; what the credentials may not read is unknown, never absent.
 func (c *conn) read(req state.Request) (*state.State, map[state.Kind]string, error) {
-	r := clientgo.New(c.core, c.dyn)
-	r.Discovery = c.disc
-	st, unread, err := r.ReadExplained(context.Background(), req)
+	src := clusterread.ClientGo{Core: c.core, Dynamic: c.dyn}
+	st, unread, err := clusterread.ReadClientGo(context.Background(), src, c.disc, 0, req)
 	if err != nil {
 		// A *ReadError (retry), a *NotAPIServerError, or discovery's own
 		// failure: none is a plan.

@@ -7,6 +7,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -18,13 +19,13 @@ import (
 // comparison and still took the host-assisted copy.
 func (p *planner) resolveClasses(cl *clone) {
 	ns := p.pool.Namespace
-	def := p.snap.DefaultClass()
-	disksKnown := p.snap.CoversNamespace(state.PersistentVolumeClaim, ns) && p.snap.CoversNamespace(state.DataVolume, ns)
+	def := stateindex.Of(p.snap).DefaultClass()
+	disksKnown := stateindex.Of(p.snap).CoversNamespace(state.PersistentVolumeClaim, ns) && stateindex.Of(p.snap).CoversNamespace(state.DataVolume, ns)
 	// The classes of the pool's disks already cloned from the golden, read
 	// only where they can decide: an explicit class always wins.
 	var cloned []string
 	if p.pool.Spec.StorageClass == "" {
-		cloned = p.snap.ClonedClasses(ns, cl.pool, cl.goldenName)
+		cloned = stateindex.Of(p.snap).ClonedClasses(ns, cl.pool, cl.goldenName)
 	}
 	w, werr := storage.Resolve(storage.Input{Named: p.pool.Spec.StorageClass, Bound: cloned, BoundKnown: disksKnown, Default: def})
 	cl.workerClass = w
@@ -63,7 +64,7 @@ func (p *planner) resolveClasses(cl *clone) {
 	// DataVolume on whatever the default then is.
 	proves := cl.alreadyCloned && gw.From == storage.Default && g.BoundKnown && disksKnown && g.PVC != nil
 	if proves && cloned == nil {
-		cloned = p.snap.ClonedClasses(ns, cl.pool, cl.goldenName)
+		cloned = stateindex.Of(p.snap).ClonedClasses(ns, cl.pool, cl.goldenName)
 	}
 	if proves && len(cloned) == 1 {
 		// Nothing of the golden names its class, but the pool's disks were
@@ -149,15 +150,15 @@ func orNoDriver(d string) string {
 // pvcOnlyUnseen: the golden was seen by its PVC alone while DataVolumes
 // were not observed, so a DataVolume naming another class may exist.
 func (p *planner) pvcOnlyUnseen(g *golden.Golden) bool {
-	return g.PVC != nil && g.DataVolume == nil && !p.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
+	return g.PVC != nil && g.DataVolume == nil && !stateindex.Of(p.snap).Covers(state.DataVolume, naming.GoldenNamespace, g.Name)
 }
 
 func (p *planner) missingNamespaceKinds(ns string) state.Kind {
 	var k state.Kind
-	if !p.snap.CoversNamespace(state.DataVolume, ns) {
+	if !stateindex.Of(p.snap).CoversNamespace(state.DataVolume, ns) {
 		k |= state.DataVolume
 	}
-	if !p.snap.CoversNamespace(state.PersistentVolumeClaim, ns) {
+	if !stateindex.Of(p.snap).CoversNamespace(state.PersistentVolumeClaim, ns) {
 		k |= state.PersistentVolumeClaim
 	}
 	return k
@@ -204,7 +205,7 @@ func describe(r storage.Resolution) string {
 // CDI's importer landed, the disk where its VM is scheduled, and nothing
 // makes them the same node.
 func (p *planner) checkNodeLocal(class string) {
-	sc := p.snap.StorageClass(class)
+	sc := stateindex.Of(p.snap).StorageClass(class)
 	if sc == nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -87,7 +88,7 @@ func (p *planner) planClone(b *Builtin) {
 	}
 	cl.goldenName = name
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
-	cl.alreadyCloned = p.snap.HasCloned(p.pool.Namespace, cl.pool, name)
+	cl.alreadyCloned = stateindex.Of(p.snap).HasCloned(p.pool.Namespace, cl.pool, name)
 
 	var expected *golden.Expected
 	switch unread := p.cat.UnobservedKinds(); {

@@ -2,12 +2,11 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/internal/memo"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -65,20 +64,8 @@ func (s *PoolSpec) clonedGolden() string {
 		return ""
 	}
 	f, _, _ := s.builtinFlavor(img.Builtin)
-	return goldenNames.Of(f.SchematicID + "\x00" + f.Version)
+	return golden.NameOf(f.SchematicID, f.Version)
 }
-
-// goldenNames remembers naming.GoldenName of "<schematicID>\x00<version>",
-// "" for a flavor that names no golden: its three patterns cost more than
-// the rest of a pool's reading, and a fleet's pools share a few flavors.
-var goldenNames = memo.NewString(func(key string) string {
-	id, version, _ := strings.Cut(key, "\x00")
-	name, errs := naming.GoldenName(id, version, nil, nil)
-	if len(errs) > 0 {
-		return ""
-	}
-	return name
-})
 
 // poolOfRelease reads the pool of a kubernetes-nodes HelmRelease
 // (poolrelease.Of); ok is false for a release of another chart, or one

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -70,10 +71,10 @@ func importDetail(dv *cdiv1.DataVolume) string {
 // object.
 func (p *planner) missingKinds(ns, name string) state.Kind {
 	var k state.Kind
-	if !p.snap.Covers(state.DataVolume, ns, name) {
+	if !stateindex.Of(p.snap).Covers(state.DataVolume, ns, name) {
 		k |= state.DataVolume
 	}
-	if !p.snap.Covers(state.PersistentVolumeClaim, ns, name) {
+	if !stateindex.Of(p.snap).Covers(state.PersistentVolumeClaim, ns, name) {
 		k |= state.PersistentVolumeClaim
 	}
 	return k

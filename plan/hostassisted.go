@@ -6,6 +6,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -71,9 +72,9 @@ func (p *planner) copyCauses(cl *clone) hostAssisted {
 	// (controller/datavolume/controller-base.go shouldUseCDIPopulator,
 	// controller/datavolume/util.go storageClassCSIDriverExists).
 	switch {
-	case !p.snap.Observed(state.CSIDriver):
+	case !stateindex.Of(p.snap).Observed(state.CSIDriver):
 		h.unobserved |= state.CSIDriver
-	case p.snap.CSIDriver(sc.Provisioner) == nil:
+	case stateindex.Of(p.snap).CSIDriver(sc.Provisioner) == nil:
 		h.copies = true
 		add(false, "NoPopulator: \"In tree storage class does not support snapshot/clone\"",
 			fmt.Sprintf("class %q's provisioner %q has no CSIDriver", class, sc.Provisioner), "use a class of a CSI driver")
@@ -169,7 +170,7 @@ func (p *planner) warnClaimRef(cl *clone, h *hostAssisted) {
 	}
 	pvc := cl.golden.PVC
 	ref := "another claim"
-	if pv := p.snap.PersistentVolume(pvc.Spec.VolumeName); pv != nil && pv.Spec.ClaimRef != nil {
+	if pv := stateindex.Of(p.snap).PersistentVolume(pvc.Spec.VolumeName); pv != nil && pv.Spec.ClaimRef != nil {
 		ref = pv.Spec.ClaimRef.Namespace + "/" + pv.Spec.ClaimRef.Name
 	}
 	p.c.Warn(guard.GoldenPending, pathBuiltin,
@@ -202,15 +203,15 @@ const (
 // It reports where the strategy came from, and the kinds it could not read
 // (then the strategy is unknown).
 func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrigin, state.Kind) {
-	if !p.snap.Observed(state.CDI) {
+	if !stateindex.Of(p.snap).Observed(state.CDI) {
 		// The override, if any, overrules the profile: a profile's
 		// strategy proves nothing while the override is unknown.
 		return "", fromDefault, state.CDI
 	}
-	if c := p.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
+	if c := stateindex.Of(p.snap).CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
 		return *c.Spec.CloneStrategyOverride, fromOverride, 0
 	}
-	if !p.snap.Observed(state.StorageProfile) {
+	if !stateindex.Of(p.snap).Observed(state.StorageProfile) {
 		return "", fromDefault, state.StorageProfile
 	}
 	if sp := cl.disk.Profile; sp != nil && sp.Status.CloneStrategy != nil {
@@ -223,7 +224,7 @@ func (p *planner) cloneStrategy(cl *clone) (cdiv1.CDICloneStrategy, strategyOrig
 func (p *planner) strategyFrom(o strategyOrigin, cl *clone) string {
 	switch o {
 	case fromOverride:
-		return "the CDI resource " + p.snap.CDI().Name + "'s cloneStrategyOverride"
+		return "the CDI resource " + stateindex.Of(p.snap).CDI().Name + "'s cloneStrategyOverride"
 	case fromProfile:
 		return "StorageProfile " + cl.disk.Profile.Name + "'s status.cloneStrategy"
 	}
@@ -237,7 +238,7 @@ func (p *planner) strategyFrom(o strategyOrigin, cl *clone) string {
 // status.snapshotClass, when they name the same one, which must then be of
 // the driver; else the driver's default, else its first by name.
 func (p *planner) snapshotClassCause(cl *clone, driver string, origin strategyOrigin, h *hostAssisted) {
-	if !p.snap.Observed(state.VolumeSnapshotClass) {
+	if !stateindex.Of(p.snap).Observed(state.VolumeSnapshotClass) {
 		h.unobserved |= state.VolumeSnapshotClass
 		return
 	}
@@ -249,15 +250,15 @@ func (p *planner) snapshotClassCause(cl *clone, driver string, origin strategyOr
 	// getSnapshotClassForClaim, GetStorageClassByNameWithK8sFallback).
 	goldenClass := cl.claim.class
 	if cl.claim.classNil {
-		goldenClass = p.snap.KubernetesDefaultClass()
+		goldenClass = stateindex.Of(p.snap).KubernetesDefaultClass()
 	}
-	if dp, gp := cl.disk.Profile, p.snap.StorageProfile(goldenClass); dp != nil && gp != nil &&
+	if dp, gp := cl.disk.Profile, stateindex.Of(p.snap).StorageProfile(goldenClass); dp != nil && gp != nil &&
 		dp.Status.SnapshotClass != nil && gp.Status.SnapshotClass != nil && *dp.Status.SnapshotClass == *gp.Status.SnapshotClass {
 		named = *dp.Status.SnapshotClass
 	}
 	switch {
 	case named != "":
-		vsc := p.snap.VolumeSnapshotClass(named)
+		vsc := stateindex.Of(p.snap).VolumeSnapshotClass(named)
 		if vsc == nil {
 			return // CDI errors and retries; nothing is copied
 		}
@@ -266,7 +267,7 @@ func (p *planner) snapshotClassCause(cl *clone, driver string, origin strategyOr
 				why: fmt.Sprintf("%s is snapshot and the StorageProfiles name VolumeSnapshotClass %q, of driver %q rather than %q", p.strategyFrom(origin, cl), named, vsc.Driver, driver),
 				fix: fmt.Sprintf("name a class of %q in the StorageProfiles, or set the strategy to csi-clone", driver)})
 		}
-	case p.snap.SnapshotClassOf(driver) == "":
+	case stateindex.Of(p.snap).SnapshotClassOf(driver) == "":
 		h.causes = append(h.causes, copyCause{reason: reason, claim: true,
 			why: fmt.Sprintf("%s is snapshot and no VolumeSnapshotClass is of driver %q", p.strategyFrom(origin, cl), driver),
 			fix: "create one, or set the strategy to csi-clone"})

@@ -25,14 +25,14 @@ func TestCatalogInValuesFrom(t *testing.T) {
 	e.Cluster(t)
 	helmReleasesServed(t, e)
 	ctx := context.Background()
-	ns := webhook.DefaultCatalogRelease.Namespace
+	ns := webhook.DefaultCatalogRelease().Namespace
 	images := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "catalog-images"}, Data: map[string]string{
 		"values.yaml": "images:\n- {schematicID: " + fixtures.DefaultSchematicID + ", version: " + fixtures.DefaultVersion + "}\n" +
 			"- {schematicID: " + fixtures.DefaultSchematicID + ", version: " + fixtures.OldVersion + "}\n",
 	}}
 	require.NoError(t, e.Client.Create(ctx, images))
 	removed(t, e, images)
-	cat := helmRelease(ns, webhook.DefaultCatalogRelease.Name, map[string]any{
+	cat := helmRelease(ns, webhook.DefaultCatalogRelease().Name, map[string]any{
 		"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "cozystack-kubernetes-worker-image-default-kubernetes-worker-image"},
 		"valuesFrom": []any{
 			map[string]any{"kind": "Secret", "name": "cozystack-values"},
@@ -58,7 +58,7 @@ func TestCatalogInValuesFrom(t *testing.T) {
 	}
 	t.Setenv("KUBECONFIG", "")
 	kc := kubeconfigOf(t, e.Config, fixtures.TenantNamespace)
-	v := webhook.New(e.Client, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease})
+	v := webhook.New(e.Client, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()})
 	runController(t, e.Config)
 
 	for name, want := range pools {

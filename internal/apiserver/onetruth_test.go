@@ -43,7 +43,7 @@ func (s noServer) WebhookMux() *http.ServeMux    { return s.mux }
 // without serving it, and returns its Validator.
 func setupWebhook(t *testing.T, cfg *rest.Config) *webhook.Validator {
 	t.Helper()
-	opts := webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease}
+	opts := webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:        apiserver.Scheme(),
 		Cache:         webhook.CacheOptions(opts),
@@ -226,13 +226,13 @@ func TestOneTruth(t *testing.T) {
 	e.Cluster(t)
 	helmReleasesServed(t, e)
 	ctx := context.Background()
-	ns := webhook.DefaultCatalogRelease.Namespace
+	ns := webhook.DefaultCatalogRelease().Namespace
 	images := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "truth-images"}, Data: map[string]string{
 		"values.yaml": "images:\n- {schematicID: " + fixtures.DefaultSchematicID + ", version: " + fixtures.DefaultVersion + "}\n",
 	}}
 	require.NoError(t, e.Client.Create(ctx, images))
 	removed(t, e, images)
-	cat := helmRelease(ns, webhook.DefaultCatalogRelease.Name, map[string]any{
+	cat := helmRelease(ns, webhook.DefaultCatalogRelease().Name, map[string]any{
 		"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "cozystack-kubernetes-worker-image-default-kubernetes-worker-image"},
 		"valuesFrom": []any{
 			map[string]any{"kind": "Secret", "name": "cozystack-values"},

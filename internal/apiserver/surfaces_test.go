@@ -97,7 +97,7 @@ func review(t *testing.T, v *webhook.Validator, obj *unstructured.Unstructured) 
 		Object: runtime.RawExtension{Raw: raw},
 	}}
 	hook := v.Pools()
-	if gvk.Kind == webhook.HelmReleaseGVK.Kind {
+	if gvk.Kind == helmReleaseGVK.Kind {
 		hook = v.Releases()
 	}
 	return hook.Handle(context.Background(), req)
@@ -115,7 +115,7 @@ func runController(t *testing.T, cfg *rest.Config) {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(t, err)
-	require.NoError(t, controller.Setup(mgr, controller.Options{CatalogRelease: webhook.DefaultCatalogRelease, Registerer: prometheus.NewRegistry()}))
+	require.NoError(t, controller.Setup(mgr, controller.Options{CatalogRelease: webhook.DefaultCatalogRelease(), Registerer: prometheus.NewRegistry()}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()

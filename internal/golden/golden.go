@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -106,9 +107,9 @@ type Expected struct {
 // known).
 func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
 	ns := naming.GoldenNamespace
-	d := snap.Disk(ns, name)
-	dvKnown := snap.Covers(state.DataVolume, ns, name)
-	pvcKnown := snap.Covers(state.PersistentVolumeClaim, ns, name)
+	d := stateindex.Of(snap).Disk(ns, name)
+	dvKnown := stateindex.Of(snap).Covers(state.DataVolume, ns, name)
+	pvcKnown := stateindex.Of(snap).Covers(state.PersistentVolumeClaim, ns, name)
 	g := Golden{Name: name, DataVolume: d.DataVolume, PVC: d.PVC, BoundKnown: pvcKnown}
 	switch {
 	case d.DataVolume != nil || d.PVC != nil:
@@ -131,7 +132,7 @@ func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
 	}
 	switch dv := d.DataVolume; {
 	case dv != nil:
-		g.NamedClass = state.DataVolumeClass(dv)
+		g.NamedClass = stateindex.DataVolumeClass(dv)
 		g.Request = dataVolumeRequest(dv)
 		g.URL = ""
 		if s := dv.Spec.Source; s != nil && s.HTTP != nil {

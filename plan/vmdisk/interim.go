@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -56,7 +57,7 @@ type interim struct {
 	c                  findings.Collector
 	unverified         state.Kind
 	class, sourceClass storage.Resolution
-	source             state.Key
+	source             stateindex.Key
 	// claim is the source's PVC, when it exists.
 	claim *corev1.PersistentVolumeClaim
 }
@@ -64,8 +65,8 @@ type interim struct {
 func (g *interim) run() {
 	dv := g.req.dv
 	src := dv.Spec.Source.PVC
-	g.source = state.Key{Namespace: src.Namespace, Name: src.Name}
-	g.diskClass(state.DataVolumeClass(dv))
+	g.source = stateindex.Key{Namespace: src.Namespace, Name: src.Name}
+	g.diskClass(stateindex.DataVolumeClass(dv))
 	if g.class.Name != "" {
 		g.render(dv.Spec.Storage.Resources.Requests[corev1.ResourceStorage])
 	}
@@ -82,7 +83,7 @@ func (g *interim) diskClass(named string) {
 		g.class = storage.Resolution{Name: named, From: storage.Explicit}
 		return
 	}
-	switch def := g.snap.DefaultClass(); {
+	switch def := stateindex.Of(g.snap).DefaultClass(); {
 	case !def.Known:
 		g.unverified |= state.StorageClass
 		g.class = storage.Resolution{From: storage.Cluster}
@@ -120,7 +121,7 @@ func (g *interim) observeSource() {
 	}
 	var expected *golden.Expected
 	if e := g.req.expected; e != nil {
-		expected = &golden.Expected{Class: state.DataVolumeClass(e), Request: e.Spec.Storage.Resources.Requests[corev1.ResourceStorage]}
+		expected = &golden.Expected{Class: stateindex.DataVolumeClass(e), Request: e.Spec.Storage.Resources.Requests[corev1.ResourceStorage]}
 		if e.Spec.Source != nil && e.Spec.Source.HTTP != nil {
 			expected.URL = e.Spec.Source.HTTP.URL
 		}
@@ -151,7 +152,7 @@ func (g *interim) observeSource() {
 				"golden %s/%s failed to import (phase %q, %d importer restarts), so the disk's clone never starts; fix the image's url and re-create the golden", s.Namespace, s.Name, gd.DataVolume.Status.Phase, gd.DataVolume.Status.RestartCount)
 		}
 	}
-	r, err := gd.ResolveClass(g.snap.DefaultClass())
+	r, err := gd.ResolveClass(stateindex.Of(g.snap).DefaultClass())
 	g.resolvedSource(r, err)
 }
 
@@ -159,24 +160,24 @@ func (g *interim) observeSource() {
 // its class.
 func (g *interim) observeDisk() {
 	s := g.source
-	d := g.snap.Disk(s.Namespace, s.Name)
+	d := stateindex.Of(g.snap).Disk(s.Namespace, s.Name)
 	g.claim = d.PVC
 	switch {
-	case d.DataVolume == nil && d.PVC == nil && (!g.snap.Covers(state.DataVolume, s.Namespace, s.Name) || !g.snap.Covers(state.PersistentVolumeClaim, s.Namespace, s.Name)):
+	case d.DataVolume == nil && d.PVC == nil && (!stateindex.Of(g.snap).Covers(state.DataVolume, s.Namespace, s.Name) || !stateindex.Of(g.snap).Covers(state.PersistentVolumeClaim, s.Namespace, s.Name)):
 		g.unverified |= g.missingKinds()
 		return
 	case d.DataVolume == nil && d.PVC == nil:
 		g.c.Warn(guard.GoldenPending, dvSource, "the disk to clone, %s/%s, does not exist yet; CDI holds the clone until it does", s.Namespace, s.Name)
 		return
 	}
-	r, err := storage.Resolve(storage.Input{Named: d.Class(), BoundKnown: true, Default: g.snap.DefaultClass()})
+	r, err := storage.Resolve(storage.Input{Named: d.Class(), BoundKnown: true, Default: stateindex.Of(g.snap).DefaultClass()})
 	g.resolvedSource(r, err)
 }
 
 func (g *interim) resolvedSource(r storage.Resolution, err error) {
 	if err == nil {
 		g.sourceClass = r
-	} else if !g.snap.DefaultClass().Known {
+	} else if !stateindex.Of(g.snap).DefaultClass().Known {
 		g.unverified |= state.StorageClass
 	}
 }
@@ -184,7 +185,7 @@ func (g *interim) resolvedSource(r storage.Resolution, err error) {
 func (g *interim) missingKinds() state.Kind {
 	var k state.Kind
 	for _, kind := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
-		if !g.snap.Covers(kind, g.source.Namespace, g.source.Name) {
+		if !stateindex.Of(g.snap).Covers(kind, g.source.Namespace, g.source.Name) {
 			k |= kind
 		}
 	}

@@ -161,19 +161,29 @@ func (a *app) runImagesConsumers(o *options, args []string) error {
 	}
 	res := vmimages.Consumers(strings.TrimPrefix(args[0], vmimages.GoldenPrefix), v.snap)
 	v.explain(res.Warnings)
+	// A kind unread may hide a consumer: the list is a floor.
+	unread := v.isUnverified(o, res.Warnings)
 	var refusals guard.Refusals
 	if o.strict {
 		res.Warnings, refusals = strictRefusals(res.Warnings)
 	}
 	switch o.output {
 	case jsonOut, yamlOut:
-		if err := writeData(a.stdout, o.output, withRefusals(res, refusals)); err != nil {
+		out := withRefusals(res, refusals)
+		if unread {
+			out = withKey(out, "outcome", unverified)
+		}
+		if err := writeData(a.stdout, o.output, out); err != nil {
 			return err
 		}
 	case wideOut:
 		a.writeConsumersWide(res.Consumers)
 	default:
-		printf(a.stdout, "golden %s: %d %s\n", res.Golden, len(res.Consumers), plural(len(res.Consumers), "consumer"))
+		count := sprintf("%d %s", len(res.Consumers), plural(len(res.Consumers), "consumer"))
+		if unread {
+			count = "unverified, at least " + count
+		}
+		printf(a.stdout, "golden %s: %s\n", res.Golden, count)
 		for _, c := range res.Consumers {
 			printf(a.stdout, "  %s %s/%s\n", c.Kind, c.Namespace, c.Name)
 		}
@@ -182,6 +192,10 @@ func (a *app) runImagesConsumers(o *options, args []string) error {
 	printRefusals(a.stderr, refusals)
 	if len(refusals) > 0 {
 		return errRefused
+	}
+	if unread {
+		v.sayUnread(a.stderr, "the consumers of "+res.Golden+" were listed without reading every kind that may clone it", unreadKinds(res.Warnings), false)
+		return errUnverified
 	}
 	return nil
 }
@@ -220,19 +234,30 @@ func (a *app) runImagesPrune(o *options, _ []string) error {
 	}
 	rep := vmimages.Prune(images, v.snap)
 	v.explain(rep.Warnings)
+	// A kind unread may hide what clones any golden: nothing is safe to
+	// delete, and the run is unverified.
+	unread := v.isUnverified(o, rep.Warnings)
 	var refusals guard.Refusals
 	if o.strict {
 		rep.Warnings, refusals = strictRefusals(rep.Warnings)
 	}
 	if o.output != human {
-		if err := writeData(a.stdout, o.output, withKey(withRefusals(rep, refusals), "images", src)); err != nil {
+		out := withKey(withRefusals(rep, refusals), "images", src)
+		if unread {
+			out = withKey(out, "outcome", unverified)
+		}
+		if err := writeData(a.stdout, o.output, out); err != nil {
 			return err
 		}
 	} else {
 		if t := imagesText(src); t != "" {
 			printf(a.stderr, "%s\n", t)
 		}
-		printf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
+		if unread {
+			printf(a.stdout, "unverified: none can be called unused, since a kind that may clone them was not read\n")
+		} else {
+			printf(a.stdout, "safe to delete (unmanaged, nothing clones them): %d\n", len(rep.SafeToDelete))
+		}
 		for _, n := range rep.SafeToDelete {
 			printf(a.stdout, "  %s\n", n)
 		}
@@ -248,6 +273,10 @@ func (a *app) runImagesPrune(o *options, _ []string) error {
 	printRefusals(a.stderr, refusals)
 	if len(refusals) > 0 {
 		return errRefused
+	}
+	if unread {
+		v.sayUnread(a.stderr, "no unmanaged image golden is reported safe to delete, since what may clone one was not read", unreadKinds(rep.Warnings), false)
+		return errUnverified
 	}
 	return nil
 }

@@ -90,6 +90,14 @@ func TestCatalogImages(t *testing.T) {
 	unsure := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st, "-o", "json")
 	require.NoError(t, json.Unmarshal([]byte(unsure.stdout), &rep), unsure.stdout)
 	assert.Empty(t, rep.SafeToDelete)
+	assert.Equal(t, 4, unsure.code, "unverified, as catalog prune is: %s", unsure.stderr)
+	assert.Contains(t, unsure.stdout, `"outcome": "unverified"`)
+	text := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st)
+	assert.Equal(t, 4, text.code)
+	assert.NotContains(t, text.stdout, "safe to delete (", "an unread kind never reads as a count of goldens safe to delete")
+	floor := exe(t, "", "catalog", "images", "consumers", "ubuntu", "--state", st)
+	assert.Equal(t, 4, floor.code, "consumers of a dump of some namespaces are a floor: %s", floor.stderr)
+	assert.Contains(t, floor.stdout, "unverified, at least 1 consumer")
 
 	// Dropping an image a disk clones: render names its consumers' golden
 	// unmanaged, prune keeps it.

@@ -105,7 +105,13 @@ type Expected struct {
 // values; nil for a golden that no entry manages (then only what exists is
 // known).
 func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
-	ns := naming.GoldenNamespace
+	return ObserveIn(naming.GoldenNamespace, name, e, snap)
+}
+
+// ObserveIn looks up a clone's source in namespace ns as Observe looks a
+// golden up in cozy-public: a DataVolume, or the PVC it populated, that
+// another disk clones (a VM disk cloned from another VM disk).
+func ObserveIn(ns, name string, e *Expected, snap *state.Snapshot) Golden {
 	d := snap.Disk(ns, name)
 	dvKnown := snap.Covers(state.DataVolume, ns, name)
 	pvcKnown := snap.Covers(state.PersistentVolumeClaim, ns, name)

@@ -1,4 +1,4 @@
-package plan
+package cloneguard
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -26,24 +26,25 @@ import (
 // whose rendered request is below that request may not hold it, and then
 // the clone fails for good. That is refused beside the volume-mode cause
 // that already refuses such a clone.
-func (p *planner) checkSize(cl *clone) {
-	d, g := &cl.disk, &cl.claim
-	if !cl.sizeOK || !g.known || g.request.IsZero() {
+func (j *judge) checkSize() {
+	d, g := &j.v.Disk, &j.claim
+	w := &j.req.Words
+	if !j.req.SizeOK || !g.known || g.request.IsZero() {
 		return
 	}
 	goldenBlock := g.mode == corev1.PersistentVolumeBlock
 	switch {
 	case goldenBlock && d.RawKnown && g.request.Cmp(d.Raw) > 0:
-		p.c.Refuse(guard.DiskSmallerThanGolden, pathDiskSize, p.diskSize(),
-			"golden %s is a Block volume of %s, more than the disk's %s, so CDI never creates the disk's PVC (\"target resources requests storage size is smaller than the source\"); set diskSize to %s or more%s",
-			cl.golden.Name, g.request.String(), d.Raw.String(), g.request.String(), p.predictedNote(cl, true))
+		j.c.Refuse(guard.DiskSmallerThanGolden, j.req.Paths.Size, w.SizeText,
+			"%s is a Block volume of %s, more than the disk's %s, so CDI never creates the disk's PVC (\"target resources requests storage size is smaller than the source\"); set %s to %s or more%s",
+			j.source(), g.request.String(), d.Raw.String(), w.SizeField, g.request.String(), j.predictedNote(true))
 	case !goldenBlock && d.RequestKnown && d.Mode == corev1.PersistentVolumeBlock && g.request.Cmp(d.Request) > 0:
-		p.c.Refuse(guard.DiskSmallerThanGolden, pathDiskSize, p.diskSize(),
-			"golden %s is a Filesystem volume requesting %s and the disk a Block volume of %s: CDI measures the image inside the golden and clones only a disk that holds it (detectCloneSize); an image as large as the golden's request does not fit, and the clone fails for good (validateSourcePVC: \"target resources requests storage size is smaller than the source\"); set diskSize to %s or more%s",
-			cl.golden.Name, g.request.String(), d.Request.String(), g.request.String(), p.predictedNote(cl, true))
+		j.c.Refuse(guard.DiskSmallerThanGolden, j.req.Paths.Size, w.SizeText,
+			"%s is a Filesystem volume requesting %s and the disk a Block volume of %s: CDI measures the image inside the %s and clones only a disk that holds it (detectCloneSize); an image as large as the %s's request does not fit, and the clone fails for good (validateSourcePVC: \"target resources requests storage size is smaller than the source\"); set %s to %s or more%s",
+			j.source(), g.request.String(), d.Request.String(), j.noun(), j.noun(), w.SizeField, g.request.String(), j.predictedNote(true))
 	case !goldenBlock && d.RequestKnown && d.Mode != corev1.PersistentVolumeBlock && g.request.Cmp(d.Request) > 0:
-		p.c.Refuse(guard.DiskSmallerThanGolden, pathDiskSize, p.diskSize(),
-			"golden %s's PVC requests %s, more than the %s CDI renders for diskSize %s, so the clone fails for good (\"target resources requests storage size is smaller than the source\"); set diskSize to %s or more%s",
-			cl.golden.Name, g.request.String(), d.Request.String(), p.diskSize(), g.request.String(), p.predictedNote(cl, true))
+		j.c.Refuse(guard.DiskSmallerThanGolden, j.req.Paths.Size, w.SizeText,
+			"%s's PVC requests %s, more than the %s CDI renders for %s %s, so the clone fails for good (\"target resources requests storage size is smaller than the source\"); set %s to %s or more%s",
+			j.source(), g.request.String(), d.Request.String(), w.SizeField, w.SizeText, w.SizeField, g.request.String(), j.predictedNote(true))
 	}
 }

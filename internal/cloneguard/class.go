@@ -43,6 +43,11 @@ func (j *judge) resolveClasses() {
 	workerOK := j.classProblem(werr, false, j.v.Provisional)
 
 	g := &j.v.Source
+	if g.Presence == golden.Absent && !r.Catalogued && r.Expected == nil {
+		// A source that does not exist, and that nothing says will: there
+		// is no class of it to compare until it comes.
+		return
+	}
 	if g.Presence == golden.Absent && r.AlreadyCloned && g.NamedClass == "" {
 		// A golden gone from under a pool that has cloned it, on no class
 		// its entry names: the pool is not refused for it

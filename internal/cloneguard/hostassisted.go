@@ -281,6 +281,9 @@ func (j *judge) note(h *hostAssisted) {
 	if h.unobserved != 0 || h.unknownStrategy || h.strategy == "" {
 		return
 	}
+	if len(h.causes) == 0 && (!j.claim.known || !j.claim.driver.Known()) {
+		return // no copy proven, and the source's driver unknown
+	}
 	j.v.Judged, j.v.Strategy = true, h.strategy
 	for _, c := range h.causes {
 		j.v.Causes = append(j.v.Causes, c.reason)

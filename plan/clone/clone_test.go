@@ -109,7 +109,7 @@ func TestPlan(t *testing.T) {
 		refused []fixtures.Finding
 		warns   []fixtures.Finding
 	}{
-		"csi clone": {reason: "one class, one driver, the override csi-clone", dv: disk().Class("replicated").Obj(), snap: healthy(), method: clone.CSIClone},
+		"csi clone":         {reason: "one class, one driver, the override csi-clone", dv: disk().Class("replicated").Obj(), snap: healthy(), method: clone.CSIClone},
 		"the default class": {reason: "no class is CDI's default, the golden's", dv: disk().Obj(), snap: healthy(), method: clone.CSIClone},
 		"snapshot clone": {reason: "no override, the profile's snapshot, a snapshot class of the driver", dv: disk().Class("replicated").Obj(),
 			snap: snapshotStrategy(true), method: clone.SnapshotClone},
@@ -227,13 +227,26 @@ func TestBadInput(t *testing.T) {
 		dv  *cdiv1.DataVolume
 		fld string
 	}{
-		"no storage":       {dv: &cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Name: "golden", Namespace: public}}}}, fld: "spec.storage"},
-		"no size":          {dv: func() *cdiv1.DataVolume { d := disk().Obj(); d.Spec.Storage.Resources.Requests = nil; return d }(), fld: "spec.storage.resources.requests.storage"},
-		"zero size":        {dv: disk().Size("0").Obj(), fld: "spec.storage.resources.requests.storage"},
-		"own volume mode":  {dv: func() *cdiv1.DataVolume { d := disk().Obj(); d.Spec.Storage.VolumeMode = ptr(corev1.PersistentVolumeBlock); return d }(), fld: "spec.storage"},
-		"no source name":   {dv: disk().ClonesPVC(public, "").Obj(), fld: "spec.source.pvc.name"},
-		"sourceRef kind":   {dv: func() *cdiv1.DataVolume { d := disk().Obj(); d.Spec.Source = nil; d.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: "PVC", Name: "x"}; return d }(), fld: "spec.sourceRef.kind"},
-		"source and a ref": {dv: func() *cdiv1.DataVolume { d := disk().Obj(); d.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: cdiv1.DataVolumeDataSource, Name: "x"}; return d }(), fld: "spec.source"},
+		"no storage": {dv: &cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Name: "golden", Namespace: public}}}}, fld: "spec.storage"},
+		"no size":    {dv: func() *cdiv1.DataVolume { d := disk().Obj(); d.Spec.Storage.Resources.Requests = nil; return d }(), fld: "spec.storage.resources.requests.storage"},
+		"zero size":  {dv: disk().Size("0").Obj(), fld: "spec.storage.resources.requests.storage"},
+		"own volume mode": {dv: func() *cdiv1.DataVolume {
+			d := disk().Obj()
+			d.Spec.Storage.VolumeMode = ptr(corev1.PersistentVolumeBlock)
+			return d
+		}(), fld: "spec.storage"},
+		"no source name": {dv: disk().ClonesPVC(public, "").Obj(), fld: "spec.source.pvc.name"},
+		"sourceRef kind": {dv: func() *cdiv1.DataVolume {
+			d := disk().Obj()
+			d.Spec.Source = nil
+			d.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: "PVC", Name: "x"}
+			return d
+		}(), fld: "spec.sourceRef.kind"},
+		"source and a ref": {dv: func() *cdiv1.DataVolume {
+			d := disk().Obj()
+			d.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: cdiv1.DataVolumeDataSource, Name: "x"}
+			return d
+		}(), fld: "spec.source"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			res, err := clone.Plan(tc.dv, healthy())

@@ -87,7 +87,7 @@ func (p *planner) planClone(b *Builtin) {
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
 	cl.alreadyCloned = p.snap.HasCloned(p.pool.Namespace, cl.pool, name)
 
-	var expected *golden.Expected
+	var expected golden.Expected
 	switch unread := p.cat.UnobservedKinds(); {
 	case len(p.cat.Unreadable()) > 0:
 		// Values the chart cannot read serve no golden; they, not the
@@ -95,7 +95,7 @@ func (p *planner) planClone(b *Builtin) {
 		p.c.Add(p.cat.Unreadable())
 	case inCatalog && p.cat.Enabled():
 		cl.managed, cl.entry = true, entry
-		expected = &golden.Expected{Class: entry.StorageClass, Request: entry.Size, URL: entry.URL}
+		expected = golden.Expected{Class: entry.StorageClass, Request: entry.Size, URL: entry.URL}
 		p.c.Add(entry.Refusals())
 	case unread != 0 && !cl.alreadyCloned:
 		// Read back from goldens that were not all observed: the flavor
@@ -114,12 +114,13 @@ func (p *planner) planClone(b *Builtin) {
 		Namespace: p.pool.Namespace, Class: p.pool.Spec.StorageClass,
 		Size: cl.size, SizeOK: cl.sizeOK,
 		Source:   state.Key{Namespace: naming.GoldenNamespace, Name: name},
-		Expected: expected, Pool: cl.pool,
+		Expected: expected, Expects: cl.managed, Pool: cl.pool,
 		AlreadyCloned: cl.alreadyCloned, Catalogued: true, Managed: cl.managed,
 		Paths: workerPaths, Words: workerWords,
 	}
 	req.Words.SizeText = p.diskSize()
-	v := cloneguard.Judge(&req, p.snap, &p.c)
+	v := cloneguard.Judge(&req, p.snap)
+	p.c.Merge(&v.Findings)
 	p.unverified |= v.Unverified
 	p.writeClone(&cl, v.Class)
 }

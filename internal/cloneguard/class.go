@@ -20,7 +20,7 @@ import (
 // a pool at an empty storageClass passed the comparison and still took
 // the host-assisted copy.
 func (j *judge) resolveClasses() {
-	r := j.req
+	r := &j.req
 	def := j.snap.DefaultClass()
 	// Only a pool's disks freeze its class: any other disk's is CDI's.
 	disksKnown := true
@@ -43,7 +43,7 @@ func (j *judge) resolveClasses() {
 	workerOK := j.classProblem(werr, false, j.v.Provisional)
 
 	g := &j.v.Source
-	if g.Presence == golden.Absent && !r.Catalogued && r.Expected == nil {
+	if g.Presence == golden.Absent && !r.Catalogued && !r.Expects {
 		// A source that does not exist, and that nothing says will: there
 		// is no class of it to compare until it comes.
 		return

@@ -13,7 +13,7 @@ import (
 // render is what CDI renders for the disk on class, refused when it never
 // renders.
 func (j *judge) render(class string) cdi.Rendering {
-	r := Render(j.snap, j.c, class, j.req.Size, j.req.SizeOK, j.noun(), &j.req.Paths, &j.req.Words)
+	r := Render(j.snap, &j.c, class, j.req.Size, j.req.SizeOK, j.noun(), &j.req.Paths, &j.req.Words)
 	j.v.Unverified |= r.Unobserved
 	return r
 }

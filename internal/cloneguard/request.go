@@ -7,10 +7,9 @@
 // (Words), and a worker pool adds what only a pool has (the classes its
 // disks already froze, the clones it already made).
 //
-// Findings are recorded, in CDI's order, into the caller's collector, so
-// that they stand beside the caller's own; the kinds a guard needed and
-// could not read come back in Verdict.Unverified, for the caller's
-// StateUnverified warnings.
+// Findings come back, in CDI's order, for the caller to merge beside its
+// own; the kinds a guard needed and could not read come back in
+// Verdict.Unverified, for the caller's StateUnverified warnings.
 package cloneguard
 
 import (
@@ -64,8 +63,11 @@ type Request struct {
 	// Source is the PVC the disk clones.
 	Source state.Key
 	// Expected is what the source is taken to be before it exists (its
-	// catalog entry), nil when nothing says it will.
-	Expected *golden.Expected
+	// catalog entry), when Expects; else nothing says it will. (A value,
+	// not a pointer: a request is judged on every plan, and allocates
+	// nothing.)
+	Expected golden.Expected
+	Expects  bool
 	// Pool is a worker pool's CAPI name, "" for any other disk. A pool's
 	// disk that names no class keeps the class its disks already cloned
 	// from the source are bound on (frozen), and those disks prove the
@@ -114,6 +116,9 @@ type Verdict struct {
 	Causes   []string
 	// Unverified are the kinds a guard needed and could not read.
 	Unverified state.Kind
+	// Findings are the refusals and warnings, in CDI's order, for the
+	// caller to merge into its own (findings.Collector Merge).
+	Findings findings.Collector
 }
 
 // claim is the source's PVC as CDI's clone reads it: the PVC that exists,
@@ -152,31 +157,36 @@ type claim struct {
 
 // judge is one clone being judged.
 type judge struct {
-	req  *Request
+	req  Request
 	snap *state.Snapshot
-	c    *findings.Collector
+	c    findings.Collector
 	v    Verdict
 	// classOK: both sides resolved and equal.
 	classOK bool
 	claim   claim
 }
 
-// Judge runs the clone guards on req against snap, recording its refusals
-// and warnings in c. A nil snapshot knows nothing of the cluster.
-func Judge(req *Request, snap *state.Snapshot, c *findings.Collector) Verdict {
+// Judge runs the clone guards on req against snap. A nil snapshot knows
+// nothing of the cluster.
+func Judge(req *Request, snap *state.Snapshot) Verdict {
 	if snap == nil {
 		snap = emptySnapshot
 	}
-	j := judge{req: req, snap: snap, c: c}
+	j := judge{req: *req, snap: snap}
 	j.run()
+	j.v.Findings = j.c
 	return j.v
 }
 
 var emptySnapshot = state.NewSnapshot(nil)
 
 func (j *judge) run() {
-	r := j.req
-	j.v.Source = golden.ObserveIn(r.Source.Namespace, r.Source.Name, r.Expected, j.snap)
+	r := &j.req
+	var e *golden.Expected
+	if r.Expects {
+		e = &r.Expected
+	}
+	j.v.Source = golden.ObserveIn(r.Source.Namespace, r.Source.Name, e, j.snap)
 	j.sourceStatus()
 	j.resolveClasses()
 	if j.v.Class.Name != "" {

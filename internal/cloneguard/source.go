@@ -23,7 +23,7 @@ import (
 // CDI waits for it.
 func (j *judge) sourceStatus() {
 	g := &j.v.Source
-	r := j.req
+	r := &j.req
 	w := &r.Words
 	p := r.Paths.Source
 	switch g.Presence {

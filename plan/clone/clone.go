@@ -122,7 +122,8 @@ func Plan(dv *cdiv1.DataVolume, snap *state.Snapshot) (Result, error) {
 	var unverified state.Kind
 	if req, ok := request(dv, snap, &c, &unverified); ok {
 		res.Source = req.Source.Namespace + "/" + req.Source.Name
-		v := cloneguard.Judge(&req, snap, &c)
+		v := cloneguard.Judge(&req, snap)
+		c.Merge(&v.Findings)
 		unverified |= v.Unverified
 		res.read(&v)
 	}

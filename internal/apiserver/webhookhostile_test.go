@@ -10,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,10 +106,19 @@ func TestWebhookCommandHostile(t *testing.T) {
 		obj := fmt.Sprintf(`{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"KubernetesNodes","metadata":{"namespace":"tenant-demo","name":"demo-md0"},"spec":%s}`, spec.String())
 		review := fmt.Sprintf(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"hostile","operation":"CREATE","kind":{"group":"apps.cozystack.io","version":"v1alpha1","kind":"KubernetesNodes"},"namespace":"tenant-demo","name":"demo-md0","object":%s}}`, obj)
 		require.Greater(t, len(review), 6_800_000)
-		r := w.review(t, poolsPath, []byte(review))
-		assert.False(t, r.Allowed)
-		assert.Equal(t, int32(http.StatusBadRequest), r.Result.Code)
-		assert.Contains(t, r.Result.Message, "more than 4096 values")
+		before := residentPeak(t, w.cmd.Process.Pid)
+		for range 3 {
+			r := w.review(t, poolsPath, []byte(review))
+			assert.False(t, r.Allowed)
+			assert.Equal(t, int32(http.StatusBadRequest), r.Result.Code)
+			assert.Contains(t, r.Result.Message, "more than 4096 values")
+		}
+		// The process's peak resident memory, the review's buffers
+		// included, grows by at most 64 MiB and stays within 256 MiB.
+		after := residentPeak(t, w.cmd.Process.Pid)
+		t.Logf("the webhook's peak RSS: %d MiB before three hostile reviews, %d MiB after", before>>20, after>>20)
+		assert.LessOrEqual(t, after-before, int64(64<<20), "peak RSS %d MiB before, %d MiB after", before>>20, after>>20)
+		assert.LessOrEqual(t, after, int64(256<<20), "peak RSS %d MiB", after>>20)
 	})
 
 	t.Run("many findings are a bounded answer", func(t *testing.T) {
@@ -231,4 +242,22 @@ func cutByServer(c net.Conn) (answer string, closed bool) {
 		return string(b), false
 	}
 	return string(b), true
+}
+
+// residentPeak is the peak resident set of process pid (VmHWM), in bytes.
+func residentPeak(t *testing.T, pid int) int64 {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			require.NoError(t, err, line)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
 }

@@ -189,10 +189,13 @@ func WarnUnknown(c *findings.Collector, m map[string]any, known Keys, fld *field
 // Nearest is the known name closest to name: a case-blind match first
 // (schematicId is schematicID), else the fewest edits, the first in known
 // on a tie. For example Nearest("storageClas", ["diskSize",
-// "storageClass"]) is "storageClass".
+// "storageClass"]) is "storageClass". Only the first nearestRunes runes of
+// name are compared, so that a key of megabytes costs what a misspelling
+// does: no known name is that long, and a suggestion for such a key is a
+// courtesy, not a finding.
 func Nearest(name string, known []string) string {
 	best, bestDist := "", -1
-	lower := strings.ToLower(name)
+	lower := strings.ToLower(prefixRunes(name, nearestRunes))
 	for _, k := range known {
 		d := distance(lower, strings.ToLower(k))
 		if bestDist < 0 || d < bestDist {
@@ -200,6 +203,21 @@ func Nearest(name string, known []string) string {
 		}
 	}
 	return best
+}
+
+// nearestRunes bounds the runes of a name Nearest compares: four times the
+// longest name a chart defines.
+const nearestRunes = 128
+
+// prefixRunes is s cut after its first n runes.
+func prefixRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // distance is the Levenshtein distance of a and b, in runes.

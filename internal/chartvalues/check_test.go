@@ -1,7 +1,9 @@
 package chartvalues_test
 
 import (
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,6 +61,27 @@ func TestNearest(t *testing.T) {
 	for name, tc := range cases {
 		assert.Equal(t, tc.want, chartvalues.Nearest(tc.name, tc.known), "%s: %s", name, tc.reason)
 	}
+}
+
+// TestNearestLongName: a key of a mebibyte is compared by its first 128
+// runes, so that its suggestion costs what a misspelling's does; within
+// those runes the nearest is as for any name.
+func TestNearestLongName(t *testing.T) {
+	poolKeys := []string{"cluster", "storageClass", "diskSize", "talos", "osImage"}
+	long := "storageClas" + strings.Repeat("x", 1<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := chartvalues.Nearest(long, poolKeys)
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, "storageClass", got)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<10), "bytes allocated for one suggestion")
+
+	// Just inside the bound: the name's 128th rune still counts.
+	at128 := strings.Repeat("a", 127) + "b"
+	assert.Equal(t, strings.Repeat("a", 127)+"b", chartvalues.Nearest(at128, []string{strings.Repeat("a", 128), strings.Repeat("a", 127) + "b"}))
+	// Past it: the 129th rune does not.
+	past := strings.Repeat("a", 128) + "b"
+	assert.Equal(t, strings.Repeat("a", 128), chartvalues.Nearest(past, []string{strings.Repeat("a", 128), strings.Repeat("a", 128) + "b"}))
 }
 
 // TestWarnUnknown: every key outside known warns UnknownField at its path,

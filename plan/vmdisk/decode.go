@@ -276,11 +276,18 @@ func (d *VMDisk) decodeOne(key string, val any, fld *field.Path) {
 			return
 		}
 	}
+	// The values schema requires the key (Helm deletes a null one first),
+	// on every apply; the template's required fails on "" too, on a
+	// create.
 	need := func(k, what string) string {
 		p := at.Child(k)
 		raw := item[k]
 		v := d.text(raw, p)
-		if raw == nil || raw == "" {
+		switch {
+		case raw == nil:
+			d.schema.Refuse(guard.InvalidValue, p, nil,
+				"source.%s has no %s, which the vm-disk values schema requires, so Helm refuses the release on every apply; set %s", key, k, what)
+		case raw == "":
 			d.template.Refuse(guard.InvalidValue, p, "",
 				"source.%s has no %s, and the chart fails on it (\"A valid .Values.source.%s.%s entry required!\"); set %s", key, k, key, k, what)
 		}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
@@ -54,9 +55,12 @@ type VMDisk struct {
 
 	// root is where the values sit in the object: spec, or spec.values;
 	// paths are the fields the clone guards' findings move to.
-	root   *field.Path
-	paths  paths
-	source string
+	root  *field.Path
+	paths paths
+	// rendered is the DataVolume the chart creates of these values, made
+	// once: every plan of the VMDisk shares it.
+	rendered *cdiv1.DataVolume
+	source   string
 	// ref is the image, the disk or the URL the source names.
 	ref     string
 	optical string
@@ -118,7 +122,7 @@ func orNone(s string) string {
 func decode(namespace, name string, root *field.Path, values any) (d VMDisk) {
 	d = VMDisk{Namespace: namespace, Name: name, root: root, source: sourceBlank, optical: "false",
 		storage: defaultStorage, size: resource.MustParse(defaultStorage), class: defaultClass}
-	defer func() { d.paths = fieldsOf(&d) }()
+	defer func() { d.paths = fieldsOf(&d); d.rendered = d.render() }()
 	d.checkName()
 	if values == nil {
 		return d

@@ -38,7 +38,9 @@ type Result struct {
 	// as it is, so nothing is planned and DataVolume is the live one.
 	Exists bool `json:"exists"`
 	// DataVolume is what the chart renders (vm-disk-<name> in the tenant
-	// namespace); nil when refused.
+	// namespace); nil when refused. A create's is the VMDisk's rendering,
+	// made once by Decode and shared by every plan of it: read it, or
+	// DeepCopy it to change it. An existing one is a copy of the live one.
 	DataVolume *cdiv1.DataVolume `json:"dataVolume,omitempty"`
 	// StorageClass is the class the disk binds on, and where it came from:
 	// Cluster when it is left to the cluster and could not be resolved.
@@ -101,7 +103,10 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 		for _, w := range d.template.Warnings() {
 			c.AddWarning(w)
 		}
-		res.DataVolume = d.render()
+		res.DataVolume = d.rendered
+		if res.DataVolume == nil {
+			res.DataVolume = d.render() // the zero VMDisk, not decoded
+		}
 		if d.class != "" {
 			res.StorageClass = storage.Resolution{Name: d.class, From: storage.Explicit}
 		}
@@ -129,7 +134,8 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 var emptySnapshot = state.NewSnapshot(nil)
 
 // render is the DataVolume the chart creates. Its parts are allocated
-// together: a fleet of disks is planned on every reconcile.
+// together, once per VMDisk: a fleet of disks is planned on every
+// reconcile.
 func (d *VMDisk) render() *cdiv1.DataVolume {
 	name := d.paths.release
 	r := &struct {

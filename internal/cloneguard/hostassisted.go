@@ -69,8 +69,8 @@ func (j *judge) copyCauses() hostAssisted {
 
 	// The path: CDI's clone populator runs only for a class whose
 	// provisioner has a CSIDriver; otherwise CDI copies, always
-	// (controller/datavolume/controller-base.go shouldUseCDIPopulator,
-	// controller/datavolume/util.go storageClassCSIDriverExists).
+	// (CDI v1.64.0 pkg/controller/datavolume/controller-base.go: shouldUseCDIPopulator,
+	// CDI v1.64.0 pkg/controller/datavolume/util.go: storageClassCSIDriverExists).
 	switch {
 	case !j.snap.Observed(state.CSIDriver):
 		h.unobserved |= state.CSIDriver
@@ -80,8 +80,8 @@ func (j *judge) copyCauses() hostAssisted {
 			fmt.Sprintf("class %q's provisioner %q has no CSIDriver", class, sc.Provisioner), "use a class of a CSI driver")
 	}
 
-	// 1. The strategy (controller/clone/planner.go
-	// computeStrategyForSourcePVC, controller/clone/common.go
+	// 1. The strategy (CDI v1.64.0 pkg/controller/clone/planner.go:
+	// computeStrategyForSourcePVC, CDI v1.64.0 pkg/controller/clone/common.go:
 	// GetGlobalCloneStrategyOverride).
 	strategy, from, unread := j.cloneStrategy()
 	h.unobserved |= unread
@@ -96,7 +96,7 @@ func (j *judge) copyCauses() hostAssisted {
 		h.unknownStrategy = true
 	}
 
-	// 3. One CSI driver for both volumes (controller/clone/common.go
+	// 3. One CSI driver for both volumes (CDI v1.64.0 pkg/controller/clone/common.go:
 	// GetCommonDriver): whatever the strategy, a copy is what is left.
 	// Under the snapshot strategy CDI looks for a VolumeSnapshotClass of
 	// that driver first, and reports its absence
@@ -127,7 +127,7 @@ func (j *judge) copyCauses() hostAssisted {
 		j.snapshotClassCause(common, from, &h)
 	}
 
-	// 4. The volume modes (controller/clone/common.go SameVolumeMode).
+	// 4. The volume modes (CDI v1.64.0 pkg/controller/clone/common.go: SameVolumeMode).
 	if g.known && j.v.Disk.ModeKnown && g.mode != j.v.Disk.Mode {
 		add(true, "IncompatibleVolumeModes: \"The volume modes of source and target are incompatible\"",
 			fmt.Sprintf("the disk would be %s (StorageProfile %s's first claim property set) while the %s's PVC is %s", j.v.Disk.Mode, j.v.Disk.Profile.Name, j.noun(), g.mode),
@@ -135,7 +135,7 @@ func (j *judge) copyCauses() hostAssisted {
 	}
 
 	// 5. A smaller golden is expanded after the clone, which needs the
-	// disk's class to allow it (controller/clone/planner.go
+	// disk's class to allow it (CDI v1.64.0 pkg/controller/clone/planner.go:
 	// validateAdvancedClonePVC).
 	if g.capacityKnown && j.v.Disk.RequestKnown && g.capacity.Cmp(j.v.Disk.Request) < 0 &&
 		(sc.AllowVolumeExpansion == nil || !*sc.AllowVolumeExpansion) {
@@ -149,7 +149,7 @@ func (j *judge) copyCauses() hostAssisted {
 // checkStrategyKnown refuses a strategy CDI does not know (a class
 // annotated cdi.kubevirt.io/clone-strategy with another value gives its
 // profile ""): CDI renders the disk's PVC and fails its clone for good,
-// "unknown strategy/source" (controller/clone/planner.go Plan).
+// "unknown strategy/source" (CDI v1.64.0 pkg/controller/clone/planner.go: Plan).
 func (j *judge) checkStrategyKnown(h *hostAssisted) {
 	if !h.unknownStrategy {
 		return
@@ -162,7 +162,7 @@ func (j *judge) checkStrategyKnown(h *hostAssisted) {
 // warnClaimRef warns GoldenPending while the golden's volume names another
 // claim: CDI's clone populator reads the golden's driver from its volume,
 // errors and retries for ever ("pvc does not match volume claim ref",
-// controller/clone/common.go GetDriverFromVolume), and the disks wait; a
+// CDI v1.64.0 pkg/controller/clone/common.go: GetDriverFromVolume), and the disks wait; a
 // copy the path or the strategy already takes never reads the volume.
 func (j *judge) warnClaimRef(h *hostAssisted) {
 	if !j.claim.driver.Waits || h.copies {
@@ -233,7 +233,7 @@ func (j *judge) strategyFrom(o strategyOrigin) string {
 }
 
 // snapshotClassCause adds the cause of a snapshot clone without a
-// VolumeSnapshotClass of the common driver (controller/clone/common.go
+// VolumeSnapshotClass of the common driver (CDI v1.64.0 pkg/controller/clone/common.go:
 // GetCompatibleVolumeSnapshotClass, getCommonSnapshotClass): the class both
 // the golden's and the disk's StorageProfiles name in
 // status.snapshotClass, when they name the same one, which must then be of
@@ -247,7 +247,7 @@ func (j *judge) snapshotClassCause(driver string, origin strategyOrigin, h *host
 	named := ""
 	// A golden PVC that names no class at all takes the Kubernetes
 	// default class's profile; one that names "" is looked up by that
-	// name, and has none (controller/clone/common.go
+	// name, and has none (CDI v1.64.0 pkg/controller/clone/common.go:
 	// getSnapshotClassForClaim, GetStorageClassByNameWithK8sFallback).
 	goldenClass := j.claim.class
 	if j.claim.classNil {

@@ -125,14 +125,14 @@ type Verdict struct {
 // or, before CDI created it (or while PVCs were not observed), the one CDI
 // will render from the source's DataVolume: its request rendered on its
 // class, in its StorageProfile's volume mode, as for a disk
-// (controller/datavolume/util.go renderPvcSpec). While PVCs were not
+// (CDI v1.64.0 pkg/controller/datavolume/util.go: renderPvcSpec). While PVCs were not
 // observed its driver is unknown: the PVC may exist, bound to a volume CDI
 // reads the driver of.
 //
 // A source not bound yet is predicted bound at its request: a provisioner
 // binds a claim to a volume of the size it asks for, so its capacity is its
 // request, and CDI's clone then compares that capacity with the disk's
-// (controller/clone/planner.go validateAdvancedClonePVC). A disk need not
+// (CDI v1.64.0 pkg/controller/clone/planner.go: validateAdvancedClonePVC). A disk need not
 // wait for the import to learn that its clone will copy.
 type claim struct {
 	// known: the fields below are what CDI will see.

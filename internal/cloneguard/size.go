@@ -11,17 +11,17 @@ import (
 // part. CDI checks twice:
 //   - for a Block golden, its DataVolume controller compares with the
 //     disk's size raised to the StorageProfile's minimum, not inflated, and
-//     creates no PVC when it fails (controller/datavolume/pvc-clone-controller.go
-//     validateClone, controller/common/util.go ValidateRequestedCloneSize);
+//     creates no PVC when it fails (CDI v1.64.0 pkg/controller/datavolume/pvc-clone-controller.go:
+//     validateClone, CDI v1.64.0 pkg/controller/common/util.go: ValidateRequestedCloneSize);
 //   - the clone planner compares with the disk's rendered request
-//     (controller/clone/planner.go validateSourcePVC; the host-assisted
-//     path's controller/clone-controller.go ValidateCanCloneSourceAndTargetSpec
+//     (CDI v1.64.0 pkg/controller/clone/planner.go: validateSourcePVC; the host-assisted
+//     path's CDI v1.64.0 pkg/controller/clone-controller.go: ValidateCanCloneSourceAndTargetSpec
 //     likewise), unless the disk carries cdi.kubevirt.io/permissiveClone.
 //
 // CDI sets permissiveClone itself for a Block disk cloned from a Filesystem
 // golden, and only when the disk's request holds the image inside the
 // golden, which a size-detection pod measures
-// (controller/datavolume/pvc-clone-controller.go detectCloneSize). The
+// (CDI v1.64.0 pkg/controller/datavolume/pvc-clone-controller.go: detectCloneSize). The
 // image's size is unknown here and bounded by the golden's request: a disk
 // whose rendered request is below that request may not hold it, and then
 // the clone fails for good. That is refused beside the volume-mode cause

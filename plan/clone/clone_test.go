@@ -256,3 +256,18 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPlan is one DataVolume's clone planned against the healthy
+// cluster.
+func BenchmarkPlan(b *testing.B) {
+	dv, snap := disk().Class("replicated").Obj(), healthy()
+	if res, err := clone.Plan(dv, snap); err != nil || len(res.Warnings) != 0 || res.Method != clone.CSIClone {
+		b.Fatalf("the benchmark's plan is not clean: %v %v %s", err, res.Warnings, res.Method)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := clone.Plan(dv, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

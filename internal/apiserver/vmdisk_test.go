@@ -55,19 +55,9 @@ func TestVMDiskUnboundForEver(t *testing.T) {
 		require.NoError(t, err)
 		return d
 	}
-	// What a VMDisk's plan reads: the golden by name, the disk's own
-	// DataVolume by name, and the cluster-scoped kinds CDI's rules read.
-	req := state.Request{
-		Gets: []state.Ref{
-			{Kind: state.DataVolume, Namespace: naming.GoldenNamespace, Name: golden},
-			{Kind: state.PersistentVolumeClaim, Namespace: naming.GoldenNamespace, Name: golden},
-			{Kind: state.PersistentVolume, Namespace: naming.GoldenNamespace, Name: golden},
-			{Kind: state.DataVolume, Namespace: fixtures.TenantNamespace, Name: "vm-disk-data"},
-		},
-	}
-	for _, k := range []state.Kind{state.StorageClass, state.StorageProfile, state.CDI, state.CSIDriver, state.VolumeSnapshotClass, state.CDIConfig} {
-		req.Lists = append(req.Lists, state.Ref{Kind: k})
-	}
+	// What a VMDisk's plan reads, as it says: the golden by name, the
+	// disk's own DataVolume by name, the cluster-scoped kinds.
+	req := vmdisk.NeedsAll([]vmdisk.VMDisk{disk("linstor-local"), disk(fixtures.ReplicatedClass)})
 	cache := e.Cache(t, e.Config)
 	apiserver.WaitCached(t, cache, objs...)
 	cg, err := clientGo(t, e.Config, req)

@@ -44,7 +44,6 @@ type clone struct {
 	alreadyCloned bool
 	// managed: the flavor has an entry in the enabled catalog.
 	managed bool
-	entry   catalog.Entry
 	size    resource.Quantity
 	sizeOK  bool
 }
@@ -94,7 +93,7 @@ func (p *planner) planClone(b *Builtin) {
 		// flavor, are at fault.
 		p.c.Add(p.cat.Unreadable())
 	case inCatalog && p.cat.Enabled():
-		cl.managed, cl.entry = true, entry
+		cl.managed = true
 		expected = golden.Expected{Class: entry.StorageClass, Request: entry.Size, URL: entry.URL}
 		p.c.Add(entry.Refusals())
 	case unread != 0 && !cl.alreadyCloned:

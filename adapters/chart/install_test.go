@@ -42,6 +42,7 @@ func TestChartInstalls(t *testing.T) {
 	objs, err := render(t, ns, map[string]any{"catalogRelease": map[string]any{"name": ""}})
 	require.NoError(t, err)
 	e.Namespace(t, ns)
+	e.Namespace(t, "cozy-system") // the image catalog's release, which the webhook gets by name
 	var installed []string
 	for _, o := range objs {
 		err := e.Client.Create(ctx, o)

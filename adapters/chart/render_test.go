@@ -189,21 +189,25 @@ func TestChartIsTheWebhookManifests(t *testing.T) {
 				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 				require.NoError(t, err)
 				obj := &unstructured.Unstructured{Object: u}
-				want[obj.GetKind()] = o
+				want[obj.GetKind()+"/"+obj.GetName()] = o
 			}
 			var cfg admissionregistrationv1.ValidatingWebhookConfiguration
 			typed(t, find(objs, "ValidatingWebhookConfiguration", "worker-image-webhook"), &cfg)
-			wantCfg := want["ValidatingWebhookConfiguration"].(*admissionregistrationv1.ValidatingWebhookConfiguration)
+			wantCfg := want["ValidatingWebhookConfiguration/worker-image-webhook"].(*admissionregistrationv1.ValidatingWebhookConfiguration)
 			assert.Equal(t, canonical(t, wantCfg.Webhooks), canonical(t, cfg.Webhooks))
 			assert.Equal(t, wantCfg.Annotations, cfg.Annotations)
 
 			var role rbacv1.ClusterRole
 			typed(t, find(objs, "ClusterRole", "worker-image-webhook"), &role)
-			assert.ElementsMatch(t, want["ClusterRole"].(*rbacv1.ClusterRole).Rules, role.Rules)
+			assert.ElementsMatch(t, want["ClusterRole/worker-image-webhook"].(*rbacv1.ClusterRole).Rules, role.Rules)
 			var release rbacv1.Role
 			typed(t, find(objs, "Role", "worker-image-webhook"), &release)
-			assert.Equal(t, want["Role"].(*rbacv1.Role).Rules, release.Rules)
-			assert.Equal(t, want["Role"].(*rbacv1.Role).Namespace, release.Namespace)
+			assert.Equal(t, want["Role/worker-image-webhook"].(*rbacv1.Role).Rules, release.Rules)
+			assert.Equal(t, want["Role/worker-image-webhook"].(*rbacv1.Role).Namespace, release.Namespace)
+			var images rbacv1.Role
+			typed(t, find(objs, "Role", "worker-image-webhook-images"), &images)
+			assert.Equal(t, want["Role/worker-image-webhook-images"].(*rbacv1.Role).Rules, images.Rules)
+			assert.Equal(t, want["Role/worker-image-webhook-images"].(*rbacv1.Role).Namespace, images.Namespace)
 		})
 	}
 }

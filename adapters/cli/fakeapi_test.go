@@ -36,7 +36,7 @@ var served = map[string][]string{
 	"storage.k8s.io/v1":          {"storageclasses", "csidrivers"},
 	"snapshot.storage.k8s.io/v1": {"volumesnapshotclasses"},
 	"cdi.kubevirt.io/v1beta1":    {"datavolumes", "storageprofiles", "cdis", "cdiconfigs", "datasources"},
-	"apps.cozystack.io/v1alpha1": {"kubernetesnodes"},
+	"apps.cozystack.io/v1alpha1": {"kubernetesnodes", "vmdisks"},
 	// The consumers of goldens (SPEC section 12).
 	"infrastructure.cluster.x-k8s.io/v1alpha1": {"kubevirtmachinetemplates"},
 	"kubevirt.io/v1": {"virtualmachines"},
@@ -63,7 +63,7 @@ func (f *fakeAPI) groups() map[string][]string {
 // kinds names each resource's kind, for its lists.
 var kinds = map[string]string{"persistentvolumeclaims": "PersistentVolumeClaim", "persistentvolumes": "PersistentVolume", "namespaces": "Namespace",
 	"storageclasses": "StorageClass", "csidrivers": "CSIDriver", "volumesnapshotclasses": "VolumeSnapshotClass", "datavolumes": "DataVolume",
-	"storageprofiles": "StorageProfile", "cdis": "CDI", "cdiconfigs": "CDIConfig", "kubernetesnodes": "KubernetesNodes",
+	"storageprofiles": "StorageProfile", "cdis": "CDI", "cdiconfigs": "CDIConfig", "kubernetesnodes": "KubernetesNodes", "vmdisks": "VMDisk",
 	"kubevirtmachinetemplates": "KubevirtMachineTemplate", "virtualmachines": "VirtualMachine", "datasources": "DataSource",
 	"configmaps": "ConfigMap", "secrets": "Secret", "helmreleases": "HelmRelease"}
 

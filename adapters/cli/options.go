@@ -28,6 +28,7 @@ type options struct {
 	files          []string
 	catalog        string
 	catalogRelease string
+	images         string
 	state          string
 	observed       observedKinds
 	kubeconfig     string

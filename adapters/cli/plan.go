@@ -15,7 +15,7 @@ import (
 func (a *app) planCommand() *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
-		Use:   "plan [kubernetesnodes/NAME ...] [-f POOL.yaml ...] [--catalog CATALOG.yaml] [--state STATE.yaml [--observed KIND,...]] [-n NAMESPACE | -A] [-o yaml|json|chart|wide]",
+		Use:   "plan [kubernetesnodes/NAME ... | vmdisks[/NAME] ...] [-f POOL.yaml|VMDISK.yaml ...] [--catalog CATALOG.yaml] [--images IMAGES.yaml] [--state STATE.yaml [--observed KIND,...]] [-n NAMESPACE | -A] [-o yaml|json|chart|wide]",
 		Short: "plan each pool's disk-system DataVolume",
 		Long: `Plans the disk-system DataVolume of each KubernetesNodes pool: a clone of the
 catalog's golden for osImage.builtin, the pre-feature HTTP import otherwise.
@@ -34,6 +34,14 @@ offline, and the guards that need one warn StateUnverified, with its cause;
 --strict refuses them. Without --catalog the catalog is read back from the
 goldens in the cluster's state.
 
+VMDisks (apps.cozystack.io) plan the same way: vmdisks/NAME, every VMDisk of
+-n NAMESPACE with "plan vmdisks", of every namespace with -A, or -f files of
+VMDisk documents (or vm-disk HelmReleases). Each plans the DataVolume the
+vm-disk chart creates, with the clone guards for a disk cloned from an image
+or another disk, against the image catalog: --images (the vm-default-images
+values, or that HelmRelease), else the HelmRelease cozy-system/vm-default-images
+read from the cluster.
+
 -o chart prints each planned pool's dataVolumeTemplates entry as the chart's
 text (after a "# <namespace>/<name>" line when there are several pools); a
 refused pool prints nothing there, and its refusals go to standard error.
@@ -42,6 +50,8 @@ refused pool prints nothing there, and its refusals go to standard error.
 worker-image plan -f examples/cli/pools.yaml --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml
 worker-image plan kubernetesnodes/demo-md0 -n tenant-demo --catalog catalog.yaml -o chart
 worker-image plan -A --strict -o wide
+worker-image plan vmdisks/ubuntu -n tenant-demo
+worker-image plan -f vmdisk.yaml --images vm-default-images.yaml --state state.yaml
 worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := o.check(); err != nil {
@@ -54,6 +64,8 @@ worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: KubernetesNodes documents (or bare values with --name)")
 	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	fs.StringVar(&o.images, "images", "", "`IMAGES.yaml`: the image catalog VMDisks clone from, the vm-default-images package's values or its HelmRelease "+
+		"(default: the HelmRelease "+imagesRelease.String()+" read from the cluster)")
 	o.stateFlags(fs)
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "plan the KubernetesNodes of every namespace of the cluster")
 	o.outputFlag(fs, yamlOut, jsonOut, chartOut, wideOut)
@@ -90,6 +102,29 @@ func poolSource(command string, o *options, args []string) (names []string, from
 }
 
 func (a *app) runPlan(o *options, args []string) error {
+	if names, ok, err := vmDiskArgs(args); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		if len(o.files) > 0 || o.example {
+			return badUsage("plan reads VMDisks from -f files or from the cluster (vmdisks/NAME, -n, -A), not both")
+		}
+		return a.runPlanVMDisks(o, names, nil)
+	}
+	if len(o.files) > 0 && !o.example && o.name == "" && len(args) == 0 {
+		inputs, err := a.readInputs(o.files)
+		if err != nil {
+			return err
+		}
+		disks, ok, err := a.vmDiskDocuments(inputs)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return a.runPlanVMDisks(o, nil, disks)
+		}
+		a.inputs = inputs // readPools reads them from here
+	}
 	names, fromCluster, err := poolSource("plan", o, args)
 	if err != nil {
 		return err

@@ -51,7 +51,11 @@ func (a *app) namespaceOf(o *options) (string, error) {
 // input. A document in another namespace than -n is an error, as kubectl's.
 func (a *app) readPools(o *options) ([]plan.Pool, error) {
 	inputs := []input{{example.PoolsFile, example.Pools}}
-	if !o.example {
+	switch {
+	case o.example:
+	case a.inputs != nil:
+		inputs = a.inputs
+	default:
 		var err error
 		if inputs, err = a.readInputs(o.files); err != nil {
 			return nil, err

@@ -58,6 +58,9 @@ type app struct {
 	// classDefaulted are the pools ("namespace/name") whose values set no
 	// storageClass: their class is the chart's default, not their own.
 	classDefaulted map[string]bool
+	// inputs are the -f files, once read: plan reads them to tell VMDisks
+	// from pools, and the pools' reading takes them from here.
+	inputs []input
 }
 
 // command is a subcommand declared with the standard library's flag

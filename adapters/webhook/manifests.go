@@ -158,6 +158,18 @@ func Manifests(o ManifestOptions) []client.Object {
 				Subjects: []rbacv1.Subject{account},
 			})
 	}
+	// The image catalog's release, read by name when a VMDisk is judged.
+	objs = append(objs,
+		&rbacv1.Role{
+			TypeMeta: typed("rbac.authorization.k8s.io/v1", "Role"), ObjectMeta: meta(o.Name+"-images", imagesRelease.Namespace),
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{HelmReleaseGVK.Group}, Resources: []string{"helmreleases"},
+				ResourceNames: []string{imagesRelease.Name}, Verbs: []string{"get"}}},
+		},
+		&rbacv1.RoleBinding{
+			TypeMeta: typed("rbac.authorization.k8s.io/v1", "RoleBinding"), ObjectMeta: meta(o.Name+"-images", imagesRelease.Namespace),
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: o.Name + "-images"},
+			Subjects: []rbacv1.Subject{account},
+		})
 	secret := o.Name + "-tls"
 	if len(o.CABundle) == 0 {
 		objs = append(objs, certManager(o, labels, secret)...)
@@ -372,10 +384,22 @@ func configuration(o ManifestOptions, labels map[string]string) *admissionregist
 	}
 	catalogReleases.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "kubernetes-worker-image-release", Expression: anyOf(conditions...)}}
 
+	vmDisks := hook("vmdisks.worker-image.cozystack.io", VMDisksPath)
+	vmDisks.Rules = rule(vmDiskGK.Group, "v1alpha1", "vmdisks")
+
+	vmDiskReleases := hook("vmdisks.helmreleases.worker-image.cozystack.io", ReleasesPath)
+	vmDiskReleases.Rules = rule(HelmReleaseGVK.Group, HelmReleaseGVK.Version, "helmreleases")
+	vmDiskReleases.MatchConditions = []admissionregistrationv1.MatchCondition{{
+		Name: "vm-disk-release",
+		Expression: fmt.Sprintf("object.metadata.name.startsWith(%q) && has(object.metadata.labels) && %[2]q in object.metadata.labels && object.metadata.labels[%[2]q] == %[3]q && "+
+			"%[4]q in object.metadata.labels && object.metadata.labels[%[4]q] == %[5]q",
+			vmDiskReleasePrefix, ApplicationKindLabel, vmDiskGK.Kind, ApplicationGroupLabel, vmDiskGK.Group),
+	}}
+
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Labels: labels},
-		Webhooks:   []admissionregistrationv1.ValidatingWebhook{pools, poolReleases, catalogReleases},
+		Webhooks:   []admissionregistrationv1.ValidatingWebhook{pools, poolReleases, catalogReleases, vmDisks, vmDiskReleases},
 	}
 	if len(o.CABundle) == 0 {
 		cfg.Annotations = map[string]string{"cert-manager.io/inject-ca-from": o.Namespace + "/" + o.Name}

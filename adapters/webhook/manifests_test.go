@@ -48,7 +48,7 @@ func TestManifestsYAML(t *testing.T) {
 		kinds = append(kinds, d["kind"].(string))
 		assert.NotContains(t, d, "status", "an operator applies no status")
 	}
-	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding",
 		"Issuer", "Certificate", "Service", "Deployment", "PodDisruptionBudget", "ValidatingWebhookConfiguration"}, kinds)
 
 	ignore, err := webhook.ManifestsYAML(webhook.ManifestOptions{FailurePolicy: admissionregistrationv1.Ignore, CABundle: []byte("CA")})
@@ -61,17 +61,27 @@ func TestManifestsYAML(t *testing.T) {
 // catalog render need, and the catalog release by name.
 func TestManifestsRBAC(t *testing.T) {
 	var cr *rbacv1.ClusterRole
-	var role *rbacv1.Role
+	var role, images *rbacv1.Role
 	for _, o := range webhook.Manifests(webhook.ManifestOptions{}) {
 		switch o := o.(type) {
 		case *rbacv1.ClusterRole:
 			cr = o
 		case *rbacv1.Role:
-			role = o
+			if o.Name == "worker-image-webhook-images" {
+				images = o
+			} else {
+				role = o
+			}
 		}
 	}
 	require.NotNil(t, cr)
 	require.NotNil(t, role)
+	require.NotNil(t, images)
+	assert.Equal(t, "cozy-system", images.Namespace)
+	assert.Equal(t, []rbacv1.PolicyRule{{
+		APIGroups: []string{"helm.toolkit.fluxcd.io"}, Resources: []string{"helmreleases"},
+		ResourceNames: []string{"vm-default-images"}, Verbs: []string{"get"},
+	}}, images.Rules, "a VMDisk's admission gets the image catalog's release, by name")
 
 	p := plan.DecodePool("tenant-a", "demo-md0", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}})
 	need := plan.Needs(p).Merge(catalog.RenderNeeds())
@@ -96,8 +106,8 @@ func TestManifestsRBAC(t *testing.T) {
 	}}, role.Rules)
 
 	for _, o := range webhook.Manifests(webhook.ManifestOptions{ReadBack: true}) {
-		_, isRole := o.(*rbacv1.Role)
-		assert.False(t, isRole, "reading the catalog back needs no release")
+		r, isRole := o.(*rbacv1.Role)
+		assert.False(t, isRole && r.Name == "worker-image-webhook", "reading the catalog back needs no release")
 	}
 }
 
@@ -129,7 +139,7 @@ func TestManifestsWebhooks(t *testing.T) {
 		}
 	}
 	require.NotNil(t, cfg)
-	require.Len(t, cfg.Webhooks, 3)
+	require.Len(t, cfg.Webhooks, 5)
 	assert.Equal(t, "ops/worker-image-webhook", cfg.Annotations["cert-manager.io/inject-ca-from"])
 	for _, h := range cfg.Webhooks {
 		assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *h.SideEffects, h.Name)
@@ -145,6 +155,13 @@ func TestManifestsWebhooks(t *testing.T) {
 		assert.Equal(t, []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, h.Rules[0].Operations, h.Name)
 	}
 	pools, poolReleases, catalogReleases := cfg.Webhooks[0], cfg.Webhooks[1], cfg.Webhooks[2]
+	vmDisks, vmDiskReleases := cfg.Webhooks[3], cfg.Webhooks[4]
+	assert.Equal(t, []string{"vmdisks"}, vmDisks.Rules[0].Resources)
+	assert.Equal(t, webhook.VMDisksPath, *vmDisks.ClientConfig.Service.Path)
+	assert.Empty(t, vmDisks.MatchConditions, "every VMDisk is judged")
+	assert.Equal(t, webhook.ReleasesPath, *vmDiskReleases.ClientConfig.Service.Path)
+	assert.Contains(t, vmDiskReleases.MatchConditions[0].Expression, `object.metadata.name.startsWith("vm-disk-")`)
+	assert.Contains(t, vmDiskReleases.MatchConditions[0].Expression, `== "VMDisk"`)
 	assert.Equal(t, []string{"kubernetesnodeses"}, pools.Rules[0].Resources, "cozystack-api's plural")
 	assert.Equal(t, webhook.PoolsPath, *pools.ClientConfig.Service.Path)
 	assert.Empty(t, pools.MatchConditions, "every KubernetesNodes is a pool")

@@ -24,6 +24,9 @@ func (v *Validator) release(ctx context.Context, req admission.Request) decision
 	if apiVersion, kind := obj["apiVersion"], obj["kind"]; apiVersion != HelmReleaseGVK.GroupVersion().String() || kind != HelmReleaseGVK.Kind {
 		return badRequest(SubjectNone, "this webhook validates %s HelmReleases; the object is %v %v", HelmReleaseGVK.GroupVersion(), apiVersion, kind)
 	}
+	if isVMDiskRelease(obj) {
+		return v.admitVMDiskRelease(ctx, obj)
+	}
 	subject := v.chartOf(obj)
 	// The release before the update counts only if it was the release of
 	// the same chart: one that becomes a pool or the catalog (its chart or

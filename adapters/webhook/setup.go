@@ -39,6 +39,7 @@ import (
 // with CacheOptions(o), which caches that one release and no other.
 func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	v := New(mgr.GetClient(), o)
+	v.api = mgr.GetAPIReader()
 	v.Register(mgr.GetWebhookServer())
 	w := &warmer{cache: mgr.GetCache(), api: mgr.GetAPIReader(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease, readRelease: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
 	v.forbidden = &w.forbidden

@@ -31,8 +31,10 @@ import (
 // manager's cache. It is safe for concurrent use.
 type Validator struct {
 	client client.Reader
-	state  state.Reader
-	opts   Options
+	// api reads what the cache does not hold: the image catalog's release.
+	api   client.Reader
+	state state.Reader
+	opts  Options
 	// compiled is the catalog release's last compiled generation.
 	compiled atomic.Pointer[compiledCatalog]
 	// forbidden, set by Setup, says what the webhook may not list.
@@ -55,7 +57,7 @@ func (v *Validator) denied() error {
 // (controllerruntime.AddToScheme) and, to read the catalog release from a
 // cache, cache unstructured objects.
 func New(c client.Reader, o Options) *Validator {
-	return &Validator{client: c, state: controllerruntime.New(c), opts: o.withDefaults()}
+	return &Validator{client: c, api: c, state: controllerruntime.New(c), opts: o.withDefaults()}
 }
 
 // Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
@@ -73,10 +75,12 @@ func (v *Validator) Releases() *admission.Webhook {
 	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: HelmReleaseGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.release}}
 }
 
-// Register serves both webhooks on s, at PoolsPath and ReleasesPath.
+// Register serves the webhooks on s, at PoolsPath, ReleasesPath and
+// VMDisksPath.
 func (v *Validator) Register(s webhook.Server) {
 	s.Register(PoolsPath, v.Pools())
 	s.Register(ReleasesPath, v.Releases())
+	s.Register(VMDisksPath, v.VMDisks())
 }
 
 // handler times a decision, counts it and writes it.

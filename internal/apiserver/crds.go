@@ -17,7 +17,7 @@ var PoolGVK = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1al
 // fields at the top level rather than under spec), KubeVirt's
 // VirtualMachine (kubevirt.io/v1), the KubeVirt Cluster API provider's
 // KubevirtMachineTemplate (infrastructure.cluster.x-k8s.io/v1alpha1, with no
-// status, as CAPK's CRD has none) and KubernetesNodes (namespaced, all
+// status, as CAPK's CRD has none), KubernetesNodes and VMDisks (namespaced, all
 // three). Their schemas keep every field (the adapters decode them into
 // the Go types; the server need not know them) and their status is a
 // subresource, as in the real CRDs, so a status is written through
@@ -35,6 +35,7 @@ func CRDs() []*apiextensionsv1.CustomResourceDefinition {
 		approved(topLevel(crd("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "volumesnapshotclass", apiextensionsv1.ClusterScoped)),
 			"https://github.com/kubernetes-csi/external-snapshotter/pull/814"),
 		crd(PoolGVK.Group, PoolGVK.Version, PoolGVK.Kind, "kubernetesnodes", "kubernetesnode", apiextensionsv1.NamespaceScoped),
+		crd(PoolGVK.Group, PoolGVK.Version, "VMDisk", "vmdisks", "vmdisk", apiextensionsv1.NamespaceScoped),
 	}
 }
 

@@ -89,7 +89,7 @@ func TestWebhookCommand(t *testing.T) {
 			require.NoError(t, yaml.Unmarshal([]byte(doc), &m))
 			kinds = append(kinds, m["kind"].(string))
 		}
-		assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+		assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding",
 			"Service", "Deployment", "PodDisruptionBudget", "ValidatingWebhookConfiguration"}, kinds)
 		// The API server takes them as they are (a server-side dry run
 		// validates every object, the webhook configuration's CEL included).

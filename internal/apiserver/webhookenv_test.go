@@ -86,7 +86,9 @@ func serveWebhook(t *testing.T, e *apiserver.Env, name string) *served {
 		case *rbacv1.ClusterRole:
 			rules = o.Rules
 		case *rbacv1.Role:
-			releaseRules = o.Rules
+			// The catalog release's and the image catalog's, both in
+			// cozy-system.
+			releaseRules = append(releaseRules, o.Rules...)
 		}
 	}
 	require.NotNil(t, cfg)

@@ -157,9 +157,9 @@ func decode(namespace, name string, root *field.Path, values any) (d VMDisk) {
 
 // paths are a VMDisk's fields, as strings, that the clone guards speak of.
 // Beside them, the names a plan writes, made once: the release (the
-// DataVolume's name), the PVC the disk clones, and the subject findings
-// name.
-type paths struct{ source, class, size, release, clones, clonesRef, subject string }
+// DataVolume's name), the PVC the disk clones, the subject findings name,
+// and an image's other way out of a failed golden.
+type paths struct{ source, class, size, release, clones, clonesRef, subject, otherImage string }
 
 func fieldsOf(d *VMDisk) paths {
 	p := paths{
@@ -174,6 +174,7 @@ func fieldsOf(d *VMDisk) paths {
 	case d.source == sourceImage:
 		p.clones = vmimages.GoldenPrefix + d.ref
 		p.clonesRef = naming.GoldenNamespace + "/" + p.clones
+		p.otherImage = ", or pick another image in " + p.source
 	case d.source == sourceDisk:
 		p.clones = releasePrefix + d.ref
 		p.clonesRef = d.Namespace + "/" + p.clones

@@ -41,7 +41,7 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 		// An image's golden is the catalog's to make: one the catalog
 		// does not have, nothing makes.
 		req.Catalogued = true
-		req.Words.OtherSource = ", or pick another image in " + d.paths.source
+		req.Words.OtherSource = d.paths.otherImage
 		if g, ok := images.Golden(d.ref); ok {
 			req.Managed, req.Expects = true, true
 			req.Expected = golden.Expected{Class: state.DataVolumeClass(g), Request: g.Spec.Storage.Resources.Requests[corev1.ResourceStorage]}

@@ -6,6 +6,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -68,10 +69,18 @@ func (j *judge) copyCauses() hostAssisted {
 	}
 
 	// The path: CDI's clone populator runs only for a class whose
-	// provisioner has a CSIDriver; otherwise CDI copies, always
+	// provisioner has a CSIDriver, unless the DataVolume's usePopulator
+	// annotation says otherwise; off it, CDI copies, always
 	// (CDI v1.64.0 pkg/controller/datavolume/controller-base.go: shouldUseCDIPopulator,
-	// CDI v1.64.0 pkg/controller/datavolume/util.go: storageClassCSIDriverExists).
+	// CDI v1.64.0 pkg/controller/datavolume/util.go: storageClassCSIDriverExists;
+	// pkg/controller/datavolume/pvc-clone-controller.go: fallbackToHostAssisted).
 	switch {
+	case j.req.Populator == PopulatorOff:
+		h.copies = true
+		add(false, "usePopulator \"false\": CDI's clone without populators copies host-assisted",
+			"the DataVolume's annotation "+naming.UsePopulatorAnnotation+" is \"false\"", "remove the annotation")
+	case j.req.Populator == PopulatorOn:
+		// The populator runs whatever the class's driver.
 	case !j.snap.Observed(state.CSIDriver):
 		h.unobserved |= state.CSIDriver
 	case j.snap.CSIDriver(sc.Provisioner) == nil:

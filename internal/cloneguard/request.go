@@ -83,9 +83,27 @@ type Request struct {
 	// Any other source that does not exist may still come, and CDI waits.
 	Catalogued, Managed bool
 
+	// Populator is what the DataVolume's cdi.kubevirt.io/storage.usePopulator
+	// annotation says: nothing (CDI decides by the class's CSIDriver), on,
+	// or off (CDI copies host-assisted). The charts' disks set none.
+	Populator Populator
+
 	Paths Paths
 	Words Words
 }
+
+// Populator is a DataVolume's choice of CDI's clone populator.
+type Populator int
+
+const (
+	// PopulatorByClass: CDI uses its populator when the class's
+	// provisioner has a CSIDriver.
+	PopulatorByClass Populator = iota
+	// PopulatorOn: the annotation is "true".
+	PopulatorOn
+	// PopulatorOff: the annotation is "false".
+	PopulatorOff
+)
 
 // Verdict is what the guards learned of the clone.
 type Verdict struct {

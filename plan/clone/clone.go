@@ -1,6 +1,8 @@
 package clone
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -8,6 +10,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -62,12 +65,13 @@ type Result struct {
 
 // The DataVolume's fields the findings are at.
 var (
-	pathSource    = field.NewPath("spec", "source")
-	pathSourcePVC = pathSource.Child("pvc")
-	pathSourceRef = field.NewPath("spec", "sourceRef")
-	pathStorage   = field.NewPath("spec", "storage")
-	pathClass     = pathStorage.Child("storageClassName")
-	pathSize      = pathStorage.Child("resources", "requests", "storage")
+	pathSource      = field.NewPath("spec", "source")
+	pathSourcePVC   = pathSource.Child("pvc")
+	pathSourceRef   = field.NewPath("spec", "sourceRef")
+	pathAnnotations = field.NewPath("metadata", "annotations")
+	pathStorage     = field.NewPath("spec", "storage")
+	pathClass       = pathStorage.Child("storageClassName")
+	pathSize        = pathStorage.Child("resources", "requests", "storage")
 
 	words = cloneguard.Words{
 		Disks: "the DataVolume", Disk: "the DataVolume's PVC", Owner: "the DataVolume",
@@ -206,6 +210,21 @@ func request(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, 
 	}
 	if !ok {
 		return req, false
+	}
+	if v, set := dv.Annotations[naming.UsePopulatorAnnotation]; set {
+		// CDI v1.64.0 pkg/controller/datavolume/controller-base.go:
+		// shouldUseCDIPopulator reads it with strconv.ParseBool, and
+		// fails the DataVolume's every reconcile on anything else.
+		switch on, err := strconv.ParseBool(v); {
+		case err != nil:
+			c.Refuse(guard.InvalidValue, pathAnnotations.Key(naming.UsePopulatorAnnotation), v,
+				"annotation %s is %q, which CDI cannot read as a boolean, so it fails every reconcile of the DataVolume; set \"true\" or \"false\", or remove it", naming.UsePopulatorAnnotation, v)
+			return req, false
+		case on:
+			req.Populator = cloneguard.PopulatorOn
+		default:
+			req.Populator = cloneguard.PopulatorOff
+		}
 	}
 	req.Source, req.Size, req.SizeOK = src, q, true
 	req.Words.SizeText = q.String()

@@ -19,7 +19,8 @@
 // a class other than the source's, with its true consequence (a copy
 // over the pod network for CDI's reason, or a cross-class CSI clone that
 // the driver may refuse or leave pending); each proven cause of a
-// host-assisted copy (no CSIDriver, the strategy copy, no
+// host-assisted copy (no CSIDriver, or the DataVolume's
+// cdi.kubevirt.io/storage.usePopulator "false"; the strategy copy, no
 // VolumeSnapshotClass, different CSI drivers or volume modes, no room to
 // expand); the size CDI's clone fails for, with the Filesystem and Block
 // rules; a class that binds per node. A source whose PVC is not bound yet

@@ -12,6 +12,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
@@ -113,7 +114,7 @@ func NewConsumerIndex(snap *state.Snapshot, pools PoolReader) *ConsumerIndex {
 	}
 	x := &indexer{ConsumerIndex: &ConsumerIndex{byGolden: map[string][]Consumer{}}, snap: snap}
 	for _, k := range state.ConsumerKinds.Each() {
-		if !snap.Observed(k) {
+		if !stateindex.Of(snap).Observed(k) {
 			x.unobserved |= k
 		}
 	}
@@ -123,13 +124,13 @@ func NewConsumerIndex(snap *state.Snapshot, pools PoolReader) *ConsumerIndex {
 		x.pools(pools)
 	}
 	x.disks()
-	for t := range snap.KubevirtMachineTemplates() {
+	for t := range stateindex.Of(snap).KubevirtMachineTemplates() {
 		x.entries(KindKubevirtMachineTemplate, t.Namespace, t.Name, t.Pool(), t.DataVolumeTemplates())
 	}
-	for vm := range snap.VirtualMachines() {
+	for vm := range stateindex.Of(snap).VirtualMachines() {
 		x.entries(KindVirtualMachine, vm.Namespace, vm.Name, capk.VirtualMachinePool(vm), vm.Spec.DataVolumeTemplates)
 	}
-	for ds := range snap.DataSources() {
+	for ds := range stateindex.Of(snap).DataSources() {
 		x.found = x.found[:0]
 		x.dataSourceGoldens(ds, ds.Namespace)
 		x.add(KindDataSource, ds.Namespace, ds.Name, ds.Annotations[naming.PoolAnnotation])
@@ -179,12 +180,12 @@ func (x *indexer) pools(read PoolReader) {
 			}
 		}
 	}
-	each(state.KubernetesNodes, KindKubernetesNodes, x.snap.KubernetesNodes())
-	each(state.HelmRelease, KindHelmRelease, x.snap.HelmReleases())
+	each(state.KubernetesNodes, KindKubernetesNodes, stateindex.Of(x.snap).KubernetesNodes())
+	each(state.HelmRelease, KindHelmRelease, stateindex.Of(x.snap).HelmReleases())
 }
 
 func (x *indexer) disks() {
-	snap := x.snap
+	snap := stateindex.Of(x.snap)
 	for dv := range snap.DataVolumes() {
 		x.found = x.found[:0]
 		x.dataVolumeGoldens(dv.Namespace, dv.Annotations, &dv.Spec)
@@ -281,7 +282,7 @@ func (x *indexer) sourceRefGoldens(ref *cdiv1.DataVolumeSourceRef, namespace str
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = *ref.Namespace
 	}
-	if ds := x.snap.DataSource(ns, ref.Name); ds != nil {
+	if ds := stateindex.Of(x.snap).DataSource(ns, ref.Name); ds != nil {
 		x.dataSourceGoldens(ds, namespace)
 	}
 }
@@ -310,7 +311,7 @@ func (x *indexer) dataSourceGoldens(ds *cdiv1.DataSource, referrer string) {
 		if ns == "" {
 			ns = ds.Namespace
 		}
-		if next := x.snap.DataSource(ns, ref.Name); next != nil && ns == ds.Namespace && next.Spec.Source.DataSource == nil {
+		if next := stateindex.Of(x.snap).DataSource(ns, ref.Name); next != nil && ns == ds.Namespace && next.Spec.Source.DataSource == nil {
 			pvcs[1] = next.Spec.Source.PVC
 		}
 	} else {

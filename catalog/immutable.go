@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -30,7 +31,7 @@ func (r *renderer) unchanged(e *Entry, g *golden.Golden) bool {
 		invalid[f.Reason] = true
 	}
 	same := true
-	if g.DataVolume == nil && !r.snap.Covers(state.DataVolume, naming.GoldenNamespace, g.Name) {
+	if g.DataVolume == nil && !stateindex.Of(r.snap).Covers(state.DataVolume, naming.GoldenNamespace, g.Name) {
 		// Seen by its PVC while DataVolumes were not read: a DataVolume
 		// may still exist with other values.
 		r.unverified |= state.DataVolume

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -96,19 +97,19 @@ func goldenFlavor(m *metav1.ObjectMeta) bool {
 func liveGoldens(snap *state.Snapshot) ([]string, state.Kind) {
 	var missing state.Kind
 	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
-		if !snap.CoversNamespace(k, naming.GoldenNamespace) {
+		if !stateindex.Of(snap).CoversNamespace(k, naming.GoldenNamespace) {
 			missing |= k
 		}
 	}
 	seen := map[string]bool{}
 	// Only what the snapshot kept counts: it drops objects of a kind or
 	// namespace it did not observe.
-	for dv := range snap.DataVolumes() {
+	for dv := range stateindex.Of(snap).DataVolumes() {
 		if goldenFlavor(&dv.ObjectMeta) {
 			seen[dv.Name] = true
 		}
 	}
-	for p := range snap.PersistentVolumeClaims() {
+	for p := range stateindex.Of(snap).PersistentVolumeClaims() {
 		if goldenFlavor(&p.ObjectMeta) {
 			seen[p.Name] = true
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -75,7 +76,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (RenderResult, error) {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
-	r := renderer{snap: snap, def: snap.DefaultClass()}
+	r := renderer{snap: snap, def: stateindex.Of(snap).DefaultClass()}
 	r.col.Subject = Subject
 	r.col.Add(cat.refusals)
 	for _, w := range cat.warnings {
@@ -167,10 +168,10 @@ func (r *renderer) entry(cat *Catalog, e *Entry) (cdiv1.DataVolume, bool) {
 
 func (r *renderer) missingKinds(name string) state.Kind {
 	var k state.Kind
-	if !r.snap.Covers(state.DataVolume, naming.GoldenNamespace, name) {
+	if !stateindex.Of(r.snap).Covers(state.DataVolume, naming.GoldenNamespace, name) {
 		k |= state.DataVolume
 	}
-	if !r.snap.Covers(state.PersistentVolumeClaim, naming.GoldenNamespace, name) {
+	if !stateindex.Of(r.snap).Covers(state.PersistentVolumeClaim, naming.GoldenNamespace, name) {
 		k |= state.PersistentVolumeClaim
 	}
 	return k

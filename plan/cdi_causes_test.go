@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -498,7 +499,7 @@ func TestCDIMinimumSupportedPVCSize(t *testing.T) {
 	minimum := func(size string) func(*state.State) {
 		return func(s *state.State) {
 			sp := spOf(s, replicated)
-			sp.Annotations = map[string]string{storage.MinimumSupportedPVCSizeAnnotation: size}
+			sp.Annotations = map[string]string{cdi.MinimumSupportedPVCSizeAnnotation: size}
 		}
 	}
 	runCDICases(t, map[string]cdiCase{

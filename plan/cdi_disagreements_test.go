@@ -9,6 +9,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -121,7 +122,7 @@ func TestIssue12Disagreements(t *testing.T) {
 			cdi:    "csi-clone",
 			pool:   diskSize("4Gi"),
 			state: func(s *state.State) {
-				spOf(s, replicated).Annotations = map[string]string{storage.MinimumSupportedPVCSizeAnnotation: "10Gi"}
+				spOf(s, replicated).Annotations = map[string]string{cdi.MinimumSupportedPVCSizeAnnotation: "10Gi"}
 			},
 		},
 		"golden request 8Gi, capacity 6Gi, diskSize 7Gi": {

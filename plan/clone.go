@@ -9,8 +9,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 // flavor is the builtin flavor after defaulting from talos.*, with the
@@ -84,7 +84,7 @@ func (p *planner) planClone(b *Builtin) {
 	}
 	cl.goldenName = name
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
-	cl.alreadyCloned = p.snap.HasCloned(p.pool.Namespace, cl.pool, name)
+	cl.alreadyCloned = stateindex.Of(p.snap).HasCloned(p.pool.Namespace, cl.pool, name)
 
 	var expected golden.Expected
 	switch unread := p.cat.UnobservedKinds(); {
@@ -112,7 +112,7 @@ func (p *planner) planClone(b *Builtin) {
 	req := cloneguard.Request{
 		Namespace: p.pool.Namespace, Class: p.pool.Spec.StorageClass,
 		Size: cl.size, SizeOK: cl.sizeOK,
-		Source:   state.Key{Namespace: naming.GoldenNamespace, Name: name},
+		Source:   stateindex.Key{Namespace: naming.GoldenNamespace, Name: name},
 		Expected: expected, Expects: cl.managed, Pool: cl.pool,
 		AlreadyCloned: cl.alreadyCloned, Catalogued: true, Managed: cl.managed,
 		Paths: workerPaths, Words: workerWords,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
-	"github.com/cozystack/kubernetes-worker-image/internal/memo"
+	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -65,20 +65,8 @@ func (s *PoolSpec) clonedGolden() string {
 		return ""
 	}
 	f, _, _ := s.builtinFlavor(img.Builtin)
-	return goldenNames.Of(f.SchematicID + "\x00" + f.Version)
+	return golden.NameOf(f.SchematicID, f.Version)
 }
-
-// goldenNames remembers naming.GoldenName of "<schematicID>\x00<version>",
-// "" for a flavor that names no golden: its three patterns cost more than
-// the rest of a pool's reading, and a fleet's pools share a few flavors.
-var goldenNames = memo.NewString(func(key string) string {
-	id, version, _ := strings.Cut(key, "\x00")
-	name, errs := naming.GoldenName(id, version, nil, nil)
-	if len(errs) > 0 {
-		return ""
-	}
-	return name
-})
 
 // The kubernetes-nodes chart's releases, as Cozystack makes them
 // (cozystack-api's pkg/registry/apps/application/rest.go

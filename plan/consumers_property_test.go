@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // Plan and prune never disagree: every golden a planned pool clones is a
@@ -22,7 +23,7 @@ func TestPlannedGoldenIsNeverSafeToDelete(t *testing.T) {
 	checked := 0
 	rapid.Check(t, func(t *rapid.T) {
 		v := plantest.Vocabularies().Draw(t, "vocabulary")
-		values := rapid.SliceOfNDistinct(v.PoolValues(), 1, 6, func(p plan.PoolValues) [2]string { return [2]string{p.Namespace, p.Name} }).Draw(t, "pools")
+		values := rapid.SliceOfNDistinct(v.PoolValues(), 1, 6, func(p whatif.PoolValues) [2]string { return [2]string{p.Namespace, p.Name} }).Draw(t, "pools")
 		pools := make([]plan.Pool, len(values))
 		for i, p := range values {
 			pools[i] = plan.DecodePool(p.Namespace, p.Name, p.Spec)

@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolkeys"
 )
 
 // Pool values are read one way, whichever path they come by (a values map
@@ -21,19 +22,6 @@ import (
 // InvalidValue at its path, a diskSize of a type the schema refuses (a
 // fraction, a boolean, "") included; a number is what Helm prints for the
 // float64 Flux hands it.
-
-// The keys the kubernetes-nodes chart defines, for UnknownField: a key
-// outside them has no effect, and is most often a misspelling.
-var (
-	specKeys = chartvalues.NewKeys("cluster", "storageClass", "minReplicas", "maxReplicas", "instanceType", "diskSize",
-		"roles", "resources", "podCpuLimit", "podCpuRequest", "gpus", "kubelet", "logSerialConsole",
-		"maxUnhealthy", "nodeStartupTimeout", "readyUnknownTimeout", "readyFalseTimeout",
-		"maxNodeProvisionTime", "version", "talos", "images", "osImage")
-	talosKeys   = chartvalues.NewKeys("version", "schematicID", "imageFactoryURL", "installerRepository", "registryMirrors")
-	osImageKeys = chartvalues.NewKeys("builtin", "factory")
-	builtinKeys = chartvalues.NewKeys("schematicID", "version")
-	factoryKeys = chartvalues.NewKeys("schematicID", "version", "imageFactoryURL")
-)
 
 // PoolKind is the kind of a worker pool: a KubernetesNodes of
 // apps.cozystack.io/v1alpha1.
@@ -101,7 +89,7 @@ func decodeSpec(v any) (spec PoolSpec) {
 		chartvalues.RefuseType(&c, v, chartvalues.Object, field.NewPath("spec"))
 		return spec
 	}
-	chartvalues.WarnUnknown(&c, m, specKeys, nil)
+	chartvalues.WarnUnknown(&c, m, poolkeys.Spec, nil)
 	spec.Cluster = chartvalues.TextAt(&c, m, "cluster", "", pathCluster)
 	if raw, present := m["diskSize"]; present {
 		spec.DiskSize = decodeDiskSize(&c, raw)
@@ -163,7 +151,7 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 		chartvalues.RefuseType(c, raw, chartvalues.Object, pathTalos)
 		return Talos{}
 	}
-	chartvalues.WarnUnknown(c, m, talosKeys, pathTalos)
+	chartvalues.WarnUnknown(c, m, poolkeys.Talos, pathTalos)
 	d := DefaultTalos()
 	required := func(key, def string, fld *field.Path) string {
 		if raw, present := m[key]; present && raw == nil {
@@ -199,7 +187,7 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		chartvalues.RefuseType(c, raw, chartvalues.Object, pathOSImage)
 		return nil
 	}
-	chartvalues.WarnUnknown(c, m, osImageKeys, pathOSImage)
+	chartvalues.WarnUnknown(c, m, poolkeys.OSImage, pathOSImage)
 	// The image and its forms in one allocation: every pool is decoded on
 	// every render.
 	parts := &struct {
@@ -209,7 +197,7 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 	img := &parts.img
 	if b := m["builtin"]; b != nil {
 		if bm, ok := chartvalues.Map(b); ok {
-			chartvalues.WarnUnknown(c, bm, builtinKeys, pathBuiltin)
+			chartvalues.WarnUnknown(c, bm, poolkeys.Builtin, pathBuiltin)
 			parts.builtin = Builtin{
 				SchematicID: chartvalues.TextAt(c, bm, "schematicID", "", pathBuiltinSchematicID),
 				Version:     chartvalues.TextAt(c, bm, "version", "", pathBuiltinVersion),
@@ -221,7 +209,7 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 	}
 	if f := m["factory"]; f != nil {
 		if fm, ok := chartvalues.Map(f); ok {
-			chartvalues.WarnUnknown(c, fm, factoryKeys, pathFactory)
+			chartvalues.WarnUnknown(c, fm, poolkeys.Factory, pathFactory)
 			img.Factory = &Factory{
 				SchematicID:     chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
 				Version:         chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),

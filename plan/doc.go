@@ -70,16 +70,9 @@
 //
 // # What if
 //
-// Diff plans every pool twice against one snapshot, before and after a
-// Change (other pools, another catalog, new chart defaults such as the
-// talos.version a Cozystack upgrade moves), and reports per pool whether it
-// rolls (its KubevirtMachineTemplate's text changes, which re-images every
-// worker), the golden it needs and how far that golden is, the steps in
-// order (add-catalog-entry, wait-for-golden, roll-pool) and the bytes the
-// rollout moves. The template's name is the chart's hash of the whole
-// kubevirtmachinetemplate define, which also holds values of the
-// platform's (Platform); without them the name is reported unknown, never
-// guessed.
+// Package plan/whatif plans every pool twice, before and after a change (a
+// Cozystack upgrade's new chart defaults, another catalog), and says which
+// pools roll, the steps in order and the bytes the rollout moves.
 //
 // # Use
 //
@@ -89,8 +82,8 @@
 // or so pools on every processor (GOMAXPROCS), its results in the pools'
 // order. Needs says what a pool's plan reads, so an adapter
 // reads exactly that; TemplateNeeds what reading the pools' live
-// KubevirtMachineTemplates takes (state.Snapshot.PoolTemplate), for a
-// caller that compares a plan with what the workers boot from today.
+// KubevirtMachineTemplates takes (a pool's newest template), for a caller
+// that compares a plan with what the workers boot from today.
 // A renderer that writes the chart's text and never the DataVolume object
 // calls PlanEntry (PlanEntries for a fleet): Plan's guards, warnings and
 // refusals, and the disk-system entry's text, without the object's maps.

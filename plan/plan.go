@@ -16,6 +16,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
 	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -305,12 +306,12 @@ func (p *planner) planHTTP(f *Factory) {
 // renders a PVC for: the HTTP path gains no refusal the pre-feature chart
 // did not have, but such a disk never imports and its worker never boots.
 func (p *planner) warnUnrenderable(size resource.Quantity, sizeOK bool) {
-	if !p.snap.Observed(state.StorageClass) {
+	if !stateindex.Of(p.snap).Observed(state.StorageClass) {
 		return
 	}
 	class := p.pool.Spec.StorageClass
 	if class == "" {
-		if class = p.snap.DefaultClass().Name; class == "" {
+		if class = stateindex.Of(p.snap).DefaultClass().Name; class == "" {
 			p.c.Warn(guard.DiskUnrenderable, pathStorageClass,
 				"storageClass is empty and the cluster has no default StorageClass that CDI reads (is-default-virt-class or is-default-class \"true\"), so CDI never renders the disk's PVC; set storageClass, or mark a default class")
 			return

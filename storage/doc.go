@@ -23,9 +23,6 @@
 //   - KubernetesDefaultClass is the default of the GA annotation alone,
 //     which CDI falls back to where it looks a PVC's class up without the
 //     virt tier (a classless PVC's StorageProfile).
-//   - RenderedRequest is the request CDI writes on a disk's PVC: the size,
-//     in Filesystem mode rounded up to 1MiB and inflated by the filesystem
-//     overhead, raised to the StorageProfile's minimumSupportedPvcSize.
 //   - StorageClasses that were not observed give ErrDefaultUnknown, never "no
 //     default"; observed classes without a default give ErrNoDefault.
 //   - Cluster is the HTTP path's empty class, left to the cluster at apply

@@ -30,7 +30,7 @@ clones any more.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(a.renderCommand(), a.consumersCommand(), a.pruneCommand())
+	cmd.AddCommand(a.renderCommand(), a.consumersCommand(), a.pruneCommand(), a.imagesCommand())
 	return cmd
 }
 

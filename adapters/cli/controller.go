@@ -54,7 +54,7 @@ func controllerFlags(fs *flag.FlagSet, o *options) {
 	c := &controllerOptions{}
 	controllerRuns.Store(o, c)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
-	fs.StringVar(&c.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
+	fs.StringVar(&c.release, "catalog-release", webhook.DefaultCatalogRelease().String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&c.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
 	fs.BoolVar(&c.leaderElect, "leader-elect", true, "plan only while holding the leader election lease, so that one replica records Events")

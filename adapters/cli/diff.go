@@ -19,6 +19,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // diffOptions are diff's own flags: the change, and what the template
@@ -86,7 +87,7 @@ worker-image diff -n tenant-demo --set talos.version=v1.13.7 --cozystack-values 
 	fs.StringVar(&d.afterCatalog, "after-catalog", "", "`CATALOG.yaml`: the catalog's values after the change (\"-\" for standard input)")
 	fs.StringArrayVar(&d.set, "set", nil, "`KEY=VALUE`: a new kubernetes-nodes chart default after the change, for the pools that do not set KEY (repeat it for several)")
 	fs.StringVar(&d.cozystackValues, "cozystack-values", "", "`VALUES.yaml`: the values.yaml of a tenant's cozystack-values Secret (_cluster, _namespace), which the KubevirtMachineTemplate's name also hashes")
-	fs.StringVar(&d.imageSize, "image-size", plan.DefaultImageSize.String(), "`QUANTITY` one import of the Talos image pulls over HTTP, and one clone of its golden moves")
+	fs.StringVar(&d.imageSize, "image-size", whatif.DefaultImageSize, "`QUANTITY` one import of the Talos image pulls over HTTP, and one clone of its golden moves")
 	o.stateFlags(fs)
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "compare the KubernetesNodes of every namespace of the cluster")
 	o.outputFlag(fs, yamlOut, jsonOut, wideOut)
@@ -110,7 +111,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	}
 	imageSize, err := size.Quantity(d.imageSize)
 	if err != nil || imageSize.Sign() < 0 {
-		return badUsage("--image-size %q is not a size; give a quantity such as %s", d.imageSize, plan.DefaultImageSize.String())
+		return badUsage("--image-size %q is not a size; give a quantity such as %s", d.imageSize, whatif.DefaultImageSize)
 	}
 	defaults, err := chartDefaults(d.set)
 	if err != nil {
@@ -120,7 +121,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	ch := plan.Change{Defaults: defaults}
+	ch := whatif.Change{Defaults: defaults}
 	if d.afterPools != "" {
 		inputs, err := a.readInputs([]string{d.afterPools})
 		if err != nil {
@@ -130,7 +131,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 			return err
 		}
 	}
-	var platform *plan.Platform
+	var platform *whatif.Platform
 	if d.cozystackValues != "" {
 		data, name, err := a.readFile(d.cozystackValues)
 		if err != nil {
@@ -140,12 +141,12 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		if platform, err = plan.NewPlatform(m); err != nil {
+		if platform, err = whatif.NewPlatform(m); err != nil {
 			return unusable("%s: %v", name, err)
 		}
 	}
 	v, err := a.snapshot(o, func() state.Request {
-		return catalogNeeds(o, plan.DiffNeeds(before, ch))
+		return catalogNeeds(o, whatif.Needs(before, ch))
 	}, false)
 	if err != nil {
 		return err
@@ -171,7 +172,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 		ch.Catalog = catalog.Compile(catalog.DecodeValues(m))
 		runWarnings = append(runWarnings, ch.Catalog.Warnings()...)
 	}
-	in := plan.DiffInput{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: imageSize}
+	in := whatif.Input{Pools: before, Catalog: cat, Snapshot: v.snap, Platform: platform, ImageSize: imageSize}
 	if o.strict {
 		// Decided inside Diff, so that a pool --strict refuses neither
 		// rolls nor gets a step.
@@ -180,14 +181,14 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 			return strictPlan(r)
 		}
 	}
-	rep, err := plan.Diff(in, ch)
+	rep, err := whatif.Diff(in, ch)
 	if err != nil {
 		return unusable("%v", err)
 	}
 	var runRefusals guard.Refusals
 	for i := range rep.Pools {
 		p := &rep.Pools[i]
-		for _, s := range []*plan.DiffSide{p.Before, p.After} {
+		for _, s := range []*whatif.Side{p.Before, p.After} {
 			if s != nil {
 				v.explain(s.Warnings)
 			}
@@ -220,7 +221,7 @@ func (a *app) runDiff(o *options, d *diffOptions, args []string) error {
 
 // diffPools are the pools before the change: the -f files' (the
 // example's with --example), or the cluster's.
-func (a *app) diffPools(o *options, names []string, fromCluster bool) ([]plan.PoolValues, error) {
+func (a *app) diffPools(o *options, names []string, fromCluster bool) ([]whatif.PoolValues, error) {
 	if !fromCluster {
 		inputs := []input{{example.PoolsFile, example.Pools}}
 		if !o.example {
@@ -235,9 +236,9 @@ func (a *app) diffPools(o *options, names []string, fromCluster bool) ([]plan.Po
 	if err != nil {
 		return nil, err
 	}
-	pools := make([]plan.PoolValues, 0, len(objs))
+	pools := make([]whatif.PoolValues, 0, len(objs))
 	for i := range objs {
-		p, err := plan.PoolValuesFromObject(objs[i].Object)
+		p, err := whatif.PoolValuesFromObject(objs[i].Object)
 		if err != nil {
 			return nil, failed("%s %s/%s: %v", plan.PoolKind, objs[i].GetNamespace(), objs[i].GetName(), err)
 		}
@@ -248,8 +249,8 @@ func (a *app) diffPools(o *options, names []string, fromCluster bool) ([]plan.Po
 
 // chartDefaults reads --set KEY=VALUE: VALUE as values.yaml holds it, an
 // empty VALUE the empty string, as Helm's --set reads it.
-func chartDefaults(set []string) ([]plan.ChartDefault, error) {
-	out := make([]plan.ChartDefault, 0, len(set))
+func chartDefaults(set []string) ([]whatif.ChartDefault, error) {
+	out := make([]whatif.ChartDefault, 0, len(set))
 	for _, s := range set {
 		key, raw, ok := strings.Cut(s, "=")
 		if !ok || key == "" {
@@ -261,7 +262,7 @@ func chartDefaults(set []string) ([]plan.ChartDefault, error) {
 				return nil, badUsage("--set %s: %q is not a YAML value (%v); quote a string that YAML misreads, as in --set '%s=\"%s\"'", key, raw, err, key, raw)
 			}
 		}
-		out = append(out, plan.ChartDefault{Key: key, Value: value})
+		out = append(out, whatif.ChartDefault{Key: key, Value: value})
 	}
 	return out, nil
 }
@@ -269,7 +270,7 @@ func chartDefaults(set []string) ([]plan.ChartDefault, error) {
 // writeDiff prints, per pool, whether it rolls, its two sides, its
 // template names, workers, and its plan's findings after the change; then
 // the steps, the transfer and a count.
-func (a *app) writeDiff(rep *plan.DiffReport, summary *offlineSummary) {
+func (a *app) writeDiff(rep *whatif.Report, summary *offlineSummary) {
 	w := a.stdout
 	rolling, refused := 0, 0
 	platformNote := ""
@@ -324,7 +325,7 @@ func (a *app) writeDiff(rep *plan.DiffReport, summary *offlineSummary) {
 }
 
 // writeStepsAndTransfer prints the steps, numbered, and the transfer.
-func writeStepsAndTransfer(w io.Writer, rep *plan.DiffReport) {
+func writeStepsAndTransfer(w io.Writer, rep *whatif.Report) {
 	if len(rep.Steps) == 0 {
 		printf(w, "steps: none\n")
 	} else {
@@ -341,7 +342,7 @@ func writeStepsAndTransfer(w io.Writer, rep *plan.DiffReport) {
 }
 
 // diffHeadline says in a few words what the change does to a pool.
-func diffHeadline(p plan.PoolDiff) string {
+func diffHeadline(p whatif.PoolDiff) string {
 	var b strings.Builder
 	switch {
 	case p.After == nil:
@@ -364,7 +365,7 @@ func diffHeadline(p plan.PoolDiff) string {
 }
 
 // sideLine is a pool's source on one side of the change.
-func sideLine(s *plan.DiffSide) string {
+func sideLine(s *whatif.Side) string {
 	switch {
 	case s == nil:
 		return "-"
@@ -383,20 +384,20 @@ func sideLine(s *plan.DiffSide) string {
 
 // templateLine is "<before> → <after>" when a template name is known, or
 // else the reason the platform's values were missing, for the run's note.
-func templateLine(p plan.PoolDiff) (string, string) {
+func templateLine(p whatif.PoolDiff) (string, string) {
 	var names [2]string
 	known, note := false, ""
-	for i, s := range []*plan.DiffSide{p.Before, p.After} {
+	for i, s := range []*whatif.Side{p.Before, p.After} {
 		switch {
 		case s == nil:
 			names[i] = "-"
 		case s.Template.Name != "":
 			names[i] = s.Template.Name
-			if s.Template.From == plan.FromCluster {
+			if s.Template.From == whatif.FromCluster {
 				names[i] += " (in the cluster)"
 			}
 			known = true
-		case s.Template.Unknown == plan.PlatformNotGiven:
+		case s.Template.Unknown == whatif.PlatformNotGiven:
 			// Said once for the run, not per pool.
 			names[i] = "not known"
 			note = s.Template.Unknown
@@ -412,14 +413,14 @@ func templateLine(p plan.PoolDiff) (string, string) {
 }
 
 // versionText is a side's Kubernetes version value.
-func versionText(s *plan.DiffSide) string {
+func versionText(s *whatif.Side) string {
 	if s.KubernetesVersion == "" {
 		return "the chart's default"
 	}
 	return s.KubernetesVersion
 }
 
-func workersText(p plan.PoolDiff) string {
+func workersText(p whatif.PoolDiff) string {
 	if !p.WorkersKnown {
 		return "not counted (the DataVolumes and PersistentVolumeClaims of " + p.Namespace + " were not read)"
 	}
@@ -439,7 +440,7 @@ func bytesText(n int64, known bool) string {
 
 // writeDiffWide prints one line per pool, as kubectl's -o wide, then the
 // steps and the transfer.
-func (a *app) writeDiffWide(rep *plan.DiffReport, summary *offlineSummary) {
+func (a *app) writeDiffWide(rep *whatif.Report, summary *offlineSummary) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tNAME\tROLLS\tBEFORE\tAFTER\tGOLDEN\tGOLDENSTATE\tWORKERS\tTEMPLATE\tWARNINGS\tREFUSALS")
 	for _, p := range rep.Pools {
@@ -473,7 +474,7 @@ func (a *app) writeDiffWide(rep *plan.DiffReport, summary *offlineSummary) {
 	summary.print(a.stderr)
 }
 
-func wideSide(s *plan.DiffSide) string {
+func wideSide(s *whatif.Side) string {
 	switch {
 	case s == nil:
 		return "-"
@@ -497,7 +498,7 @@ const (
 // be read leaves the template names unknown, with a note that says why;
 // pools of several namespaces (-A) take one each, which a single run does
 // not hold, so they say so.
-func (a *app) tenantPlatform(pools []plan.PoolValues) (*plan.Platform, error) {
+func (a *app) tenantPlatform(pools []whatif.PoolValues) (*whatif.Platform, error) {
 	namespaces := map[string]bool{}
 	for _, p := range pools {
 		namespaces[p.Namespace] = true
@@ -533,7 +534,7 @@ func (a *app) tenantPlatform(pools []plan.PoolValues) (*plan.Platform, error) {
 	if err != nil {
 		return nil, failed("%v", err)
 	}
-	platform, err := plan.NewPlatform(m)
+	platform, err := whatif.NewPlatform(m)
 	if err != nil {
 		return nil, failed("%s: %v", name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -31,10 +32,10 @@ import (
 var reimageNotice = reimage
 
 func reimage(r plan.Result, snap *state.Snapshot) string {
-	if snap == nil || !snap.CoversNamespace(state.KubevirtMachineTemplate, r.Namespace) {
+	if snap == nil || !stateindex.Of(snap).CoversNamespace(state.KubevirtMachineTemplate, r.Namespace) {
 		return ""
 	}
-	t := snap.PoolTemplate(r.Namespace, naming.PoolCAPIName(r.Name))
+	t := stateindex.Of(snap).PoolTemplate(r.Namespace, naming.PoolCAPIName(r.Name))
 	if t == nil {
 		return ""
 	}
@@ -70,7 +71,7 @@ func notices(results []plan.Result, snap *state.Snapshot) map[int]string {
 // read. "" when every planned pool's were.
 func unseenTemplates(results []plan.Result, v view) string {
 	for _, r := range results {
-		if r.Outcome != plan.Planned || (v.snap != nil && v.snap.CoversNamespace(state.KubevirtMachineTemplate, r.Namespace)) {
+		if r.Outcome != plan.Planned || (v.snap != nil && stateindex.Of(v.snap).CoversNamespace(state.KubevirtMachineTemplate, r.Namespace)) {
 			continue
 		}
 		cause := v.causes[state.KubevirtMachineTemplate]
@@ -137,7 +138,7 @@ func describeSource(s *cdiv1.DataVolumeSpec) string {
 }
 
 func specClass(s *cdiv1.DataVolumeSpec) string {
-	return state.DataVolumeClass(&cdiv1.DataVolume{Spec: *s})
+	return stateindex.DataVolumeClass(&cdiv1.DataVolume{Spec: *s})
 }
 
 // specSize is a spec's requested storage, canonical; "" when it has none.

@@ -11,6 +11,7 @@ import (
 
 	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -75,7 +76,7 @@ func (a *app) readPools(o *options) ([]plan.Pool, error) {
 
 // poolValues reads the pools of inputs as their values, as readPools
 // reads them.
-func (a *app) poolValues(o *options, inputs []input) ([]plan.PoolValues, error) {
+func (a *app) poolValues(o *options, inputs []input) ([]whatif.PoolValues, error) {
 	ns, err := a.namespaceOf(o)
 	if err != nil {
 		return nil, err
@@ -91,9 +92,9 @@ func (a *app) poolValues(o *options, inputs []input) ([]plan.PoolValues, error) 
 		if kind, _ := m["kind"].(string); kind != "" {
 			return nil, badUsage("--name reads %s as bare values, but it holds a %s; drop --name to read its documents", inputs[0].name, kind)
 		}
-		return []plan.PoolValues{{Namespace: ns, Name: o.name, Spec: m}}, nil
+		return []whatif.PoolValues{{Namespace: ns, Name: o.name, Spec: m}}, nil
 	}
-	var pools []plan.PoolValues
+	var pools []whatif.PoolValues
 	for _, in := range inputs {
 		docs, err := a.documents(in.name, in.data)
 		if err != nil {
@@ -103,7 +104,7 @@ func (a *app) poolValues(o *options, inputs []input) ([]plan.PoolValues, error) 
 			return nil, err
 		}
 		for _, d := range docs {
-			pool, err := plan.PoolValuesFromObject(d.Object.Object)
+			pool, err := whatif.PoolValuesFromObject(d.Object.Object)
 			if err != nil {
 				obj := d.Object
 				printf(a.stderr, "note: %s:%d: skipped %s %s %s: not a %s\n", in.name, d.Line, obj.GetAPIVersion(), obj.GetKind(), obj.GetName(), plan.PoolKind)

@@ -18,6 +18,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/vmdisk"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -80,7 +81,7 @@ func (a *app) vmDiskDocuments(inputs []input) (disks []vmdisk.VMDisk, ok bool, e
 			return nil, false, nil // the pool path reports it
 		}
 		for _, d := range docs {
-			if _, perr := plan.PoolValuesFromObject(d.Object.Object); perr == nil {
+			if _, perr := whatif.PoolValuesFromObject(d.Object.Object); perr == nil {
 				pools++
 				continue
 			}

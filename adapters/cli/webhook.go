@@ -85,11 +85,11 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context of the cluster to watch (default: the kubeconfig's current context; naming one reads a kubeconfig, never the in-cluster config)")
-	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease.String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
+	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease().String(), `the catalog's HelmRelease NAMESPACE/NAME, whose spec.values pools are planned against ("" reads the catalog back from the goldens)`)
 	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
 	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&w.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
-	l := webhook.DefaultLimits
+	l := webhook.DefaultLimits()
 	fs.Int64Var(&w.limits.MaxRequestBytes, "max-request-bytes", l.MaxRequestBytes, "the largest request body served, in bytes (at most 7340032, 7 MiB); a larger one is answered 413")
 	fs.DurationVar(&w.limits.HeaderTimeout, "header-timeout", l.HeaderTimeout, "how long a client may take to send its request's headers, TLS handshake included")
 	fs.DurationVar(&w.limits.ReadTimeout, "read-timeout", l.ReadTimeout, "how long a client may take to send its whole request, headers and body")
@@ -229,9 +229,9 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 // checkLimits refuses limits the server cannot serve by.
 func checkLimits(l webhook.Limits) error {
 	switch {
-	case l.MaxRequestBytes < 1<<10 || l.MaxRequestBytes > webhook.DefaultLimits.MaxRequestBytes:
+	case l.MaxRequestBytes < 1<<10 || l.MaxRequestBytes > webhook.DefaultLimits().MaxRequestBytes:
 		return badUsage("--max-request-bytes %d is not between 1024 and %d (7 MiB, the bound of the admission library, above the API server's own)",
-			l.MaxRequestBytes, webhook.DefaultLimits.MaxRequestBytes)
+			l.MaxRequestBytes, webhook.DefaultLimits().MaxRequestBytes)
 	case l.HeaderTimeout <= 0:
 		return badUsage("--header-timeout %v: a client must be given some time, and not forever", l.HeaderTimeout)
 	case l.ReadTimeout < l.HeaderTimeout:

@@ -10,7 +10,7 @@
 // Reader.Read reads exactly a state.Request, which the planner gives
 // (plan.Needs for one pool, plan.NeedsAll for many): for one pool, one list
 // per cluster-scoped kind, the pool namespace's DataVolumes and PVCs, and the
-// golden's DataVolume and PVC by name, 8 requests; for what clones a golden
+// golden's DataVolume, PVC and volume by name, 11 requests; for what clones a golden
 // (catalog.ConsumersNeeds), one cluster-wide list per consumer kind.
 // Requests stay bounded
 // for any number of pools: once a namespaced kind would take more than
@@ -35,6 +35,6 @@
 //     worker disk is a DataVolume that a cluster without CDI cannot accept.
 //   - A golden's NotFound on a get is absent: recorded in State.Objects.
 //   - Anything else (timeouts, 5xx, connection refused, bad credentials, a
-//     cancelled context) is returned as a *ReadError, never a refusal: a
-//     controller requeues and reads again.
+//     cancelled context) is returned as an error, never a refusal
+//     (errors.Is finds its cause): a controller requeues and reads again.
 package clientgo

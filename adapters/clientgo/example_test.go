@@ -17,6 +17,7 @@ import (
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -47,12 +48,12 @@ func ExampleReader_Read() {
 		return
 	}
 	snap := state.NewSnapshot(st)
-	fmt.Println("default class:", snap.DefaultClass().Name)
+	fmt.Println("default class:", stateindex.Of(snap).DefaultClass().Name)
 	fmt.Println("observed:", st.Observed)
 	fmt.Println("disks read in:", st.Namespaces)
 	golden, _ := naming.GoldenName(plan.DefaultSchematicID, plan.DefaultVersion, nil, nil)
-	fmt.Println("golden known absent:", snap.Covers(state.DataVolume, naming.GoldenNamespace, golden) &&
-		snap.DataVolume(naming.GoldenNamespace, golden) == nil)
+	fmt.Println("golden known absent:", stateindex.Of(snap).Covers(state.DataVolume, naming.GoldenNamespace, golden) &&
+		stateindex.Of(snap).DataVolume(naming.GoldenNamespace, golden) == nil)
 	// Output:
 	// default class: replicated
 	// observed: StorageClass|PersistentVolumeClaim|DataVolume|StorageProfile|CDI|VolumeSnapshotClass|CDIConfig

@@ -18,9 +18,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -59,11 +61,11 @@ func TestOnePool(t *testing.T) {
 	assert.Equal(t, state.PlanKinds&^state.PersistentVolume, st.Observed, "a volume read by name observes no more than itself")
 	assert.Equal(t, []string{fixtures.TenantNamespace}, st.Namespaces)
 	snap := state.NewSnapshot(st)
-	assert.NotNil(t, snap.DataVolume("cozy-public", fixtures.Golden))
-	assert.NotNil(t, snap.PVC("cozy-public", fixtures.Golden))
-	assert.NotNil(t, snap.PersistentVolume("pv-"+fixtures.Golden))
-	assert.Nil(t, snap.PVC(fixtures.OtherNamespace, "data-postgres-0"), "a namespace no pool is in is not read")
-	assert.Len(t, snap.ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+pool.Name, fixtures.Golden), 1)
+	assert.NotNil(t, stateindex.Of(snap).DataVolume("cozy-public", fixtures.Golden))
+	assert.NotNil(t, stateindex.Of(snap).PVC("cozy-public", fixtures.Golden))
+	assert.NotNil(t, stateindex.Of(snap).PersistentVolume("pv-"+fixtures.Golden))
+	assert.Nil(t, stateindex.Of(snap).PVC(fixtures.OtherNamespace, "data-postgres-0"), "a namespace no pool is in is not read")
+	assert.Len(t, stateindex.Of(snap).ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+pool.Name, fixtures.Golden), 1)
 
 	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 	require.NoError(t, err)
@@ -103,7 +105,7 @@ func TestForbiddenVolume(t *testing.T) {
 	st, err := read(t, cs, dyn, plan.Needs(pool))
 	require.NoError(t, err, "a refusal is not an error")
 	snap := state.NewSnapshot(st)
-	assert.False(t, snap.Covers(state.PersistentVolume, "", "pv-"+fixtures.Golden), "a Forbidden volume is unknown, never absent")
+	assert.False(t, stateindex.Of(snap).Covers(state.PersistentVolume, "", "pv-"+fixtures.Golden), "a Forbidden volume is unknown, never absent")
 
 	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 	require.NoError(t, err, "an unknown volume refuses nothing")
@@ -122,9 +124,9 @@ func TestAbsentGolden(t *testing.T) {
 	require.NoError(t, err)
 	snap := state.NewSnapshot(st)
 	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
-		assert.True(t, snap.Covers(k, "cozy-public", fixtures.Golden), "a NotFound golden %v is known absent", k)
+		assert.True(t, stateindex.Of(snap).Covers(k, "cozy-public", fixtures.Golden), "a NotFound golden %v is known absent", k)
 	}
-	assert.Nil(t, snap.DataVolume("cozy-public", fixtures.Golden))
+	assert.Nil(t, stateindex.Of(snap).DataVolume("cozy-public", fixtures.Golden))
 }
 
 func forbidden(resource string) k8stesting.ReactionFunc {
@@ -221,8 +223,8 @@ func TestTransientErrors(t *testing.T) {
 			}
 			st, err := read(t, cs, dyn, plan.Needs(pool))
 			assert.Nil(t, st)
-			var re *clientgo.ReadError
-			require.True(t, errors.As(err, &re), "%s: want *clientgo.ReadError, got %T %v", tc.reason, err, err)
+			var re *clusterread.ReadError
+			require.True(t, errors.As(err, &re), "%s: want *clusterread.ReadError, got %T %v", tc.reason, err, err)
 			assert.True(t, tc.is(err), tc.reason)
 			assert.Empty(t, fixtures.Refused(err), "a read error is not a refusal")
 		})

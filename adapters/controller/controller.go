@@ -29,6 +29,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -336,7 +337,7 @@ func depsOf(pool plan.Pool, res plan.Result, snap *state.Snapshot) deps {
 			return
 		}
 		d.classes = append(d.classes, class)
-		if sc := snap.StorageClass(class); sc != nil && !slices.Contains(d.drivers, sc.Provisioner) {
+		if sc := stateindex.Of(snap).StorageClass(class); sc != nil && !slices.Contains(d.drivers, sc.Provisioner) {
 			d.drivers = append(d.drivers, sc.Provisioner)
 		}
 	}
@@ -346,7 +347,7 @@ func depsOf(pool plan.Pool, res plan.Result, snap *state.Snapshot) deps {
 		d.golden, _ = naming.GoldenName(pool.Spec.Talos.SchematicID, pool.Spec.Talos.Version, nil, nil)
 	}
 	if d.golden != "" {
-		add(snap.Disk(naming.GoldenNamespace, d.golden).Class())
+		add(stateindex.Of(snap).Disk(naming.GoldenNamespace, d.golden).Class())
 	}
 	d.defaultUsed = pool.Spec.StorageClass == "" || res.StorageClass.Name == ""
 	d.any = res.StorageClass.Name == ""

@@ -19,8 +19,9 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -121,8 +122,8 @@ var readAnnotations = map[string]bool{
 	storage.DefaultAnnotation:                 true,
 	storage.BetaDefaultAnnotation:             true,
 	storage.VirtDefaultAnnotation:             true,
-	storage.MinimumSupportedPVCSizeAnnotation: true,
-	state.DefaultSnapshotClassAnnotation:      true,
+	cdi.MinimumSupportedPVCSizeAnnotation:     true,
+	stateindex.DefaultSnapshotClassAnnotation: true,
 }
 
 // ownPrefix is the prefix of the annotations the project writes.

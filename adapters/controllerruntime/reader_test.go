@@ -23,6 +23,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -57,7 +58,7 @@ func TestOnePool(t *testing.T) {
 	assert.Equal(t, byName, st.Observed)
 	assert.Equal(t, []string{fixtures.TenantNamespace}, st.Namespaces)
 	snap := state.NewSnapshot(st)
-	assert.NotNil(t, snap.PersistentVolume("pv-"+fixtures.Golden), "the golden's volume, by the name its claim gives")
+	assert.NotNil(t, stateindex.Of(snap).PersistentVolume("pv-"+fixtures.Golden), "the golden's volume, by the name its claim gives")
 
 	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 	require.NoError(t, err)
@@ -78,7 +79,7 @@ func TestForbiddenVolume(t *testing.T) {
 	st, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
 	require.NoError(t, err, "a refusal is not an error")
 	snap := state.NewSnapshot(st)
-	assert.False(t, snap.Covers(state.PersistentVolume, "", "pv-"+fixtures.Golden), "a Forbidden volume is unknown, never absent")
+	assert.False(t, stateindex.Of(snap).Covers(state.PersistentVolume, "", "pv-"+fixtures.Golden), "a Forbidden volume is unknown, never absent")
 	res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 	require.NoError(t, err, "an unknown volume refuses nothing")
 	var kinds []string
@@ -179,9 +180,9 @@ func TestNotFoundGoldenIsAbsent(t *testing.T) {
 	st, err := controllerruntime.New(fixtures.ControllerRuntime(interceptor.Funcs{}, objs...)).Read(context.Background(), plan.Needs(pool))
 	require.NoError(t, err)
 	snap := state.NewSnapshot(st)
-	assert.True(t, snap.Covers(state.DataVolume, "cozy-public", fixtures.Golden), "a NotFound golden is known absent")
-	assert.True(t, snap.Covers(state.PersistentVolumeClaim, "cozy-public", fixtures.Golden))
-	assert.Nil(t, snap.DataVolume("cozy-public", fixtures.Golden))
+	assert.True(t, stateindex.Of(snap).Covers(state.DataVolume, "cozy-public", fixtures.Golden), "a NotFound golden is known absent")
+	assert.True(t, stateindex.Of(snap).Covers(state.PersistentVolumeClaim, "cozy-public", fixtures.Golden))
+	assert.Nil(t, stateindex.Of(snap).DataVolume("cozy-public", fixtures.Golden))
 }
 
 func TestTransientErrors(t *testing.T) {

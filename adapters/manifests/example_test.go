@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -37,8 +38,8 @@ metadata:
 		return
 	}
 	snap := state.NewSnapshot(st)
-	fmt.Println("default class:", snap.DefaultClass().Name)
-	fmt.Println("DataVolumes observed:", snap.Observed(state.DataVolume), "count:", len(st.DataVolumes))
+	fmt.Println("default class:", stateindex.Of(snap).DefaultClass().Name)
+	fmt.Println("DataVolumes observed:", stateindex.Of(snap).Observed(state.DataVolume), "count:", len(st.DataVolumes))
 	for _, n := range notes {
 		fmt.Println(n.File, n.Line, n.Reason, n.Kind, n.Namespace+"/"+n.Name)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -39,13 +40,13 @@ func TestReadCluster(t *testing.T) {
 			assert.Len(t, st.PersistentVolumeClaims, 4)
 
 			snap := state.NewSnapshot(st)
-			assert.Equal(t, fixtures.ReplicatedClass, snap.DefaultClass().Name, "the GA default outranks the newer beta one")
-			golden := snap.Disk("cozy-public", fixtures.Golden)
+			assert.Equal(t, fixtures.ReplicatedClass, stateindex.Of(snap).DefaultClass().Name, "the GA default outranks the newer beta one")
+			golden := stateindex.Of(snap).Disk("cozy-public", fixtures.Golden)
 			require.NotNil(t, golden.DataVolume)
 			require.NotNil(t, golden.PVC)
 			assert.Equal(t, "6Gi", golden.PVC.Status.Capacity.Storage().String())
-			assert.Len(t, snap.ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+fixtures.PoolName, fixtures.Golden), 1)
-			assert.True(t, snap.Covers(state.DataVolume, "cozy-public", fixtures.OldGolden), "the file says the old golden's DataVolume is gone")
+			assert.Len(t, stateindex.Of(snap).ClonedDisks(fixtures.TenantNamespace, "kubernetes-"+fixtures.PoolName, fixtures.Golden), 1)
+			assert.True(t, stateindex.Of(snap).Covers(state.DataVolume, "cozy-public", fixtures.OldGolden), "the file says the old golden's DataVolume is gone")
 		})
 	}
 }
@@ -56,9 +57,9 @@ func TestReadEmptyObservesEverything(t *testing.T) {
 	assert.Empty(t, notes)
 	assert.Equal(t, state.AllKinds, st.Observed, "a kind with no object in the file is observed as empty, not unknown")
 	snap := state.NewSnapshot(st)
-	assert.True(t, snap.Observed(state.StorageClass))
-	assert.Equal(t, "", snap.DefaultClass().Name)
-	assert.True(t, snap.DefaultClass().Known, "no default class, known")
+	assert.True(t, stateindex.Of(snap).Observed(state.StorageClass))
+	assert.Equal(t, "", stateindex.Of(snap).DefaultClass().Name)
+	assert.True(t, stateindex.Of(snap).DefaultClass().Known, "no default class, known")
 }
 
 func TestReadNotes(t *testing.T) {

@@ -46,7 +46,7 @@ func (v *Validator) catalog(ctx context.Context) (catalogView, error) {
 	}
 	key := v.opts.CatalogRelease
 	hr := &unstructured.Unstructured{}
-	hr.SetGroupVersionKind(HelmReleaseGVK)
+	hr.SetGroupVersionKind(helmReleaseGVK)
 	err := v.client.Get(ctx, key, hr)
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):

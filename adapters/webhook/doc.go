@@ -12,12 +12,13 @@
 //     the catalog and the cluster through the manager's cache, reading
 //     exactly plan.Needs.
 //   - HelmReleases (helm.toolkit.fluxcd.io/v2), at ReleasesPath. One of
-//     the kubernetes-nodes chart (its spec.chartRef is PoolChart's, or it
-//     carries cozystack-api's application labels for a KubernetesNodes) is
+//     the kubernetes-nodes chart (its spec.chartRef is Cozystack's
+//     ExternalArtifact of that chart, or it carries cozystack-api's
+//     application labels for a KubernetesNodes) is
 //     planned as the pool cozystack-api made it for: spec.values, in the
 //     release's namespace, named by the release name without
-//     PoolReleasePrefix. One of the kubernetes-worker-image chart (the
-//     catalog release, or CatalogChart's) is rendered as the catalog
+//     kubernetes-nodes-. One of the kubernetes-worker-image chart (the
+//     catalog release, or a chart of that name) is rendered as the catalog
 //     against the goldens (catalog.RenderNeeds), so CatalogEntryImmutable,
 //     DuplicateCatalogEntry and every check catalog.Render makes refuse an
 //     edit at the door. Any other HelmRelease is admitted untouched.

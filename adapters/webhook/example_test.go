@@ -30,7 +30,7 @@ func Example() {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = controllerruntime.AddToScheme(scheme)
-	opts := webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease}
+	opts := webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}
 	run := func() error {
 		mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 			Scheme:                 scheme,

@@ -82,7 +82,7 @@ func reader(funcs interceptor.Funcs, objs ...client.Object) client.WithWatch {
 // validator plans against objs and the catalog release, read from memory
 // as from a synced informer cache.
 func validator(objs ...client.Object) *webhook.Validator {
-	return webhook.New(memory(objs...), webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease})
+	return webhook.New(memory(objs...), webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()})
 }
 
 // memCache answers as a synced informer cache does: from memory, a deep
@@ -153,7 +153,7 @@ func release(namespace, name string, spec map[string]any) *unstructured.Unstruct
 }
 
 func catalogRelease(values map[string]any) *unstructured.Unstructured {
-	u := release(webhook.DefaultCatalogRelease.Namespace, webhook.DefaultCatalogRelease.Name, map[string]any{
+	u := release(webhook.DefaultCatalogRelease().Namespace, webhook.DefaultCatalogRelease().Name, map[string]any{
 		"chartRef":   map[string]any{"kind": "ExternalArtifact", "name": "cozystack-kubernetes-worker-image-default-kubernetes-worker-image", "namespace": "cozy-system"},
 		"values":     values,
 		"valuesFrom": []any{map[string]any{"kind": "Secret", "name": "cozystack-values"}},

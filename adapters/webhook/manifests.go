@@ -83,7 +83,7 @@ type ManifestOptions struct {
 	Options Options
 	// ReadBack deploys the webhook without a catalog release: it reads the
 	// catalog back from the goldens in cozy-public. Otherwise a zero
-	// Options.CatalogRelease is DefaultCatalogRelease.
+	// Options.CatalogRelease is DefaultCatalogRelease().
 	ReadBack bool
 }
 
@@ -110,7 +110,7 @@ func (o ManifestOptions) withDefaults() ManifestOptions {
 		o.Port = DefaultPort
 	}
 	if o.Options.CatalogRelease.Name == "" && !o.ReadBack {
-		o.Options.CatalogRelease = DefaultCatalogRelease
+		o.Options.CatalogRelease = DefaultCatalogRelease()
 	}
 	if o.ReadBack {
 		o.Options.CatalogRelease.Name = ""
@@ -121,7 +121,7 @@ func (o ManifestOptions) withDefaults() ManifestOptions {
 
 // Manifests are the objects that deploy the webhook, in the order to apply
 // them: its namespace, service account and least-privilege RBAC (get, list
-// and watch on exactly the kinds an admission reads, ReadKinds, and on the
+// and watch on exactly the kinds an admission reads, and on the
 // catalog release by name), the serving certificate (cert-manager) unless
 // a CABundle is given, the Service, the Deployment and its
 // PodDisruptionBudget, and the ValidatingWebhookConfiguration.
@@ -162,7 +162,7 @@ func Manifests(o ManifestOptions) []client.Object {
 	objs = append(objs,
 		&rbacv1.Role{
 			TypeMeta: typed("rbac.authorization.k8s.io/v1", "Role"), ObjectMeta: meta(o.Name+"-images", imagesRelease.Namespace),
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{HelmReleaseGVK.Group}, Resources: []string{"helmreleases"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{helmReleaseGVK.Group}, Resources: []string{"helmreleases"},
 				ResourceNames: []string{imagesRelease.Name}, Verbs: []string{"get"}}},
 		},
 		&rbacv1.RoleBinding{
@@ -201,7 +201,7 @@ func Manifests(o ManifestOptions) []client.Object {
 // cluster-wide: a pool's disks are in its own namespace, any namespace.
 func stateRules() []rbacv1.PolicyRule {
 	byGroup := map[string][]string{}
-	for _, k := range ReadKinds().Each() {
+	for _, k := range kinds.AdmissionReads().Each() {
 		i := kinds.Of(k)
 		byGroup[i.GVK.Group] = append(byGroup[i.GVK.Group], i.Resource)
 	}
@@ -224,7 +224,7 @@ func stateRules() []rbacv1.PolicyRule {
 // authorizes by resourceNames.
 func releaseRule(name string) rbacv1.PolicyRule {
 	return rbacv1.PolicyRule{
-		APIGroups: []string{HelmReleaseGVK.Group}, Resources: []string{"helmreleases"},
+		APIGroups: []string{helmReleaseGVK.Group}, Resources: []string{"helmreleases"},
 		ResourceNames: []string{name}, Verbs: []string{"get", "list", "watch"},
 	}
 }
@@ -363,17 +363,17 @@ func configuration(o ManifestOptions, labels map[string]string) *admissionregist
 	}
 
 	pools := hook("kubernetesnodes.worker-image.cozystack.io", PoolsPath)
-	pools.Rules = rule(PoolGVK.Group, PoolGVK.Version, o.PoolResource)
+	pools.Rules = rule(poolGVK.Group, poolGVK.Version, o.PoolResource)
 
 	poolReleases := hook("pools.helmreleases.worker-image.cozystack.io", ReleasesPath)
-	poolReleases.Rules = rule(HelmReleaseGVK.Group, HelmReleaseGVK.Version, "helmreleases")
+	poolReleases.Rules = rule(helmReleaseGVK.Group, helmReleaseGVK.Version, "helmreleases")
 	poolReleases.MatchConditions = []admissionregistrationv1.MatchCondition{{
 		Name:       "kubernetes-nodes-release",
 		Expression: anyOf(append(chartConditions(o.Options.PoolChart), labelConditions()...)...),
 	}}
 
 	catalogReleases := hook("catalog.helmreleases.worker-image.cozystack.io", ReleasesPath)
-	catalogReleases.Rules = rule(HelmReleaseGVK.Group, HelmReleaseGVK.Version, "helmreleases")
+	catalogReleases.Rules = rule(helmReleaseGVK.Group, helmReleaseGVK.Version, "helmreleases")
 	conditions := chartConditions(o.Options.CatalogChart)
 	if key := o.Options.CatalogRelease; key.Name != "" {
 		conditions = append(conditions, fmt.Sprintf("request.namespace == %q && request.name == %q", key.Namespace, key.Name))
@@ -388,12 +388,12 @@ func configuration(o ManifestOptions, labels map[string]string) *admissionregist
 	vmDisks.Rules = rule(vmDiskGK.Group, "v1alpha1", "vmdisks")
 
 	vmDiskReleases := hook("vmdisks.helmreleases.worker-image.cozystack.io", ReleasesPath)
-	vmDiskReleases.Rules = rule(HelmReleaseGVK.Group, HelmReleaseGVK.Version, "helmreleases")
+	vmDiskReleases.Rules = rule(helmReleaseGVK.Group, helmReleaseGVK.Version, "helmreleases")
 	vmDiskReleases.MatchConditions = []admissionregistrationv1.MatchCondition{{
 		Name: "vm-disk-release",
 		Expression: fmt.Sprintf("object.metadata.name.startsWith(%q) && has(object.metadata.labels) && %[2]q in object.metadata.labels && object.metadata.labels[%[2]q] == %[3]q && "+
 			"%[4]q in object.metadata.labels && object.metadata.labels[%[4]q] == %[5]q",
-			vmDiskReleasePrefix, ApplicationKindLabel, vmDiskGK.Kind, ApplicationGroupLabel, vmDiskGK.Group),
+			vmDiskReleasePrefix, applicationKindLabel, vmDiskGK.Kind, applicationGroupLabel, vmDiskGK.Group),
 	}}
 
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -427,7 +427,7 @@ func chartConditions(c Chart) []string {
 func labelConditions() []string {
 	return []string{fmt.Sprintf("has(object.metadata.labels) && %[1]q in object.metadata.labels && object.metadata.labels[%[1]q] == %[2]q && "+
 		"%[3]q in object.metadata.labels && object.metadata.labels[%[3]q] == %[4]q",
-		ApplicationKindLabel, plan.PoolKind, ApplicationGroupLabel, PoolGVK.Group)}
+		applicationKindLabel, plan.PoolKind, applicationGroupLabel, poolGVK.Group)}
 }
 
 func anyOf(conditions ...string) string {

@@ -99,10 +99,10 @@ func TestManifestsRBAC(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "exactly the kinds plan.Needs and catalog.RenderNeeds name")
 
-	assert.Equal(t, webhook.DefaultCatalogRelease.Namespace, role.Namespace)
+	assert.Equal(t, webhook.DefaultCatalogRelease().Namespace, role.Namespace)
 	assert.Equal(t, []rbacv1.PolicyRule{{
 		APIGroups: []string{"helm.toolkit.fluxcd.io"}, Resources: []string{"helmreleases"},
-		ResourceNames: []string{webhook.DefaultCatalogRelease.Name}, Verbs: []string{"get", "list", "watch"},
+		ResourceNames: []string{webhook.DefaultCatalogRelease().Name}, Verbs: []string{"get", "list", "watch"},
 	}}, role.Rules)
 
 	for _, o := range webhook.Manifests(webhook.ManifestOptions{ReadBack: true}) {

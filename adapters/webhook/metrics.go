@@ -11,8 +11,8 @@ import (
 // controller-runtime's own (controller_runtime_webhook_requests_total and
 // its latency, per path). Labels: resource is kubernetesnodes or
 // helmreleases; subject is pool, catalog or none (a HelmRelease of another
-// chart, a request that does not decode); outcome is one of Admitted,
-// Refused, Unchanged, Skipped, BadRequest and Failed; operation is CREATE,
+// chart, a request that does not decode); outcome is one of admitted,
+// refused, unchanged, skipped, bad-request and failed; operation is CREATE,
 // UPDATE, DELETE, CONNECT, or invalid for any other (a bad request).
 var (
 	admissions = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -42,7 +42,7 @@ func init() {
 func observe(resource, operation string, d decision, took time.Duration) {
 	admissions.WithLabelValues(resource, d.subject, operation, d.outcome).Inc()
 	latency.WithLabelValues(resource, d.subject, d.outcome).Observe(took.Seconds())
-	if d.outcome == Refused {
+	if d.outcome == outcomeRefused {
 		for i, reason := range d.refused.reasons {
 			refusals.WithLabelValues(resource, d.subject, string(reason)).Add(float64(d.refused.n[i]))
 		}

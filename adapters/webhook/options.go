@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
@@ -19,11 +20,11 @@ const (
 	ReleasesPath = "/validate-helmreleases"
 )
 
-// HelmReleaseGVK is Flux's HelmRelease, read as unstructured.
-var HelmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+// helmReleaseGVK is Flux's HelmRelease, read as unstructured.
+var helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
 
-// PoolGVK is the kind of a worker pool.
-var PoolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
+// poolGVK is the kind of a worker pool.
+var poolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 
 // How cozystack-api turns a KubernetesNodes into its HelmRelease
 // (pkg/registry/apps/application/rest.go, convertApplicationToHelmRelease
@@ -32,14 +33,14 @@ var PoolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 // chartRef, the pool's spec as spec.values, and the labels below, by which
 // cozystack-api itself recognises its releases (hasRequiredApplicationLabels).
 const (
-	// PoolReleasePrefix is the ApplicationDefinition kubernetes-nodes'
+	// poolReleasePrefix is the ApplicationDefinition kubernetes-nodes'
 	// release prefix; the chart requires it of its release name too
 	// (kubernetes-nodes.groupName in templates/_helpers.tpl).
-	PoolReleasePrefix = "kubernetes-nodes-"
+	poolReleasePrefix = "kubernetes-nodes-"
 
-	ApplicationKindLabel  = "apps.cozystack.io/application.kind"
-	ApplicationGroupLabel = "apps.cozystack.io/application.group"
-	ApplicationNameLabel  = "apps.cozystack.io/application.name"
+	applicationKindLabel  = "apps.cozystack.io/application.kind"
+	applicationGroupLabel = "apps.cozystack.io/application.group"
+	applicationNameLabel  = "apps.cozystack.io/application.name"
 
 	// platformValuesSecret is the Secret every Cozystack release takes
 	// values from (valuesFrom); it holds the platform's internal "_" keys
@@ -65,13 +66,13 @@ type Chart struct {
 	Ref ChartRef
 }
 
-// PoolChart is the kubernetes-nodes chart as Cozystack releases it: the
+// poolChart is the kubernetes-nodes chart as Cozystack releases it: the
 // chartRef of the ApplicationDefinition kubernetes-nodes
 // (packages/system/kubernetes-nodes-rd/cozyrds/kubernetes-nodes.yaml),
 // the ExternalArtifact cozystack-operator names
 // <PackageSource>-<variant>-<component> for the kubernetes-nodes component of
 // the cozystack.kubernetes-nodes-application package's kubevirt variant.
-var PoolChart = Chart{
+var poolChart = Chart{
 	Name: "kubernetes-nodes",
 	Ref: ChartRef{
 		Kind:      "ExternalArtifact",
@@ -80,19 +81,20 @@ var PoolChart = Chart{
 	},
 }
 
-// CatalogChart is the kubernetes-worker-image chart, recognised by its
+// catalogChart is the kubernetes-worker-image chart, recognised by its
 // name; its release is also recognised as the catalog by
 // Options.CatalogRelease, whatever its source.
-var CatalogChart = Chart{Name: "kubernetes-worker-image"}
+var catalogChart = Chart{Name: "kubernetes-worker-image"}
 
-// DefaultCatalogRelease is where the catalog's HelmRelease is looked for
-// unless told otherwise: cozystack-operator releases a package's component
-// under its name in its install namespace.
-var DefaultCatalogRelease = types.NamespacedName{Namespace: "cozy-system", Name: "kubernetes-worker-image"}
+// DefaultCatalogRelease is where Cozystack releases the catalog, the
+// HelmRelease cozy-system/kubernetes-worker-image: cozystack-operator
+// releases a package's component under its name in its install namespace.
+// Set it as Options.CatalogRelease to read the catalog there.
+func DefaultCatalogRelease() types.NamespacedName { return catalogrelease.Default }
 
-// DefaultReadTimeout bounds an admission's reads, below the
+// defaultReadTimeout bounds an admission's reads, below the
 // timeoutSeconds (DefaultTimeoutSeconds) of the manifests.
-const DefaultReadTimeout = 4 * time.Second
+const defaultReadTimeout = 4 * time.Second
 
 // Options say what the webhook plans pools against and which HelmReleases
 // it validates.
@@ -109,24 +111,27 @@ type Options struct {
 	// the goldens in cozy-public (catalog.FromCluster).
 	CatalogRelease types.NamespacedName
 	// ReadTimeout bounds the reads of one admission (a cache whose informer
-	// has not synced makes a read wait); 0 means DefaultReadTimeout. Keep it
+	// has not synced makes a read wait); 0 means 4 seconds. Keep it
 	// below the webhook's timeoutSeconds, so that a slow read is a denial
 	// that says so rather than a call the API server gives up on.
 	ReadTimeout time.Duration
 	// PoolChart and CatalogChart recognise the HelmReleases to validate; a
-	// zero Chart is the package's PoolChart or CatalogChart.
+	// zero Chart is the chart as Cozystack releases it: for pools, the
+	// kubernetes-nodes chart by the chartRef of Cozystack's
+	// ExternalArtifact (or a chart named kubernetes-nodes); for the
+	// catalog, a chart named kubernetes-worker-image.
 	PoolChart, CatalogChart Chart
 }
 
 func (o Options) withDefaults() Options {
 	if o.PoolChart == (Chart{}) {
-		o.PoolChart = PoolChart
+		o.PoolChart = poolChart
 	}
 	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = DefaultReadTimeout
+		o.ReadTimeout = defaultReadTimeout
 	}
 	if o.CatalogChart == (Chart{}) {
-		o.CatalogChart = CatalogChart
+		o.CatalogChart = catalogChart
 	}
 	return o
 }

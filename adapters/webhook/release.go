@@ -18,11 +18,11 @@ import (
 func (v *Validator) release(ctx context.Context, req admission.Request) decision {
 	obj, err := decodeObject(req.Object.Raw)
 	if err != nil {
-		return badRequest(SubjectNone, "the request's object: %v", err)
+		return badRequest(subjectNone, "the request's object: %v", err)
 	}
 	typed(obj, req)
-	if apiVersion, kind := obj["apiVersion"], obj["kind"]; apiVersion != HelmReleaseGVK.GroupVersion().String() || kind != HelmReleaseGVK.Kind {
-		return badRequest(SubjectNone, "this webhook validates %s HelmReleases; the object is %v %v", HelmReleaseGVK.GroupVersion(), apiVersion, kind)
+	if apiVersion, kind := obj["apiVersion"], obj["kind"]; apiVersion != helmReleaseGVK.GroupVersion().String() || kind != helmReleaseGVK.Kind {
+		return badRequest(subjectNone, "this webhook validates %s HelmReleases; the object is %v %v", helmReleaseGVK.GroupVersion(), apiVersion, kind)
 	}
 	if isVMDiskRelease(obj) {
 		return v.admitVMDiskRelease(ctx, obj)
@@ -43,12 +43,12 @@ func (v *Validator) release(ctx context.Context, req admission.Request) decision
 		return o, true
 	}
 	switch subject {
-	case SubjectCatalog:
+	case subjectCatalog:
 		return v.admitCatalog(ctx, obj, old)
-	case SubjectPool:
+	case subjectPool:
 		return v.admitPoolRelease(ctx, obj, old)
 	}
-	return decision{subject: SubjectNone, outcome: Skipped}
+	return decision{subject: subjectNone, outcome: outcomeSkipped}
 }
 
 // chartOf says what a HelmRelease is: the catalog (the catalog release
@@ -60,17 +60,17 @@ func (v *Validator) chartOf(obj map[string]any) string {
 	namespace, _ := meta["namespace"].(string)
 	name, _ := meta["name"].(string)
 	if key := v.opts.CatalogRelease; key.Name != "" && key.Namespace == namespace && key.Name == name {
-		return SubjectCatalog
+		return subjectCatalog
 	}
 	if v.opts.CatalogChart.matches(obj) {
-		return SubjectCatalog
+		return subjectCatalog
 	}
 	labels, _ := meta["labels"].(map[string]any)
 	if v.opts.PoolChart.matches(obj) ||
-		(labels[ApplicationKindLabel] == plan.PoolKind && labels[ApplicationGroupLabel] == PoolGVK.Group) {
-		return SubjectPool
+		(labels[applicationKindLabel] == plan.PoolKind && labels[applicationGroupLabel] == poolGVK.Group) {
+		return subjectPool
 	}
-	return SubjectNone
+	return subjectNone
 }
 
 // chartIdentity is what says which chart a HelmRelease releases: its
@@ -98,7 +98,7 @@ func chartIdentity(obj map[string]any) string {
 	for _, v := range []any{
 		ref["kind"], ref["name"], refNamespace,
 		template["chart"], source["kind"], source["name"], sourceNamespace,
-		labels[ApplicationKindLabel], labels[ApplicationGroupLabel],
+		labels[applicationKindLabel], labels[applicationGroupLabel],
 	} {
 		// A value that is not a string is told by its type alone: no chart
 		// is named by one.
@@ -142,7 +142,7 @@ func (c Chart) matches(obj map[string]any) bool {
 func helmRelease(obj map[string]any) (t target, releaseNamespace, releaseName string) {
 	meta, _ := obj["metadata"].(map[string]any)
 	spec, _ := obj["spec"].(map[string]any)
-	t = target{gk: HelmReleaseGVK.GroupKind(), values: "spec.values"}
+	t = target{gk: helmReleaseGVK.GroupKind(), values: "spec.values"}
 	t.namespace, _ = meta["namespace"].(string)
 	t.name, _ = meta["name"].(string)
 	// Flux: the release lives in spec.targetNamespace when set, and is
@@ -162,7 +162,7 @@ func helmRelease(obj map[string]any) (t target, releaseNamespace, releaseName st
 // <cluster>-<pool>), and refuses to render a release name without it.
 func poolOf(obj map[string]any) (plan.Pool, target, guard.Refusals) {
 	t, namespace, release := helmRelease(obj)
-	name, ok := strings.CutPrefix(release, PoolReleasePrefix)
+	name, ok := strings.CutPrefix(release, poolReleasePrefix)
 	var rs guard.Refusals
 	if !ok || name == "" {
 		fld := "metadata.name"
@@ -173,7 +173,7 @@ func poolOf(obj map[string]any) (plan.Pool, target, guard.Refusals) {
 			Reason: guard.InvalidPoolName, Field: fld, BadValue: release,
 			Subject: "pool " + namespace + "/" + release,
 			Detail: fmt.Sprintf("the release name %q does not start with %q, which the kubernetes-nodes chart requires and names the pool by what follows; name the release %s<cluster>-<pool>",
-				release, PoolReleasePrefix, PoolReleasePrefix),
+				release, poolReleasePrefix, poolReleasePrefix),
 		}}
 		name = release
 	}
@@ -205,16 +205,16 @@ func (v *Validator) admitPoolRelease(ctx context.Context, obj map[string]any, ol
 func (v *Validator) admitCatalog(ctx context.Context, obj map[string]any, oldObj func() (map[string]any, bool)) decision {
 	t, _, _ := helmRelease(obj)
 	if err := v.denied(); err != nil {
-		return readFailure(SubjectCatalog, err, "the goldens in the cluster")
+		return readFailure(subjectCatalog, err, "the goldens in the cluster")
 	}
 	st, err := v.state.Read(ctx, catalog.RenderNeeds())
 	if err != nil {
-		return readFailure(SubjectCatalog, err, "the goldens in the cluster")
+		return readFailure(subjectCatalog, err, "the goldens in the cluster")
 	}
 	snap := state.NewSnapshot(st)
 	cat := catalog.Compile(catalog.DecodeValues(releaseValues(obj)))
 	res, _ := catalog.Render(cat, snap)
-	d := decision{subject: SubjectCatalog, outcome: Admitted}
+	d := decision{subject: subjectCatalog, outcome: outcomeAdmitted}
 	for _, w := range res.Warnings {
 		d.warn(t, w)
 	}

@@ -240,7 +240,7 @@ func TestCatalogUnchangedUpdate(t *testing.T) {
 // The charts are recognised as configured.
 func TestChartOptions(t *testing.T) {
 	v := webhook.New(reader(interceptor.Funcs{}, cluster()...), webhook.Options{
-		CatalogRelease: webhook.DefaultCatalogRelease,
+		CatalogRelease: webhook.DefaultCatalogRelease(),
 		PoolChart:      webhook.Chart{Ref: webhook.ChartRef{Kind: "OCIRepository", Namespace: "flux-system", Name: "nodes"}},
 	})
 	hr := release("tenant-a", "kubernetes-nodes-demo-gpu", map[string]any{

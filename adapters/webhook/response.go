@@ -18,28 +18,28 @@ import (
 // Outcomes of an admission, as the metrics label them.
 const (
 	// Admitted: planned (or rendered), warnings may follow.
-	Admitted = "admitted"
+	outcomeAdmitted = "admitted"
 	// Refused: denied with an Invalid status whose causes are the
 	// refusals.
-	Refused = "refused"
+	outcomeRefused = "refused"
 	// Unchanged: refused, but admitted because the update leaves the disk
 	// (or the goldens) as they were; the refusals come back as warnings.
-	Unchanged = "unchanged"
+	outcomeUnchanged = "unchanged"
 	// Skipped: a HelmRelease of neither chart, admitted untouched.
-	Skipped = "skipped"
+	outcomeSkipped = "skipped"
 	// BadRequest: the request is not what the webhook validates, or its
 	// object does not decode; denied with a BadRequest status.
-	BadRequest = "bad-request"
+	outcomeBadRequest = "bad-request"
 	// Failed: the cluster or the catalog could not be read; denied with an
 	// InternalError status, to retry. Nothing is admitted on a guess.
-	Failed = "failed"
+	outcomeFailed = "failed"
 )
 
 // Subjects of an admission, as the metrics label them.
 const (
-	SubjectPool    = "pool"
-	SubjectCatalog = "catalog"
-	SubjectNone    = "none"
+	subjectPool    = "pool"
+	subjectCatalog = "catalog"
+	subjectNone    = "none"
 )
 
 // An answer is bounded whatever the request: it reports at most
@@ -153,7 +153,7 @@ func (d *decision) note(format string, args ...any) {
 // message the refusal's detail. kubectl prints the status's message,
 // which holds every refusal.
 func (d *decision) refuse(t target, rs guard.Refusals) {
-	d.outcome = Refused
+	d.outcome = outcomeRefused
 	causes := make([]metav1.StatusCause, 0, min(len(rs), maxFindings))
 	lines := make([]string, 0, min(len(rs), maxFindings)+1)
 	for _, r := range rs {
@@ -188,7 +188,7 @@ func (d *decision) refuse(t target, rs guard.Refusals) {
 // keep admits a refused update that leaves what the refusals are about as
 // it was: each refusal comes back as a warning that says so.
 func (d *decision) keep(t target, rs guard.Refusals, why string) {
-	d.outcome = Unchanged
+	d.outcome = outcomeUnchanged
 	for _, r := range rs {
 		if r == nil {
 			continue
@@ -205,7 +205,7 @@ func (d *decision) keep(t target, rs guard.Refusals, why string) {
 
 // badRequest denies a request the webhook cannot read.
 func badRequest(subject, format string, args ...any) decision {
-	return decision{subject: subject, outcome: BadRequest, status: &metav1.Status{
+	return decision{subject: subject, outcome: outcomeBadRequest, status: &metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusBadRequest,
 		Reason:  metav1.StatusReasonBadRequest,
@@ -215,7 +215,7 @@ func badRequest(subject, format string, args ...any) decision {
 
 // failed denies a request whose answer needed a read that failed.
 func readFailure(subject string, err error, what string) decision {
-	return decision{subject: subject, outcome: Failed, status: &metav1.Status{
+	return decision{subject: subject, outcome: outcomeFailed, status: &metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusInternalServerError,
 		Reason:  metav1.StatusReasonInternalError,

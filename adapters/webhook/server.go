@@ -52,25 +52,28 @@ type Limits struct {
 // DefaultLimits are the webhook server's limits unless told otherwise:
 // the API server waits at most 30 seconds for an answer, and sends its
 // requests at once.
-var DefaultLimits = Limits{MaxRequestBytes: 7 << 20, HeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, MaxInFlight: 32}
+func DefaultLimits() Limits {
+	return Limits{MaxRequestBytes: 7 << 20, HeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, MaxInFlight: 32}
+}
 
 // crMaxRequestBytes is controller-runtime's bound on an admission
 // request's body (pkg/webhook/admission/http.go, maxRequestSize).
 const crMaxRequestBytes = 7 << 20
 
 func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
 	if l.MaxRequestBytes <= 0 {
-		l.MaxRequestBytes = DefaultLimits.MaxRequestBytes
+		l.MaxRequestBytes = d.MaxRequestBytes
 	}
 	l.MaxRequestBytes = min(l.MaxRequestBytes, crMaxRequestBytes)
 	if l.HeaderTimeout <= 0 {
-		l.HeaderTimeout = DefaultLimits.HeaderTimeout
+		l.HeaderTimeout = d.HeaderTimeout
 	}
 	if l.ReadTimeout <= 0 {
-		l.ReadTimeout = DefaultLimits.ReadTimeout
+		l.ReadTimeout = d.ReadTimeout
 	}
 	if l.MaxInFlight <= 0 {
-		l.MaxInFlight = DefaultLimits.MaxInFlight
+		l.MaxInFlight = d.MaxInFlight
 	}
 	return l
 }

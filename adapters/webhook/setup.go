@@ -23,9 +23,6 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
-	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/plan"
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 // Setup serves the webhooks on mgr's webhook server, reading through mgr's
@@ -66,29 +63,13 @@ func CacheOptions(o Options) cache.Options {
 	opts := controllerruntime.CacheOptions()
 	if key := o.CatalogRelease; key.Name != "" && o.Catalog == nil {
 		hr := &unstructured.Unstructured{}
-		hr.SetGroupVersionKind(HelmReleaseGVK)
+		hr.SetGroupVersionKind(helmReleaseGVK)
 		opts.ByObject = map[client.Object]cache.ByObject{hr: {
 			Namespaces: map[string]cache.Config{key.Namespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", key.Name),
 		}}
 	}
 	return opts
-}
-
-// ReadKinds are the kinds an admission reads of the cluster: those a pool
-// that clones needs (plan.Needs) and those a catalog render needs
-// (catalog.RenderNeeds).
-func ReadKinds() state.Kind {
-	pool := plan.DecodePool("tenant", "cluster-pool", map[string]any{"cluster": "cluster", "osImage": map[string]any{"builtin": map[string]any{}}})
-	need := plan.Needs(pool).Merge(catalog.RenderNeeds())
-	var k state.Kind
-	for _, r := range need.Gets {
-		k |= r.Kind
-	}
-	for _, r := range need.Lists {
-		k |= r.Kind
-	}
-	return k
 }
 
 // warmer starts the informers an admission reads once the cache runs, so
@@ -113,7 +94,7 @@ type warmer struct {
 func (w *warmer) Start(ctx context.Context) error {
 	log := logf.FromContext(ctx).WithName("worker-image-webhook")
 	var objs []client.Object
-	for _, k := range ReadKinds().Each() {
+	for _, k := range kinds.AdmissionReads().Each() {
 		o, err := w.scheme.New(kinds.Of(k).GVK)
 		if err != nil {
 			return fmt.Errorf("the manager's scheme lacks %s: register it with controllerruntime.AddToScheme: %w", kinds.Of(k).GVK, err)
@@ -121,7 +102,7 @@ func (w *warmer) Start(ctx context.Context) error {
 		objs = append(objs, o.(client.Object))
 	}
 	var lists []listing
-	for _, k := range ReadKinds().Each() {
+	for _, k := range kinds.AdmissionReads().Each() {
 		info := kinds.Of(k)
 		l, err := w.scheme.New(info.GVK.GroupVersion().WithKind(info.GVK.Kind + "List"))
 		if err != nil {
@@ -131,11 +112,11 @@ func (w *warmer) Start(ctx context.Context) error {
 	}
 	if w.readRelease {
 		hr := &unstructured.Unstructured{}
-		hr.SetGroupVersionKind(HelmReleaseGVK)
+		hr.SetGroupVersionKind(helmReleaseGVK)
 		objs = append(objs, hr)
 		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(HelmReleaseGVK.GroupVersion().WithKind(HelmReleaseGVK.Kind + "List"))
-		lists = append(lists, listing{l, fmt.Sprintf("helmreleases.%s in namespace %s (resourceNames: %s)", HelmReleaseGVK.Group, w.release.Namespace, w.release.Name),
+		l.SetGroupVersionKind(helmReleaseGVK.GroupVersion().WithKind(helmReleaseGVK.Kind + "List"))
+		lists = append(lists, listing{l, fmt.Sprintf("helmreleases.%s in namespace %s (resourceNames: %s)", helmReleaseGVK.Group, w.release.Namespace, w.release.Name),
 			[]client.ListOption{client.InNamespace(w.release.Namespace), client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", w.release.Name)}}})
 	}
 	if err := w.allowed(ctx, lists); err != nil {

@@ -31,14 +31,14 @@ func TestForbiddenKinds(t *testing.T) {
 	require.NoError(t, storagev1.AddToScheme(scheme))
 	forbidden := func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 		if _, ok := list.(*unstructured.UnstructuredList); ok {
-			return apierrors.NewForbidden(schema.GroupResource{Group: HelmReleaseGVK.Group, Resource: "helmreleases"}, "", errors.New("no Role"))
+			return apierrors.NewForbidden(schema.GroupResource{Group: helmReleaseGVK.Group, Resource: "helmreleases"}, "", errors.New("no Role"))
 		}
 		return c.List(ctx, list, opts...)
 	}
 	api := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{List: forbidden}).Build()
-	w := &warmer{api: api, scheme: scheme, release: DefaultCatalogRelease, readRelease: true}
+	w := &warmer{api: api, scheme: scheme, release: DefaultCatalogRelease(), readRelease: true}
 	hr := &unstructured.UnstructuredList{}
-	hr.SetGroupVersionKind(HelmReleaseGVK.GroupVersion().WithKind("HelmReleaseList"))
+	hr.SetGroupVersionKind(helmReleaseGVK.GroupVersion().WithKind("HelmReleaseList"))
 	lists := []listing{
 		{&storagev1.StorageClassList{}, "storageclasses.storage.k8s.io in every namespace", nil},
 		{hr, "helmreleases.helm.toolkit.fluxcd.io in namespace cozy-system (resourceNames: kubernetes-worker-image)", nil},
@@ -52,7 +52,7 @@ func TestForbiddenKinds(t *testing.T) {
 	w.forbidden.Store(&err)
 	assert.ErrorContains(t, w.ready(nil), "forbidden: grant list and watch on helmreleases")
 
-	v := New(api, Options{CatalogRelease: DefaultCatalogRelease})
+	v := New(api, Options{CatalogRelease: DefaultCatalogRelease()})
 	v.forbidden = &w.forbidden
 	obj := []byte(`{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"KubernetesNodes","metadata":{"namespace":"tenant-a","name":"demo-md0"},"spec":{"cluster":"demo"}}`)
 	r := v.Pools().Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{

@@ -63,7 +63,7 @@ func New(c client.Reader, o Options) *Validator {
 // Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
 // served at PoolsPath.
 func (v *Validator) Pools() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: PoolGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.pool}}
+	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: poolGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.pool}}
 }
 
 // Releases is the webhook of Flux HelmReleases
@@ -72,7 +72,7 @@ func (v *Validator) Pools() *admission.Webhook {
 // kubernetes-worker-image chart rendered as the catalog, and any other is
 // admitted untouched.
 func (v *Validator) Releases() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: HelmReleaseGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.release}}
+	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: helmReleaseGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.release}}
 }
 
 // Register serves the webhooks on s, at PoolsPath, ReleasesPath and
@@ -130,7 +130,7 @@ func logDecision(log logr.Logger, resource string, req admission.Request, d deci
 	if reasons := append(append([]guard.Reason{}, d.refused.reasons...), d.warned.reasons...); len(reasons) > 0 {
 		kv = append(kv, "reasons", reasons)
 	}
-	if d.status != nil && d.outcome != Refused {
+	if d.status != nil && d.outcome != outcomeRefused {
 		kv = append(kv, "message", text(d.status.Message))
 	}
 	log.Info("admission", kv...)
@@ -144,30 +144,30 @@ func logDecision(log logr.Logger, resource string, req admission.Request, d deci
 func (h handler) check(req admission.Request) (d decision, ok bool) {
 	switch {
 	case req.UID == "":
-		return badRequest(SubjectNone, "the AdmissionReview holds no request, or a request without a uid: the API server sends request.uid, and the answer must carry it"), false
+		return badRequest(subjectNone, "the AdmissionReview holds no request, or a request without a uid: the API server sends request.uid, and the answer must carry it"), false
 	case req.Kind.Kind == "" || (schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}) != h.kind:
-		return badRequest(SubjectNone, "this webhook validates %s, and the request is of kind %q in group %q: the webhook configuration sends it only %s",
+		return badRequest(subjectNone, "this webhook validates %s, and the request is of kind %q in group %q: the webhook configuration sends it only %s",
 			h.kind, req.Kind.Kind, req.Kind.Group, h.kind), false
 	}
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
 		return decision{}, true
 	case admissionv1.Delete:
-		return decision{subject: SubjectNone, outcome: Skipped}, false
+		return decision{subject: subjectNone, outcome: outcomeSkipped}, false
 	}
-	return badRequest(SubjectNone, "the request's operation %q is none of CREATE, UPDATE and DELETE (in capitals, as the API server sends them)", req.Operation), false
+	return badRequest(subjectNone, "the request's operation %q is none of CREATE, UPDATE and DELETE (in capitals, as the API server sends them)", req.Operation), false
 }
 
 // pool decides a KubernetesNodes create or update.
 func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
 	obj, err := decodeObject(req.Object.Raw)
 	if err != nil {
-		return badRequest(SubjectNone, "the request's object: %v", err)
+		return badRequest(subjectNone, "the request's object: %v", err)
 	}
 	typed(obj, req)
 	pool, err := plan.PoolFromObject(obj)
 	if err != nil {
-		return badRequest(SubjectNone, "this webhook validates %s %s pools: %v", plan.PoolAPIVersion, plan.PoolKind, err)
+		return badRequest(subjectNone, "this webhook validates %s %s pools: %v", plan.PoolAPIVersion, plan.PoolKind, err)
 	}
 	fillName(&pool, req)
 	old := func() (plan.Pool, bool) {
@@ -183,7 +183,7 @@ func (v *Validator) pool(ctx context.Context, req admission.Request) decision {
 		fillName(&p, req)
 		return p, err == nil
 	}
-	t := target{gk: PoolGVK.GroupKind(), namespace: pool.Namespace, name: pool.Name, values: "spec"}
+	t := target{gk: poolGVK.GroupKind(), namespace: pool.Namespace, name: pool.Name, values: "spec"}
 	return v.admitPool(ctx, t, pool, old, nil)
 }
 
@@ -215,11 +215,11 @@ func fillName(p *plan.Pool, req admission.Request) {
 // of the object the planner does not see.
 func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old func() (plan.Pool, bool), extra guard.Refusals) decision {
 	if err := v.denied(); err != nil {
-		return readFailure(SubjectPool, err, "the cluster")
+		return readFailure(subjectPool, err, "the cluster")
 	}
 	view, err := v.catalog(ctx)
 	if err != nil {
-		return readFailure(SubjectPool, err, "the catalog")
+		return readFailure(subjectPool, err, "the catalog")
 	}
 	need := plan.Needs(pool)
 	if view.readBack {
@@ -227,10 +227,10 @@ func (v *Validator) admitPool(ctx context.Context, t target, pool plan.Pool, old
 	}
 	st, err := v.state.Read(ctx, need)
 	if err != nil {
-		return readFailure(SubjectPool, err, "the cluster's state")
+		return readFailure(subjectPool, err, "the cluster's state")
 	}
 	snap := state.NewSnapshot(st)
-	d := decision{subject: SubjectPool, outcome: Admitted}
+	d := decision{subject: subjectPool, outcome: outcomeAdmitted}
 	cat := view.cat
 	if view.readBack {
 		var ws guard.Warnings

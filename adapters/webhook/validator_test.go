@@ -230,12 +230,12 @@ func TestCatalogSource(t *testing.T) {
 	})
 	t.Run("release unreadable", func(t *testing.T) {
 		c := reader(interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			if key == webhook.DefaultCatalogRelease {
+			if key == webhook.DefaultCatalogRelease() {
 				return errors.New("the cache is not started")
 			}
 			return c.Get(ctx, key, obj, opts...)
 		}}, cluster()...)
-		r := answer(webhook.New(c, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease}), poolKind, request(t, admissionv1.Create, poolKind, obj, nil))
+		r := answer(webhook.New(c, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}), poolKind, request(t, admissionv1.Create, poolKind, obj, nil))
 		require.False(t, r.Allowed)
 		assert.Equal(t, int32(http.StatusInternalServerError), r.Result.Code)
 		assert.Equal(t, metav1.StatusReasonInternalError, r.Result.Reason)
@@ -245,7 +245,7 @@ func TestCatalogSource(t *testing.T) {
 		c := reader(interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			return errors.New("timeout")
 		}}, cluster()...)
-		r := answer(webhook.New(c, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease}), poolKind, request(t, admissionv1.Create, poolKind, obj, nil))
+		r := answer(webhook.New(c, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}), poolKind, request(t, admissionv1.Create, poolKind, obj, nil))
 		require.False(t, r.Allowed)
 		assert.Equal(t, int32(http.StatusInternalServerError), r.Result.Code)
 		assert.Contains(t, r.Result.Message, "nothing is admitted on a guess")

@@ -46,13 +46,13 @@ func (v *Validator) VMDisks() *admission.Webhook {
 func (v *Validator) vmDisk(ctx context.Context, req admission.Request) decision {
 	obj, err := decodeObject(req.Object.Raw)
 	if err != nil {
-		return badRequest(SubjectNone, "the request's object: %v", err)
+		return badRequest(subjectNone, "the request's object: %v", err)
 	}
 	typed(obj, req)
 	fillMeta(obj, req)
 	d, err := vmdisk.Decode(obj)
 	if err != nil {
-		return badRequest(SubjectNone, "this webhook validates VMDisks: %v", err)
+		return badRequest(subjectNone, "this webhook validates VMDisks: %v", err)
 	}
 	return v.admitVMDisk(ctx, target{gk: vmDiskGK, namespace: d.Namespace, name: d.Name, values: "spec"}, d)
 }
@@ -63,7 +63,7 @@ func isVMDiskRelease(obj map[string]any) bool {
 	meta, _ := obj["metadata"].(map[string]any)
 	name, _ := meta["name"].(string)
 	labels, _ := meta["labels"].(map[string]any)
-	return strings.HasPrefix(name, vmDiskReleasePrefix) && labels[ApplicationKindLabel] == vmDiskGK.Kind && labels[ApplicationGroupLabel] == vmDiskGK.Group
+	return strings.HasPrefix(name, vmDiskReleasePrefix) && labels[applicationKindLabel] == vmDiskGK.Kind && labels[applicationGroupLabel] == vmDiskGK.Group
 }
 
 // admitVMDiskRelease plans the VMDisk of a vm-disk release.
@@ -93,7 +93,7 @@ func (v *Validator) admitVMDisk(ctx context.Context, t target, disk vmdisk.VMDis
 		return readFailure(subjectVMDisk, err, "the cluster's state")
 	}
 	res, _ := vmdisk.Plan(disk, images, state.NewSnapshot(st))
-	d := decision{subject: subjectVMDisk, outcome: Admitted}
+	d := decision{subject: subjectVMDisk, outcome: outcomeAdmitted}
 	for _, w := range res.Warnings {
 		d.warn(t, w)
 	}
@@ -113,13 +113,13 @@ func (v *Validator) admitVMDisk(ctx context.Context, t target, disk vmdisk.VMDis
 // golden the cluster holds.
 func (v *Validator) images(ctx context.Context) (*vmimages.Catalog, string, error) {
 	hr := &unstructured.Unstructured{}
-	hr.SetGroupVersionKind(HelmReleaseGVK)
+	hr.SetGroupVersionKind(helmReleaseGVK)
 	err := v.api.Get(ctx, imagesRelease, hr)
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 		return nil, fmt.Sprintf("the image catalog's HelmRelease %s does not exist: an image is cloned from whatever golden the cluster holds", imagesRelease), nil
 	case apierrors.IsForbidden(err):
-		return nil, "", fmt.Errorf("forbidden: grant get on helmreleases.%s in namespace %s (resourceNames: %s)", HelmReleaseGVK.Group, imagesRelease.Namespace, imagesRelease.Name)
+		return nil, "", fmt.Errorf("forbidden: grant get on helmreleases.%s in namespace %s (resourceNames: %s)", helmReleaseGVK.Group, imagesRelease.Namespace, imagesRelease.Name)
 	case err != nil:
 		return nil, "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -76,7 +77,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
-	r := renderer{snap: snap, def: snap.DefaultClass()}
+	r := renderer{snap: snap, def: stateindex.Of(snap).DefaultClass()}
 	r.col.Subject = subject
 	r.col.Add(cat.refusals)
 	for _, w := range cat.warnings {
@@ -226,7 +227,7 @@ func describe(r storage.Resolution) string {
 func missingKinds(snap *state.Snapshot, name string) state.Kind {
 	var k state.Kind
 	for _, kind := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
-		if !snap.Covers(kind, naming.GoldenNamespace, name) {
+		if !stateindex.Of(snap).Covers(kind, naming.GoldenNamespace, name) {
 			k |= kind
 		}
 	}
@@ -243,7 +244,7 @@ func unmanaged(cat *Catalog, snap *state.Snapshot) ([]string, state.Kind) {
 	}
 	var missing state.Kind
 	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim} {
-		if !snap.CoversNamespace(k, naming.GoldenNamespace) {
+		if !stateindex.Of(snap).CoversNamespace(k, naming.GoldenNamespace) {
 			missing |= k
 		}
 	}
@@ -262,10 +263,10 @@ func unmanaged(cat *Catalog, snap *state.Snapshot) ([]string, state.Kind) {
 			out = append(out, name)
 		}
 	}
-	for dv := range snap.DataVolumes() {
+	for dv := range stateindex.Of(snap).DataVolumes() {
 		consider(dv.Namespace, dv.Name)
 	}
-	for p := range snap.PersistentVolumeClaims() {
+	for p := range stateindex.Of(snap).PersistentVolumeClaims() {
 		consider(p.Namespace, p.Name)
 	}
 	sort.Strings(out)

@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -77,7 +78,7 @@ func TestGoldenVolumeByName(t *testing.T) {
 				assert.Equal(t, []string{"GET /api/v1/persistentvolumes/" + volume}, volumeReads, "one get by name, no list")
 				assert.False(t, st.Observed.Has(state.PersistentVolume), "a volume read by name observes no more than itself")
 				snap := state.NewSnapshot(st)
-				pv := snap.PersistentVolume(volume)
+				pv := stateindex.Of(snap).PersistentVolume(volume)
 				require.NotNil(t, pv, "the golden's volume is in the State")
 				require.NotNil(t, pv.Spec.CSI)
 				assert.Equal(t, fixtures.ReplicatedProvisioner, pv.Spec.CSI.Driver)
@@ -88,6 +89,6 @@ func TestGoldenVolumeByName(t *testing.T) {
 		st, err := controllerRuntime(e.Cache(t, e.Config), plan.Needs(fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)))
 		require.NoError(t, err)
 		assert.Contains(t, st.Objects, state.Ref{Kind: state.PersistentVolume, Name: volume})
-		assert.NotNil(t, state.NewSnapshot(st).PersistentVolume(volume), "a cache answers the get by name too")
+		assert.NotNil(t, stateindex.Of(state.NewSnapshot(st)).PersistentVolume(volume), "a cache answers the get by name too")
 	})
 }

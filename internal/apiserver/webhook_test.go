@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -23,6 +24,16 @@ import (
 
 // pendingVersion is a flavor whose golden is still importing.
 const pendingVersion = "v1.13.7"
+
+// A pool's HelmRelease as Cozystack writes it: Flux's kind, cozystack-api's
+// name prefix, and the chartRef of the ExternalArtifact cozystack-operator
+// makes for the kubernetes-nodes chart.
+var (
+	helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+	poolChartRef   = struct{ Kind, Namespace, Name string }{"ExternalArtifact", "cozy-system", "cozystack-kubernetes-nodes-application-kubevirt-kubernetes-nodes"}
+)
+
+const poolReleasePrefix = "kubernetes-nodes-"
 
 func catalogValues() map[string]any {
 	return map[string]any{
@@ -44,7 +55,7 @@ func kubernetesNodes(namespace, name string, spec map[string]any) *unstructured.
 
 func helmRelease(namespace, name string, spec map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(webhook.HelmReleaseGVK)
+	u.SetGroupVersionKind(helmReleaseGVK)
 	u.SetNamespace(namespace)
 	u.SetName(name)
 	return u
@@ -96,7 +107,7 @@ func TestWebhook(t *testing.T) {
 	pending := fixtures.GoldenDataVolume(mustGolden(t, pendingVersion), pendingVersion, fixtures.ReplicatedClass, "6Gi", cdiv1.ImportInProgress)
 	e.Create(t, pending)
 	removed(t, e, pending)
-	cat := helmRelease(webhook.DefaultCatalogRelease.Namespace, webhook.DefaultCatalogRelease.Name, map[string]any{
+	cat := helmRelease(webhook.DefaultCatalogRelease().Namespace, webhook.DefaultCatalogRelease().Name, map[string]any{
 		"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "cozystack-kubernetes-worker-image-default-kubernetes-worker-image"},
 		"values":   catalogValues(),
 	})
@@ -142,8 +153,8 @@ func TestWebhook(t *testing.T) {
 	})
 
 	t.Run("a pool's HelmRelease is planned as its pool", func(t *testing.T) {
-		hr := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
-			"chartRef": map[string]any{"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace},
+		hr := helmRelease(fixtures.TenantNamespace, poolReleasePrefix+"demo-gpu", map[string]any{
+			"chartRef": map[string]any{"kind": poolChartRef.Kind, "name": poolChartRef.Name, "namespace": poolChartRef.Namespace},
 			"values":   builtin(map[string]any{"storageClass": fixtures.LocalClass}),
 		})
 		assert.Equal(t, []string{"StorageClassMismatch spec.values.storageClass"}, causesOf(t, c.Create(ctx, hr)))
@@ -169,8 +180,8 @@ func TestWebhook(t *testing.T) {
 		}
 		assert.Equal(t, []string{"StorageClassMismatch spec.storageClass"}, causesOf(t, err), "a pool's author sets its labels")
 
-		hr := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
-			"chartRef": map[string]any{"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace},
+		hr := helmRelease(fixtures.TenantNamespace, poolReleasePrefix+"demo-gpu", map[string]any{
+			"chartRef": map[string]any{"kind": poolChartRef.Kind, "name": poolChartRef.Name, "namespace": poolChartRef.Namespace},
 			"values":   builtin(map[string]any{"storageClass": fixtures.LocalClass}),
 		})
 		hr.SetLabels(map[string]string{webhook.DisableLabel: "disabled"})
@@ -191,7 +202,7 @@ func TestWebhook(t *testing.T) {
 	})
 
 	t.Run("a release that becomes a pool's is judged as a create", func(t *testing.T) {
-		hr := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
+		hr := helmRelease(fixtures.TenantNamespace, poolReleasePrefix+"demo-gpu", map[string]any{
 			"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "cozystack-postgres-application-default-postgres"},
 			"values":   builtin(map[string]any{"storageClass": fixtures.LocalClass}),
 		})
@@ -201,7 +212,7 @@ func TestWebhook(t *testing.T) {
 		became := hr.DeepCopy()
 		require.NoError(t, e.Client.Get(ctx, client.ObjectKeyFromObject(hr), became))
 		require.NoError(t, unstructured.SetNestedMap(became.Object, map[string]any{
-			"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace,
+			"kind": poolChartRef.Kind, "name": poolChartRef.Name, "namespace": poolChartRef.Namespace,
 		}, "spec", "chartRef"))
 		assert.Equal(t, []string{"StorageClassMismatch spec.values.storageClass"}, causesOf(t, c.Update(ctx, became)),
 			"there was no disk of this chart before: %q", warned.take())

@@ -94,7 +94,7 @@ func TestWebhookCommand(t *testing.T) {
 		// The API server takes them as they are (a server-side dry run
 		// validates every object, the webhook configuration's CEL included).
 		e.Namespace(t, "cozy-worker-image-cli")
-		e.Namespace(t, webhook.DefaultCatalogRelease.Namespace)
+		e.Namespace(t, webhook.DefaultCatalogRelease().Namespace)
 		file := writeFile(t, "manifests.yaml", string(out))
 		e.Kubectl(t, "apply", "--dry-run=server", "-f", file)
 	})

@@ -38,7 +38,7 @@ const webhookUser = "worker-image-webhook"
 func helmReleaseCRD() *apiextensionsv1.CustomResourceDefinition {
 	keep := true
 	anything := apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &keep}
-	gvk := webhook.HelmReleaseGVK
+	gvk := helmReleaseGVK
 	return &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "helmreleases." + gvk.Group},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
@@ -98,7 +98,7 @@ func serveWebhook(t *testing.T, e *apiserver.Env, name string) *served {
 	install := &envtest.WebhookInstallOptions{ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{cfg}}
 	require.NoError(t, install.PrepWithoutInstalling())
 	health := freeAddress(t)
-	opts := webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease}
+	opts := webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}
 	mgr, err := ctrl.NewManager(user, ctrl.Options{
 		Scheme:                 apiserver.Scheme(),
 		Cache:                  webhook.CacheOptions(opts),
@@ -139,7 +139,7 @@ func helmReleasesServed(t *testing.T, e *apiserver.Env) {
 		_, err := envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{helmReleaseCRD()}})
 		require.NoError(t, err, "install the HelmRelease CRD")
 	})
-	e.Namespace(t, webhook.DefaultCatalogRelease.Namespace)
+	e.Namespace(t, webhook.DefaultCatalogRelease().Namespace)
 }
 
 // grantRelease gives webhookUser the Role of the manifests in the catalog
@@ -147,7 +147,7 @@ func helmReleasesServed(t *testing.T, e *apiserver.Env) {
 func grantRelease(t *testing.T, e *apiserver.Env, rules []rbacv1.PolicyRule) {
 	t.Helper()
 	ctx := context.Background()
-	ns := webhook.DefaultCatalogRelease.Namespace
+	ns := webhook.DefaultCatalogRelease().Namespace
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: webhookUser, Namespace: ns}, Rules: rules}
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: webhookUser, Namespace: ns},
@@ -162,8 +162,8 @@ func grantRelease(t *testing.T, e *apiserver.Env, rules []rbacv1.PolicyRule) {
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: webhookUser,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Group: webhook.HelmReleaseGVK.Group,
-				Resource: "helmreleases", Verb: "watch", Name: webhook.DefaultCatalogRelease.Name},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Group: helmReleaseGVK.Group,
+				Resource: "helmreleases", Verb: "watch", Name: webhook.DefaultCatalogRelease().Name},
 		}}
 		if err := e.Client.Create(ctx, review); err != nil {
 			return false, err

@@ -151,11 +151,11 @@ func TestWebhookCommandHostile(t *testing.T) {
 
 	t.Run("a release that becomes a pool's is judged as a create", func(t *testing.T) {
 		values := builtin(map[string]any{"storageClass": fixtures.LocalClass})
-		pool := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
-			"chartRef": map[string]any{"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace},
+		pool := helmRelease(fixtures.TenantNamespace, poolReleasePrefix+"demo-gpu", map[string]any{
+			"chartRef": map[string]any{"kind": poolChartRef.Kind, "name": poolChartRef.Name, "namespace": poolChartRef.Namespace},
 			"values":   values,
 		})
-		other := helmRelease(fixtures.TenantNamespace, webhook.PoolReleasePrefix+"demo-gpu", map[string]any{
+		other := helmRelease(fixtures.TenantNamespace, poolReleasePrefix+"demo-gpu", map[string]any{
 			"chartRef": map[string]any{"kind": "ExternalArtifact", "name": "cozystack-postgres-application-default-postgres", "namespace": "cozy-system"},
 			"values":   values,
 		})

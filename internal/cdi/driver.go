@@ -3,6 +3,7 @@ package cdi
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -28,10 +29,10 @@ func (d Driver) Known() bool { return d.Unobserved == 0 && !d.Waits }
 // does not exist.
 func ClaimDriver(snap *state.Snapshot, pvc *corev1.PersistentVolumeClaim) Driver {
 	if vn := pvc.Spec.VolumeName; vn != "" {
-		if !snap.Covers(state.PersistentVolume, "", vn) {
+		if !stateindex.Of(snap).Covers(state.PersistentVolume, "", vn) {
 			return Driver{Unobserved: state.PersistentVolume}
 		}
-		if pv := snap.PersistentVolume(vn); pv != nil && pv.Spec.ClaimRef != nil {
+		if pv := stateindex.Of(snap).PersistentVolume(vn); pv != nil && pv.Spec.ClaimRef != nil {
 			ref := pv.Spec.ClaimRef
 			if ref.Namespace != pvc.Namespace || ref.Name != pvc.Name {
 				return Driver{Waits: true}
@@ -54,10 +55,10 @@ func ClassDriver(snap *state.Snapshot, class string) Driver {
 	if class == "" {
 		return Driver{}
 	}
-	if !snap.Observed(state.StorageClass) {
+	if !stateindex.Of(snap).Observed(state.StorageClass) {
 		return Driver{Unobserved: state.StorageClass}
 	}
-	if sc := snap.StorageClass(class); sc != nil {
+	if sc := stateindex.Of(snap).StorageClass(class); sc != nil {
 		return Driver{Name: sc.Provisioner}
 	}
 	return Driver{}

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // Rendering is what CDI makes of a DataVolume's storage for one class and
@@ -65,29 +65,29 @@ func (r *Rendering) Renders() bool {
 //     status.claimPropertySets[0] must carry access modes: CDI never reads
 //     the profile's spec, nor the sets after the first;
 //   - the volume mode is that set's (nil is Filesystem), and the request
-//     is storage.RenderedRequest of the size with the class's overhead and
+//     is RenderedRequest of the size with the class's overhead and
 //     the profile's minimumSupportedPvcSize.
 func Render(snap *state.Snapshot, class string, size resource.Quantity) Rendering {
 	r := Rendering{Raw: size.DeepCopy()}
-	if size.Value() < storage.MinimumDiskSize {
+	if size.Value() < MinimumDiskSize {
 		r.Unrenderable, r.UnrenderableSize = fmt.Sprintf("CDI's webhook rejects a DataVolume under 1MiB (%s)", size.String()), true
-		if size.CmpInt64(storage.MinimumDiskSize) > 0 {
+		if size.CmpInt64(MinimumDiskSize) > 0 {
 			// validateStorageSize reads pvcSize.Value(), an int64 of
 			// bytes, which a size past it does not fit: it reads 0.
 			r.Unrenderable = fmt.Sprintf("CDI's webhook reads the size as an int64 of bytes, which %s does not fit (it reads %d), and rejects a DataVolume under 1MiB", size.String(), size.Value())
 		}
 		return r
 	}
-	if !snap.Observed(state.StorageClass) {
+	if !stateindex.Of(snap).Observed(state.StorageClass) {
 		r.Unobserved |= state.StorageClass
-	} else if r.Class = snap.StorageClass(class); r.Class == nil {
+	} else if r.Class = stateindex.Of(snap).StorageClass(class); r.Class == nil {
 		r.ClassMissing = true
 		return r
 	}
-	if !snap.Observed(state.StorageProfile) {
+	if !stateindex.Of(snap).Observed(state.StorageProfile) {
 		r.Unobserved |= state.StorageProfile
 	} else {
-		r.Profile = snap.StorageProfile(class)
+		r.Profile = stateindex.Of(snap).StorageProfile(class)
 		switch {
 		case r.Profile == nil:
 			r.Unrenderable = fmt.Sprintf("class %q has no StorageProfile (CDI: \"cannot get StorageProfile\")", class)
@@ -105,21 +105,21 @@ func Render(snap *state.Snapshot, class string, size resource.Quantity) Renderin
 		}
 	}
 	overheadKnown := true
-	if !snap.Observed(state.CDIConfig) {
+	if !stateindex.Of(snap).Observed(state.CDIConfig) {
 		r.Unobserved |= state.CDIConfig
 		overheadKnown = false
-	} else if snap.CDIConfig() == nil {
-		r.Unrenderable = fmt.Sprintf("CDI has no CDIConfig %q (CDI: \"error getting CDIConfig\")", state.CDIConfigName)
+	} else if stateindex.Of(snap).CDIConfig() == nil {
+		r.Unrenderable = fmt.Sprintf("CDI has no CDIConfig %q (CDI: \"error getting CDIConfig\")", stateindex.CDIConfigName)
 		r.Fix = "CDI's installation is incomplete: its operator re-creates CDIConfig config"
 		return r
 	}
-	min := storage.MinimumRequest(r.Profile)
+	min := MinimumRequest(r.Profile)
 	if min != nil && r.Raw.Cmp(*min) < 0 {
 		r.Raw = min.DeepCopy()
 	}
 	r.RawKnown = r.ModeKnown
 	if r.ModeKnown && (overheadKnown || r.Mode == corev1.PersistentVolumeBlock) {
-		r.Request = storage.RenderedRequest(size, r.Mode, storage.FilesystemOverhead(snap.CDIConfig(), class), min)
+		r.Request = RenderedRequest(size, r.Mode, FilesystemOverhead(stateindex.Of(snap).CDIConfig(), class), min)
 		r.RequestKnown = true
 	}
 	return r

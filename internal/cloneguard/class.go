@@ -21,16 +21,16 @@ import (
 // the host-assisted copy.
 func (j *judge) resolveClasses() {
 	r := &j.req
-	def := j.snap.DefaultClass()
+	def := j.ix.DefaultClass()
 	// Only a pool's disks freeze its class: any other disk's is CDI's.
 	disksKnown := true
 	var cloned []string
 	if r.Pool != "" {
-		disksKnown = j.snap.CoversNamespace(state.PersistentVolumeClaim, r.Namespace) && j.snap.CoversNamespace(state.DataVolume, r.Namespace)
+		disksKnown = j.ix.CoversNamespace(state.PersistentVolumeClaim, r.Namespace) && j.ix.CoversNamespace(state.DataVolume, r.Namespace)
 		// The classes of the pool's disks already cloned from the golden,
 		// read only where they can decide: an explicit class always wins.
 		if r.Class == "" {
-			cloned = j.snap.ClonedClasses(r.Namespace, r.Pool, r.Source.Name)
+			cloned = j.ix.ClonedClasses(r.Namespace, r.Pool, r.Source.Name)
 		}
 	}
 	w, werr := storage.Resolve(storage.Input{Named: r.Class, Bound: cloned, BoundKnown: disksKnown, Default: def})
@@ -75,7 +75,7 @@ func (j *judge) resolveClasses() {
 	// DataVolume on whatever the default then is.
 	proves := r.AlreadyCloned && gw.From == storage.Default && g.BoundKnown && disksKnown && g.PVC != nil
 	if proves && cloned == nil {
-		cloned = j.snap.ClonedClasses(r.Namespace, r.Pool, r.Source.Name)
+		cloned = j.ix.ClonedClasses(r.Namespace, r.Pool, r.Source.Name)
 	}
 	if proves && len(cloned) == 1 {
 		// Nothing of the golden names its class, but the pool's disks were
@@ -171,7 +171,7 @@ func orNoDriver(d string) string {
 func (j *judge) pvcOnlyUnseen() bool {
 	g := &j.v.Source
 	s := j.req.Source
-	return g.PVC != nil && g.DataVolume == nil && !j.snap.Covers(state.DataVolume, s.Namespace, s.Name)
+	return g.PVC != nil && g.DataVolume == nil && !j.ix.Covers(state.DataVolume, s.Namespace, s.Name)
 }
 
 // classProblem turns a resolution error into a refusal or a warning and
@@ -215,7 +215,7 @@ func describe(r storage.Resolution) string {
 // where CDI's importer landed, the disk where its VM is scheduled, and
 // nothing makes them the same node.
 func (j *judge) checkNodeLocal(class string) {
-	sc := j.snap.StorageClass(class)
+	sc := j.ix.StorageClass(class)
 	if sc == nil {
 		return
 	}

@@ -81,9 +81,9 @@ func (j *judge) copyCauses() hostAssisted {
 			"the DataVolume's annotation "+naming.UsePopulatorAnnotation+" is \"false\"", "remove the annotation")
 	case j.req.Populator == PopulatorOn:
 		// The populator runs whatever the class's driver.
-	case !j.snap.Observed(state.CSIDriver):
+	case !j.ix.Observed(state.CSIDriver):
 		h.unobserved |= state.CSIDriver
-	case j.snap.CSIDriver(sc.Provisioner) == nil:
+	case j.ix.CSIDriver(sc.Provisioner) == nil:
 		h.copies = true
 		add(false, "NoPopulator: \"In tree storage class does not support snapshot/clone\"",
 			fmt.Sprintf("class %q's provisioner %q has no CSIDriver", class, sc.Provisioner), "use a class of a CSI driver")
@@ -180,7 +180,7 @@ func (j *judge) warnClaimRef(h *hostAssisted) {
 	j.v.Waits = true
 	pvc := j.v.Source.PVC
 	ref := "another claim"
-	if pv := j.snap.PersistentVolume(pvc.Spec.VolumeName); pv != nil && pv.Spec.ClaimRef != nil {
+	if pv := j.ix.PersistentVolume(pvc.Spec.VolumeName); pv != nil && pv.Spec.ClaimRef != nil {
 		ref = pv.Spec.ClaimRef.Namespace + "/" + pv.Spec.ClaimRef.Name
 	}
 	j.c.Warn(guard.GoldenPending, j.req.Paths.Source,
@@ -213,15 +213,15 @@ const (
 // It reports where the strategy came from, and the kinds it could not read
 // (then the strategy is unknown).
 func (j *judge) cloneStrategy() (cdiv1.CDICloneStrategy, strategyOrigin, state.Kind) {
-	if !j.snap.Observed(state.CDI) {
+	if !j.ix.Observed(state.CDI) {
 		// The override, if any, overrules the profile: a profile's
 		// strategy proves nothing while the override is unknown.
 		return "", fromDefault, state.CDI
 	}
-	if c := j.snap.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
+	if c := j.ix.CDI(); c != nil && c.Spec.CloneStrategyOverride != nil {
 		return *c.Spec.CloneStrategyOverride, fromOverride, 0
 	}
-	if !j.snap.Observed(state.StorageProfile) {
+	if !j.ix.Observed(state.StorageProfile) {
 		return "", fromDefault, state.StorageProfile
 	}
 	if sp := j.v.Disk.Profile; sp != nil && sp.Status.CloneStrategy != nil {
@@ -234,7 +234,7 @@ func (j *judge) cloneStrategy() (cdiv1.CDICloneStrategy, strategyOrigin, state.K
 func (j *judge) strategyFrom(o strategyOrigin) string {
 	switch o {
 	case fromOverride:
-		return "the CDI resource " + j.snap.CDI().Name + "'s cloneStrategyOverride"
+		return "the CDI resource " + j.ix.CDI().Name + "'s cloneStrategyOverride"
 	case fromProfile:
 		return "StorageProfile " + j.v.Disk.Profile.Name + "'s status.cloneStrategy"
 	}
@@ -248,7 +248,7 @@ func (j *judge) strategyFrom(o strategyOrigin) string {
 // status.snapshotClass, when they name the same one, which must then be of
 // the driver; else the driver's default, else its first by name.
 func (j *judge) snapshotClassCause(driver string, origin strategyOrigin, h *hostAssisted) {
-	if !j.snap.Observed(state.VolumeSnapshotClass) {
+	if !j.ix.Observed(state.VolumeSnapshotClass) {
 		h.unobserved |= state.VolumeSnapshotClass
 		return
 	}
@@ -260,15 +260,15 @@ func (j *judge) snapshotClassCause(driver string, origin strategyOrigin, h *host
 	// getSnapshotClassForClaim, GetStorageClassByNameWithK8sFallback).
 	goldenClass := j.claim.class
 	if j.claim.classNil {
-		goldenClass = j.snap.KubernetesDefaultClass()
+		goldenClass = j.ix.KubernetesDefaultClass()
 	}
-	if dp, gp := j.v.Disk.Profile, j.snap.StorageProfile(goldenClass); dp != nil && gp != nil &&
+	if dp, gp := j.v.Disk.Profile, j.ix.StorageProfile(goldenClass); dp != nil && gp != nil &&
 		dp.Status.SnapshotClass != nil && gp.Status.SnapshotClass != nil && *dp.Status.SnapshotClass == *gp.Status.SnapshotClass {
 		named = *dp.Status.SnapshotClass
 	}
 	switch {
 	case named != "":
-		vsc := j.snap.VolumeSnapshotClass(named)
+		vsc := j.ix.VolumeSnapshotClass(named)
 		if vsc == nil {
 			return // CDI errors and retries; nothing is copied
 		}
@@ -277,7 +277,7 @@ func (j *judge) snapshotClassCause(driver string, origin strategyOrigin, h *host
 				why: fmt.Sprintf("%s is snapshot and the StorageProfiles name VolumeSnapshotClass %q, of driver %q rather than %q", j.strategyFrom(origin), named, vsc.Driver, driver),
 				fix: fmt.Sprintf("name a class of %q in the StorageProfiles, or set the strategy to csi-clone", driver)})
 		}
-	case j.snap.SnapshotClassOf(driver) == "":
+	case j.ix.SnapshotClassOf(driver) == "":
 		h.causes = append(h.causes, copyCause{reason: reason, claim: true,
 			why: fmt.Sprintf("%s is snapshot and no VolumeSnapshotClass is of driver %q", j.strategyFrom(origin), driver),
 			fix: "create one, or set the strategy to csi-clone"})

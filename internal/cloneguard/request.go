@@ -21,6 +21,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -61,7 +62,7 @@ type Request struct {
 	Size   resource.Quantity
 	SizeOK bool
 	// Source is the PVC the disk clones.
-	Source state.Key
+	Source stateindex.Key
 	// Expected is what the source is taken to be before it exists (its
 	// catalog entry), when Expects; else nothing says it will. (A value,
 	// not a pointer: a request is judged on every plan, and allocates
@@ -177,6 +178,7 @@ type claim struct {
 type judge struct {
 	req  Request
 	snap *state.Snapshot
+	ix   *stateindex.Index
 	c    findings.Collector
 	v    Verdict
 	// classOK: both sides resolved and equal.
@@ -190,7 +192,7 @@ func Judge(req *Request, snap *state.Snapshot) Verdict {
 	if snap == nil {
 		snap = emptySnapshot
 	}
-	j := judge{req: *req, snap: snap}
+	j := judge{req: *req, snap: snap, ix: stateindex.Of(snap)}
 	j.run()
 	j.v.Findings = j.c
 	return j.v

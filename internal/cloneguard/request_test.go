@@ -15,6 +15,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -31,7 +32,7 @@ func cluster(objs ...client.Object) *state.Snapshot {
 
 func request(ns, name string) *cloneguard.Request {
 	return &cloneguard.Request{Namespace: "tenant", Class: "replicated", Size: resource.MustParse("5Gi"), SizeOK: true,
-		Source: state.Key{Namespace: ns, Name: name},
+		Source: stateindex.Key{Namespace: ns, Name: name},
 		Paths:  cloneguard.Paths{Source: field.NewPath("src"), Class: field.NewPath("class"), Size: field.NewPath("size")},
 		Words:  cloneguard.Words{Disks: "the disk", Disk: "the disk", Owner: "the disk", ClassField: "class", SizeField: "size", SizeText: "5Gi"}}
 }

@@ -87,10 +87,10 @@ func importDetail(dv *cdiv1.DataVolume) string {
 func (j *judge) missingKinds() state.Kind {
 	s := j.req.Source
 	var k state.Kind
-	if !j.snap.Covers(state.DataVolume, s.Namespace, s.Name) {
+	if !j.ix.Covers(state.DataVolume, s.Namespace, s.Name) {
 		k |= state.DataVolume
 	}
-	if !j.snap.Covers(state.PersistentVolumeClaim, s.Namespace, s.Name) {
+	if !j.ix.Covers(state.PersistentVolumeClaim, s.Namespace, s.Name) {
 		k |= state.PersistentVolumeClaim
 	}
 	return k
@@ -101,10 +101,10 @@ func (j *judge) missingKinds() state.Kind {
 func (j *judge) missingNamespaceKinds() state.Kind {
 	ns := j.req.Namespace
 	var k state.Kind
-	if !j.snap.CoversNamespace(state.DataVolume, ns) {
+	if !j.ix.CoversNamespace(state.DataVolume, ns) {
 		k |= state.DataVolume
 	}
-	if !j.snap.CoversNamespace(state.PersistentVolumeClaim, ns) {
+	if !j.ix.CoversNamespace(state.PersistentVolumeClaim, ns) {
 		k |= state.PersistentVolumeClaim
 	}
 	return k

@@ -13,6 +13,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -94,7 +95,7 @@ func State(s Size) *state.State {
 	for _, c := range st.StorageClasses {
 		overhead.StorageClass[c.Name] = "0.06"
 	}
-	st.CDIConfigs = []cdiv1.CDIConfig{{ObjectMeta: metav1.ObjectMeta{Name: state.CDIConfigName}, Status: cdiv1.CDIConfigStatus{FilesystemOverhead: overhead}}}
+	st.CDIConfigs = []cdiv1.CDIConfig{{ObjectMeta: metav1.ObjectMeta{Name: stateindex.CDIConfigName}, Status: cdiv1.CDIConfigStatus{FilesystemOverhead: overhead}}}
 	six := resource.MustParse("6Gi")
 	for i := range s.Goldens {
 		f := Flavor(i)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -46,13 +47,13 @@ func Served(st *state.State) *state.State {
 	out.KubevirtMachineTemplates = clone(st.KubevirtMachineTemplates, s.object)
 	out.VirtualMachines = clone(st.VirtualMachines, s.object)
 	out.DataSources = clone(st.DataSources, s.object)
-	uids := map[state.Key]types.UID{}
+	uids := map[stateindex.Key]types.UID{}
 	out.DataVolumes = make([]cdiv1.DataVolume, len(st.DataVolumes))
 	for i := range st.DataVolumes {
 		dv := st.DataVolumes[i].DeepCopy()
 		s.meta(&dv.ObjectMeta)
 		dv.Generation = 1
-		uids[state.Key{Namespace: dv.Namespace, Name: dv.Name}] = dv.UID
+		uids[stateindex.Key{Namespace: dv.Namespace, Name: dv.Name}] = dv.UID
 		if dv.Namespace != naming.GoldenNamespace {
 			dv.Labels = map[string]string{"kubevirt.io/created-by": string(s.uid())}
 		}
@@ -76,7 +77,7 @@ func Served(st *state.State) *state.State {
 			"pv.kubernetes.io/bound-by-controller":     "yes",
 			"volume.kubernetes.io/storage-provisioner": provisioner,
 		}
-		if dv, ok := uids[state.Key{Namespace: p.Namespace, Name: p.Name}]; ok {
+		if dv, ok := uids[stateindex.Key{Namespace: p.Namespace, Name: p.Name}]; ok {
 			for k, v := range map[string]string{
 				"cdi.kubevirt.io/createdForDataVolume":      string(dv),
 				"cdi.kubevirt.io/storage.condition.running": "false",

@@ -128,7 +128,7 @@ func items(st *state.State) []any {
 	items = typed(items, schema.GroupVersionKind{Group: "snapshot.storage.k8s.io", Version: "v1", Kind: "VolumeSnapshotClass"}, st.VolumeSnapshotClasses)
 	items = typed(items, schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDIConfig"}, st.CDIConfigs)
 	items = typed(items, schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolume"}, st.PersistentVolumes)
-	items = typed(items, capk.GroupVersion.WithKind("KubevirtMachineTemplate"), st.KubevirtMachineTemplates)
+	items = typed(items, capk.GroupVersion().WithKind("KubevirtMachineTemplate"), st.KubevirtMachineTemplates)
 	items = typed(items, schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "VirtualMachine"}, st.VirtualMachines)
 	items = typed(items, schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "DataSource"}, st.DataSources)
 	return items

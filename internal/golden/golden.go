@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -112,9 +113,10 @@ func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
 // golden up in cozy-public: a DataVolume, or the PVC it populated, that
 // another disk clones (a VM disk cloned from another VM disk).
 func ObserveIn(ns, name string, e *Expected, snap *state.Snapshot) Golden {
-	d := snap.Disk(ns, name)
-	dvKnown := snap.Covers(state.DataVolume, ns, name)
-	pvcKnown := snap.Covers(state.PersistentVolumeClaim, ns, name)
+	ix := stateindex.Of(snap)
+	d := ix.Disk(ns, name)
+	dvKnown := ix.Covers(state.DataVolume, ns, name)
+	pvcKnown := ix.Covers(state.PersistentVolumeClaim, ns, name)
 	g := Golden{Name: name, DataVolume: d.DataVolume, PVC: d.PVC, BoundKnown: pvcKnown}
 	switch {
 	case d.DataVolume != nil || d.PVC != nil:
@@ -137,7 +139,7 @@ func ObserveIn(ns, name string, e *Expected, snap *state.Snapshot) Golden {
 	}
 	switch dv := d.DataVolume; {
 	case dv != nil:
-		g.NamedClass = state.DataVolumeClass(dv)
+		g.NamedClass = stateindex.DataVolumeClass(dv)
 		g.Request = dataVolumeRequest(dv)
 		g.URL = ""
 		if s := dv.Spec.Source; s != nil && s.HTTP != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -62,7 +63,7 @@ func cdiCaseOf(s plantest.Scenario, cat *catalog.Catalog, snap *state.Snapshot, 
 		return cdiCase{}, false
 	}
 	c.Disk.Size = q
-	cloned := snap.ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), golden)
+	cloned := stateindex.Of(snap).ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), golden)
 	switch {
 	case p.Spec.StorageClass != "":
 		c.Disk.Class = ptr.To(p.Spec.StorageClass)
@@ -179,7 +180,7 @@ func describeCDI(st *state.State, golden string) string {
 	}
 	for _, dv := range st.DataVolumes {
 		if dv.Namespace == naming.GoldenNamespace && dv.Name == golden {
-			s += fmt.Sprintf("golden DV class %q phase %s; ", state.DataVolumeClass(&dv), dv.Status.Phase)
+			s += fmt.Sprintf("golden DV class %q phase %s; ", stateindex.DataVolumeClass(&dv), dv.Status.Phase)
 		}
 	}
 	if p := c.claim(naming.GoldenNamespace, golden); p != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/clone"
@@ -115,14 +116,14 @@ func chartDataVolume(p plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) (*
 	} else if golden, _ = naming.GoldenName(f.SchematicID, f.Version, nil, nil); golden == "" {
 		return nil, false
 	}
-	if d := snap.Disk(naming.GoldenNamespace, golden); d.DataVolume == nil && d.PVC == nil {
+	if d := stateindex.Of(snap).Disk(naming.GoldenNamespace, golden); d.DataVolume == nil && d.PVC == nil {
 		return nil, false // not present: the catalog says what it will be
 	}
 	pool := naming.PoolCAPIName(p.Name)
-	if snap.HasCloned(p.Namespace, pool, golden) {
+	if stateindex.Of(snap).HasCloned(p.Namespace, pool, golden) {
 		return nil, false
 	}
-	if !snap.CoversNamespace(state.DataVolume, p.Namespace) || !snap.CoversNamespace(state.PersistentVolumeClaim, p.Namespace) {
+	if !stateindex.Of(snap).CoversNamespace(state.DataVolume, p.Namespace) || !stateindex.Of(snap).CoversNamespace(state.PersistentVolumeClaim, p.Namespace) {
 		return nil, false // the pool's disks may have frozen its class, or proved the golden's
 	}
 	class := p.Spec.StorageClass

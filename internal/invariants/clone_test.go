@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -79,7 +80,7 @@ func TestPlannedCloneMatchesGolden(t *testing.T) {
 				// (SPEC section 5, moving the default never refuses such
 				// a pool). A golden with no PVC is re-created on the
 				// default, whatever its old clones are on.
-				if proven := snap.ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), res.Golden); len(proven) == 1 {
+				if proven := stateindex.Of(snap).ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), res.Golden); len(proven) == 1 {
 					g.Class, g.ClassKnown = proven[0], true
 				}
 			}
@@ -92,7 +93,7 @@ func TestPlannedCloneMatchesGolden(t *testing.T) {
 			if *class != g.Class && !g.Classless {
 				t.Fatalf("pool %d: disk on %v, golden %s on %q (%s), warnings %v", i, res.StorageClass, res.Golden, g.Class, describeGolden(s.State, res.Golden), warnings(res.Warnings))
 			}
-			if !snap.Observed(state.StorageProfile) || !snap.Observed(state.CDIConfig) {
+			if !stateindex.Of(snap).Observed(state.StorageProfile) || !stateindex.Of(snap).Observed(state.CDIConfig) {
 				continue
 			}
 			c := cluster{s.State}

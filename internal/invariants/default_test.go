@@ -6,6 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -45,7 +46,7 @@ func TestMovingTheDefault(t *testing.T) {
 				// creates on the default of the day.
 				continue
 			}
-			disks := snap.ClonedDisks(p.Namespace, naming.PoolCAPIName(p.Name), res.Golden)
+			disks := stateindex.Of(snap).ClonedDisks(p.Namespace, naming.PoolCAPIName(p.Name), res.Golden)
 			if len(disks) == 0 {
 				continue
 			}
@@ -94,7 +95,7 @@ func moveDefault(t *rapid.T, s plantest.Scenario, held []int, cat *catalog.Catal
 	for _, i := range held {
 		res, err := plan.Plan(s.Pools[i], cat, after)
 		if err != nil {
-			t.Fatalf("pool %d, planned on its disks' class, is refused once the default moved to %q: %v", i, after.DefaultClass().Name, refusals(err))
+			t.Fatalf("pool %d, planned on its disks' class, is refused once the default moved to %q: %v", i, stateindex.Of(after).DefaultClass().Name, refusals(err))
 		}
 		if *res.Disk.Spec.Storage.StorageClassName != *mustPlan(t, s.Pools[i], cat, snap).Disk.Spec.Storage.StorageClassName {
 			t.Fatalf("pool %d changed class when the default moved", i)

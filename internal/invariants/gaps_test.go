@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -25,9 +26,9 @@ import (
 func knownGap(f finding, p plan.Pool, cat *catalog.Catalog, less *state.State) string {
 	snap := state.NewSnapshot(less)
 	name := goldenOf(p)
-	d := snap.Disk(naming.GoldenNamespace, name)
+	d := stateindex.Of(snap).Disk(naming.GoldenNamespace, name)
 	goldenUnseen := name != "" && d.DataVolume == nil && d.PVC == nil &&
-		!(snap.Covers(state.DataVolume, naming.GoldenNamespace, name) && snap.Covers(state.PersistentVolumeClaim, naming.GoldenNamespace, name))
+		!(stateindex.Of(snap).Covers(state.DataVolume, naming.GoldenNamespace, name) && stateindex.Of(snap).Covers(state.PersistentVolumeClaim, naming.GoldenNamespace, name))
 	if goldenUnseen && (f == findingOf(guard.DiskSmallerThanGolden, "diskSize", "") ||
 		f == findingOf(guard.StorageClassMismatch, "storageClass", "") || f == findingOf(guard.HostAssistedClone, "storageClass", "")) {
 		// Gap 1, by choice: a golden that was not observed (neither its
@@ -58,7 +59,7 @@ func smallerThanSeen(p plan.Pool, st *state.State) bool {
 	if name == "" || err != nil {
 		return false
 	}
-	d := state.NewSnapshot(st).Disk(naming.GoldenNamespace, name)
+	d := stateindex.Of(state.NewSnapshot(st)).Disk(naming.GoldenNamespace, name)
 	var seen []resource.Quantity
 	if d.DataVolume != nil && d.DataVolume.Spec.Storage != nil {
 		seen = append(seen, d.DataVolume.Spec.Storage.Resources.Requests[corev1.ResourceStorage])

@@ -10,6 +10,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -43,8 +44,8 @@ type goldenSide struct {
 func resolveGolden(st *state.State, name string, e *catalog.Entry) goldenSide {
 	snap := state.NewSnapshot(st)
 	ns := naming.GoldenNamespace
-	dvSeen := snap.Covers(state.DataVolume, ns, name)
-	pvcSeen := snap.Covers(state.PersistentVolumeClaim, ns, name)
+	dvSeen := stateindex.Of(snap).Covers(state.DataVolume, ns, name)
+	pvcSeen := stateindex.Of(snap).Covers(state.PersistentVolumeClaim, ns, name)
 	var dv *cdiv1.DataVolume
 	var pvc *corev1.PersistentVolumeClaim
 	for i := range st.DataVolumes {
@@ -147,7 +148,7 @@ func describeGolden(st *state.State, name string) string {
 	s := fmt.Sprintf("observed %v, namespaces %v;", st.Observed, st.Namespaces)
 	for _, d := range st.DataVolumes {
 		if d.Namespace == naming.GoldenNamespace && d.Name == name {
-			s += fmt.Sprintf(" DataVolume class %q phase %q;", state.DataVolumeClass(&d), d.Status.Phase)
+			s += fmt.Sprintf(" DataVolume class %q phase %q;", stateindex.DataVolumeClass(&d), d.Status.Phase)
 		}
 	}
 	for _, p := range st.PersistentVolumeClaims {

@@ -200,7 +200,7 @@ func renderingCluster(v plantest.Vocabulary) *state.State {
 	}
 	objs := []client.Object{fixtures.CDIConfig(fixtures.DefaultOverhead, classes...), fixtures.CDI(nil)}
 	for i, c := range classes {
-		provisioner := plantest.ReplicatedProvisioner
+		provisioner := "replicated.csi.example.com"
 		if i < len(v.Provisioners) {
 			provisioner = v.Provisioners[i]
 		}

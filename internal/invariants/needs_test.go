@@ -6,6 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -58,36 +59,36 @@ func readAsAsked(st *state.State, r state.Request) *state.State {
 	}
 	snap := state.NewSnapshot(read)
 	all := plantest.CopyState(st)
-	if snap.Observed(state.StorageClass) {
+	if stateindex.Of(snap).Observed(state.StorageClass) {
 		read.StorageClasses = all.StorageClasses
 	}
-	if snap.Observed(state.StorageProfile) {
+	if stateindex.Of(snap).Observed(state.StorageProfile) {
 		read.StorageProfiles = all.StorageProfiles
 	}
-	if snap.Observed(state.CDI) {
+	if stateindex.Of(snap).Observed(state.CDI) {
 		read.CDIs = all.CDIs
 	}
-	if snap.Observed(state.CSIDriver) {
+	if stateindex.Of(snap).Observed(state.CSIDriver) {
 		read.CSIDrivers = all.CSIDrivers
 	}
-	if snap.Observed(state.VolumeSnapshotClass) {
+	if stateindex.Of(snap).Observed(state.VolumeSnapshotClass) {
 		read.VolumeSnapshotClasses = all.VolumeSnapshotClasses
 	}
-	if snap.Observed(state.CDIConfig) {
+	if stateindex.Of(snap).Observed(state.CDIConfig) {
 		read.CDIConfigs = all.CDIConfigs
 	}
 	for _, p := range all.PersistentVolumeClaims {
-		if snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
+		if stateindex.Of(snap).Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
 			read.PersistentVolumeClaims = append(read.PersistentVolumeClaims, p)
 		}
 	}
 	for _, d := range all.DataVolumes {
-		if snap.Covers(state.DataVolume, d.Namespace, d.Name) {
+		if stateindex.Of(snap).Covers(state.DataVolume, d.Namespace, d.Name) {
 			read.DataVolumes = append(read.DataVolumes, d)
 		}
 	}
 	for _, c := range volumeClaims {
-		if !snap.Covers(state.PersistentVolumeClaim, c.Namespace, c.Name) {
+		if !stateindex.Of(snap).Covers(state.PersistentVolumeClaim, c.Namespace, c.Name) {
 			continue // the claim was not read: its volume is unknown
 		}
 		name := ""

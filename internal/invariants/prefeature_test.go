@@ -20,6 +20,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -178,7 +179,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 // nothing. A diskSize that does not parse is judged on its class only.
 func httpRenderWarning(st *state.State, p plan.Pool) []finding {
 	snap := state.NewSnapshot(st)
-	if !snap.Observed(state.StorageClass) {
+	if !stateindex.Of(snap).Observed(state.StorageClass) {
 		return nil
 	}
 	c := cluster{st}
@@ -200,13 +201,13 @@ func httpRenderWarning(st *state.State, p plan.Pool) []finding {
 	if c.storageClass(class) == nil {
 		return []finding{findingOf(guard.StorageClassNotFound, "storageClass", "")}
 	}
-	if snap.Observed(state.StorageProfile) {
+	if stateindex.Of(snap).Observed(state.StorageProfile) {
 		sp := c.profile(class)
 		if sp == nil || len(sp.Status.ClaimPropertySets) == 0 || len(sp.Status.ClaimPropertySets[0].AccessModes) == 0 {
 			return []finding{findingOf(guard.DiskUnrenderable, "storageClass", "")}
 		}
 	}
-	if snap.Observed(state.CDIConfig) && c.config() == nil {
+	if stateindex.Of(snap).Observed(state.CDIConfig) && c.config() == nil {
 		return []finding{findingOf(guard.DiskUnrenderable, "storageClass", "")}
 	}
 	return nil

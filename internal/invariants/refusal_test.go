@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -84,7 +85,7 @@ func everyRefusalIsTyped(t *rapid.T) {
 			case !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(plantest.WarnsOnHTTPPath(w.Reason, w.Field) && !builtin(p)):
 				t.Fatalf("pool %d: warning reason %q is no known warning", i, w.Reason)
 			case w.Reason == guard.StateUnverified:
-				if k, ok := state.KindByName(w.Kind); !ok || snap.Observed(k) && s.State.Namespaces == nil || w.Field == "" {
+				if k, ok := state.KindByName(w.Kind); !ok || stateindex.Of(snap).Observed(k) && s.State.Namespaces == nil || w.Field == "" {
 					t.Fatalf("pool %d: StateUnverified names %q at %q", i, w.Kind, w.Field)
 				}
 			case w.Kind != "":

@@ -15,6 +15,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -66,7 +67,7 @@ func TestUnknownIsNeitherAbsentNorPresent(t *testing.T) {
 				t.Fatalf("pool %d: %v went away without StateUnverified when %s", i, gone, unknown())
 			}
 			for _, k := range unverified(after[i].Warnings).Each() {
-				if lessSnap.Observed(k) {
+				if stateindex.Of(lessSnap).Observed(k) {
 					t.Fatalf("pool %d: StateUnverified names %s, which was observed (%s)", i, k, unknown())
 				}
 			}
@@ -165,12 +166,12 @@ func clonedSeen(st *state.State, p plan.Pool) bool {
 		return m.Namespace == p.Namespace && m.Annotations[naming.GoldenAnnotation] == golden && m.Annotations[naming.PoolAnnotation] == pool
 	}
 	for _, d := range st.DataVolumes {
-		if ours(&d.ObjectMeta) && d.Status.Phase == cdiv1.Succeeded && snap.Covers(state.DataVolume, d.Namespace, d.Name) {
+		if ours(&d.ObjectMeta) && d.Status.Phase == cdiv1.Succeeded && stateindex.Of(snap).Covers(state.DataVolume, d.Namespace, d.Name) {
 			return true
 		}
 	}
 	for _, c := range st.PersistentVolumeClaims {
-		if ours(&c.ObjectMeta) && c.Status.Phase == corev1.ClaimBound && snap.Covers(state.PersistentVolumeClaim, c.Namespace, c.Name) {
+		if ours(&c.ObjectMeta) && c.Status.Phase == corev1.ClaimBound && stateindex.Of(snap).Covers(state.PersistentVolumeClaim, c.Namespace, c.Name) {
 			return true
 		}
 	}
@@ -263,14 +264,14 @@ func unrenderableSeen(p plan.Pool, st *state.State) bool {
 	if class == "" {
 		return false
 	}
-	if snap.Observed(state.StorageClass) && c.storageClass(class) == nil {
+	if stateindex.Of(snap).Observed(state.StorageClass) && c.storageClass(class) == nil {
 		return true
 	}
-	if sp := c.profile(class); snap.Observed(state.StorageProfile) &&
+	if sp := c.profile(class); stateindex.Of(snap).Observed(state.StorageProfile) &&
 		(sp == nil || len(sp.Status.ClaimPropertySets) == 0 || len(sp.Status.ClaimPropertySets[0].AccessModes) == 0) {
 		return true
 	}
-	return snap.Observed(state.CDIConfig) && c.config() == nil
+	return stateindex.Of(snap).Observed(state.CDIConfig) && c.config() == nil
 }
 
 // diskClass is the class the pool's disk is on, as far as st shows it: the
@@ -281,10 +282,10 @@ func diskClass(p plan.Pool, st *state.State) string {
 		return p.Spec.StorageClass
 	}
 	snap := state.NewSnapshot(st)
-	if cloned := snap.ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), goldenOf(p)); len(cloned) == 1 {
+	if cloned := stateindex.Of(snap).ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), goldenOf(p)); len(cloned) == 1 {
 		return cloned[0]
 	}
-	if snap.Observed(state.StorageClass) {
+	if stateindex.Of(snap).Observed(state.StorageClass) {
 		if sc := (cluster{st}).defaultClass(true); sc != nil {
 			return sc.Name
 		}
@@ -301,14 +302,14 @@ func unknownStrategySeen(p plan.Pool, st *state.State) bool {
 	known := func(s cdiv1.CDICloneStrategy) bool {
 		return s == cdiv1.CloneStrategyCsiClone || s == cdiv1.CloneStrategySnapshot || s == cdiv1.CloneStrategyHostAssisted
 	}
-	if !snap.Observed(state.CDI) {
+	if !stateindex.Of(snap).Observed(state.CDI) {
 		return false
 	}
 	if cdis := (cluster{st}).activeCDIs(); len(cdis) == 1 && cdis[0].Spec.CloneStrategyOverride != nil {
 		return !known(*cdis[0].Spec.CloneStrategyOverride)
 	}
 	class := diskClass(p, st)
-	if !snap.Observed(state.StorageProfile) || class == "" {
+	if !stateindex.Of(snap).Observed(state.StorageProfile) || class == "" {
 		return false
 	}
 	sp := (cluster{st}).profile(class)

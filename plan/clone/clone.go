@@ -10,6 +10,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -228,7 +229,7 @@ func request(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, 
 	}
 	req.Source, req.Size, req.SizeOK = src, q, true
 	req.Words.SizeText = q.String()
-	req.Class = state.DataVolumeClass(dv)
+	req.Class = stateindex.DataVolumeClass(dv)
 	return req, true
 }
 

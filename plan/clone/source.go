@@ -5,13 +5,14 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 // source is the PVC dv clones: spec.source.pvc, or the PVC of the
 // DataSource its spec.sourceRef names, resolved as CDI resolves it. It
 // reports false, with a refusal or a warning, when there is none to judge.
-func source(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, unverified *state.Kind) (state.Key, bool) {
+func source(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, unverified *state.Kind) (stateindex.Key, bool) {
 	s, ref := dv.Spec.Source, dv.Spec.SourceRef
 	switch {
 	case ref != nil && s != nil:
@@ -19,23 +20,23 @@ func source(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, u
 		// validateDataVolumeSpec.
 		c.Refuse(guard.InvalidValue, pathSource, "source+sourceRef",
 			"the DataVolume sets both spec.source and spec.sourceRef, which CDI's webhook rejects (\"Data volume should have either Source or SourceRef\"); keep one")
-		return state.Key{}, false
+		return stateindex.Key{}, false
 	case ref != nil:
 		return sourceRef(dv, snap, c, unverified)
 	case s == nil || s.PVC == nil:
 		c.Refuse(guard.InvalidValue, pathSource, nil,
 			"the DataVolume does not clone a PVC: the plan judges a DataVolume whose spec.source.pvc, or whose spec.sourceRef's DataSource, names the PVC it clones")
-		return state.Key{}, false
+		return stateindex.Key{}, false
 	case s.PVC.Name == "":
 		c.Refuse(guard.InvalidValue, pathSourcePVC.Child("name"), "",
 			"spec.source.pvc names no PVC; set its name (and its namespace, else the DataVolume's)")
-		return state.Key{}, false
+		return stateindex.Key{}, false
 	}
 	ns := s.PVC.Namespace
 	if ns == "" {
 		ns = dv.Namespace
 	}
-	return state.Key{Namespace: ns, Name: s.PVC.Name}, true
+	return stateindex.Key{Namespace: ns, Name: s.PVC.Name}, true
 }
 
 // sourceRef resolves a DataSource as CDI does: in the sourceRef's
@@ -45,7 +46,7 @@ func source(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, u
 // getSourceRefOp; pkg/controller/common/util.go: ResolveDataSourceChain;
 // pkg/controller/datavolume/clone-controller-base.go:
 // populateSourceIfSourceRef).
-func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, unverified *state.Kind) (state.Key, bool) {
+func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector, unverified *state.Kind) (stateindex.Key, bool) {
 	ref := dv.Spec.SourceRef
 	switch {
 	case ref.Kind != cdiv1.DataVolumeDataSource:
@@ -53,11 +54,11 @@ func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector
 		// validateSourceRef.
 		c.Refuse(guard.InvalidValue, pathSourceRef.Child("kind"), ref.Kind,
 			"CDI's webhook rejects a sourceRef of kind %q (\"currently only DataSource is supported\"); set kind: DataSource", ref.Kind)
-		return state.Key{}, false
+		return stateindex.Key{}, false
 	case ref.Name == "":
 		c.Refuse(guard.InvalidValue, pathSourceRef.Child("name"), "",
 			"CDI's webhook rejects a sourceRef without a name (\"Missing sourceRef name\"); name the DataSource")
-		return state.Key{}, false
+		return stateindex.Key{}, false
 	}
 	ns := dv.Namespace
 	if ref.Namespace != nil && *ref.Namespace != "" {
@@ -65,7 +66,7 @@ func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector
 	}
 	ds, ok := dataSource(snap, c, unverified, ns, ref.Name)
 	if !ok {
-		return state.Key{}, false
+		return stateindex.Key{}, false
 	}
 	if next := ds.Spec.Source.DataSource; next != nil {
 		nextNS := ds.Namespace
@@ -76,19 +77,19 @@ func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector
 		case nextNS != ds.Namespace:
 			c.Refuse(guard.InvalidValue, pathSourceRef, ds.Namespace+"/"+ds.Name,
 				"DataSource %s/%s points at DataSource %s/%s of another namespace, which CDI refuses to follow (\"cross-namespace\"), so the DataVolume never clones; point it at a PVC", ds.Namespace, ds.Name, nextNS, next.Name)
-			return state.Key{}, false
+			return stateindex.Key{}, false
 		case next.Name == ds.Name:
 			c.Refuse(guard.InvalidValue, pathSourceRef, ds.Namespace+"/"+ds.Name,
 				"DataSource %s/%s points at itself, which CDI refuses to follow (\"self reference\"), so the DataVolume never clones; point it at a PVC", ds.Namespace, ds.Name)
-			return state.Key{}, false
+			return stateindex.Key{}, false
 		}
 		if ds, ok = dataSource(snap, c, unverified, nextNS, next.Name); !ok {
-			return state.Key{}, false
+			return stateindex.Key{}, false
 		}
 		if ds.Spec.Source.DataSource != nil {
 			c.Refuse(guard.InvalidValue, pathSourceRef, ds.Namespace+"/"+ds.Name,
 				"DataSource %s/%s points at another DataSource in turn, deeper than CDI follows (\"max depth reached\"), so the DataVolume never clones; point it at a PVC", ds.Namespace, ds.Name)
-			return state.Key{}, false
+			return stateindex.Key{}, false
 		}
 	}
 	switch pvc := ds.Spec.Source.PVC; {
@@ -97,7 +98,7 @@ func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector
 		if pns == "" {
 			pns = ds.Namespace
 		}
-		return state.Key{Namespace: pns, Name: pvc.Name}, true
+		return stateindex.Key{Namespace: pns, Name: pvc.Name}, true
 	case ds.Spec.Source.Snapshot != nil:
 		c.Refuse(guard.InvalidValue, pathSourceRef, ds.Namespace+"/"+ds.Name,
 			"DataSource %s/%s names a VolumeSnapshot, not a PVC: the plan judges clones of a PVC", ds.Namespace, ds.Name)
@@ -107,17 +108,17 @@ func sourceRef(dv *cdiv1.DataVolume, snap *state.Snapshot, c *findings.Collector
 		c.Warn(guard.GoldenPending, pathSourceRef,
 			"DataSource %s/%s names no source yet; CDI holds the DataVolume until it does", ds.Namespace, ds.Name)
 	}
-	return state.Key{}, false
+	return stateindex.Key{}, false
 }
 
 // dataSource looks a DataSource up; absent, CDI does nothing with the
 // DataVolume until it exists.
 func dataSource(snap *state.Snapshot, c *findings.Collector, unverified *state.Kind, ns, name string) (*cdiv1.DataSource, bool) {
-	if !snap.Covers(state.DataSource, ns, name) {
+	if !stateindex.Of(snap).Covers(state.DataSource, ns, name) {
 		*unverified |= state.DataSource
 		return nil, false
 	}
-	ds := snap.DataSource(ns, name)
+	ds := stateindex.Of(snap).DataSource(ns, name)
 	if ds == nil {
 		c.Warn(guard.GoldenPending, pathSourceRef,
 			"DataSource %s/%s does not exist; CDI does nothing with the DataVolume until it does (\"Unable to get DataSource\")", ns, name)

@@ -30,9 +30,9 @@ func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 	malformed := func(label string) bool { return !valid && chance(t, label, 8) }
 	switch {
 	case malformed("globalURLMalformed"):
-		c.ImageFactoryURL = MalformedFactoryURL().Draw(t, "globalURL")
+		c.ImageFactoryURL = malformedFactoryURL().Draw(t, "globalURL")
 	case chance(t, "globalURLSet", 4):
-		c.ImageFactoryURL = FactoryURL().Draw(t, "globalURL")
+		c.ImageFactoryURL = factoryURL().Draw(t, "globalURL")
 	}
 	switch pick(t, "globalClass", 8, 1, 1) {
 	case 1:
@@ -42,9 +42,9 @@ func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 	}
 	switch {
 	case malformed("globalStorageMalformed"):
-		c.Storage = MalformedSize().Draw(t, "globalStorage")
+		c.Storage = malformedSize().Draw(t, "globalStorage")
 	case chance(t, "globalStorageSet", 3):
-		c.Storage = Size().Draw(t, "globalStorage")
+		c.Storage = size().Draw(t, "globalStorage")
 	}
 	switch pick(t, "images", 20, 1, 1) {
 	case 0:
@@ -69,22 +69,22 @@ func (v Vocabulary) images(t *rapid.T, valid bool, malformed func(string) bool) 
 	for _, f := range flavors {
 		img := catalog.Image{SchematicID: f.SchematicID, Version: f.Version}
 		if malformed("entrySchematicIDMalformed") {
-			img.SchematicID = MalformedSchematicID().Draw(t, "entrySchematicID")
+			img.SchematicID = malformedSchematicID().Draw(t, "entrySchematicID")
 		}
 		if malformed("entryVersionMalformed") {
-			img.Version = MalformedVersion().Draw(t, "entryVersion")
+			img.Version = malformedVersion().Draw(t, "entryVersion")
 		}
 		switch {
 		case malformed("entryURLMalformed"):
-			img.ImageFactoryURL = MalformedFactoryURL().Draw(t, "entryURL")
+			img.ImageFactoryURL = malformedFactoryURL().Draw(t, "entryURL")
 		case chance(t, "entryURLSet", 4):
-			img.ImageFactoryURL = FactoryURL().Draw(t, "entryURL")
+			img.ImageFactoryURL = factoryURL().Draw(t, "entryURL")
 		}
 		switch {
 		case malformed("entryStorageMalformed"):
-			img.Storage = MalformedSize().Draw(t, "entryStorage")
+			img.Storage = malformedSize().Draw(t, "entryStorage")
 		case chance(t, "entryStorageSet", 3):
-			img.Storage = Size().Draw(t, "entryStorage")
+			img.Storage = size().Draw(t, "entryStorage")
 		}
 		if chance(t, "entryClassSet", 8) {
 			img.StorageClass = rapid.SampledFrom(v.Classes).Draw(t, "entryClass")

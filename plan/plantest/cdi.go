@@ -13,8 +13,8 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
-	"github.com/cozystack/kubernetes-worker-image/storage"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 )
 
 // foreignDriver is a CSI driver no drawn class provisions with: a golden's
@@ -58,13 +58,13 @@ func (d *stateDraw) snapshotClasses() {
 		v := snapshotv1.VolumeSnapshotClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Driver: driver,
 			DeletionPolicy: snapshotv1.VolumeSnapshotContentDelete}
 		if chance(t, "snapshotClassDefault", 3) {
-			v.Annotations = map[string]string{state.DefaultSnapshotClassAnnotation: rapid.SampledFrom([]string{"true", "true", "true", "false"}).Draw(t, "snapshotClassDefaultValue")}
+			v.Annotations = map[string]string{stateindex.DefaultSnapshotClassAnnotation: rapid.SampledFrom([]string{"true", "true", "true", "false"}).Draw(t, "snapshotClassDefaultValue")}
 		}
 		d.st.VolumeSnapshotClasses = append(d.st.VolumeSnapshotClasses, v)
 	}
 	for i, sc := range d.st.StorageClasses {
 		p := sc.Provisioner
-		if p == NoProvisioner || seen[p] {
+		if p == noProvisioner || seen[p] {
 			continue
 		}
 		seen[p] = true
@@ -123,7 +123,7 @@ func (d *stateDraw) profiles() {
 			}
 		}
 		if chance(t, "profileMinimum", 8) {
-			sp.Annotations = map[string]string{storage.MinimumSupportedPVCSizeAnnotation: rapid.SampledFrom([]string{"1Gi", "10Gi", "30Gi", "lots"}).Draw(t, "profileMinimumValue")}
+			sp.Annotations = map[string]string{cdi.MinimumSupportedPVCSizeAnnotation: rapid.SampledFrom([]string{"1Gi", "10Gi", "30Gi", "lots"}).Draw(t, "profileMinimumValue")}
 		}
 		d.st.StorageProfiles = append(d.st.StorageProfiles, sp)
 	}
@@ -223,7 +223,7 @@ func (d *stateDraw) cdiConfig() {
 	if d.fault("cdiConfigMissing", 8) {
 		return
 	}
-	c := cdiv1.CDIConfig{ObjectMeta: metav1.ObjectMeta{Name: state.CDIConfigName}}
+	c := cdiv1.CDIConfig{ObjectMeta: metav1.ObjectMeta{Name: stateindex.CDIConfigName}}
 	if !d.fault("overheadUnset", 8) {
 		fo := &cdiv1.FilesystemOverhead{Global: rapid.SampledFrom(overheads).Draw(t, "globalOverhead"), StorageClass: map[string]cdiv1.Percent{}}
 		for _, sc := range d.st.StorageClasses {
@@ -253,7 +253,7 @@ func (d *stateDraw) renderedRequest(size resource.Quantity, class string, mode *
 	if mode == nil || *mode != corev1.PersistentVolumeBlock {
 		overhead := 0.0
 		for _, c := range d.st.CDIConfigs {
-			if fo := c.Status.FilesystemOverhead; fo != nil && c.Name == state.CDIConfigName {
+			if fo := c.Status.FilesystemOverhead; fo != nil && c.Name == stateindex.CDIConfigName {
 				o, ok := fo.StorageClass[class]
 				if !ok {
 					o = fo.Global
@@ -266,7 +266,7 @@ func (d *stateDraw) renderedRequest(size resource.Quantity, class string, mode *
 	}
 	out := *resource.NewQuantity(b, resource.BinarySI)
 	for _, sp := range d.st.StorageProfiles {
-		if q, err := resource.ParseQuantity(sp.Annotations[storage.MinimumSupportedPVCSizeAnnotation]); sp.Name == class && err == nil && out.Cmp(q) < 0 {
+		if q, err := resource.ParseQuantity(sp.Annotations[cdi.MinimumSupportedPVCSizeAnnotation]); sp.Name == class && err == nil && out.Cmp(q) < 0 {
 			out = q
 		}
 	}

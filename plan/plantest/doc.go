@@ -13,16 +13,15 @@
 //
 //   - Pools with every image source (osImage absent, {}, builtin, factory,
 //     both), every optional field present or absent, valid and malformed
-//     identifiers (SchematicID, MalformedSchematicID, Version,
-//     MalformedVersion, FactoryURL, MalformedFactoryURL), and sizes in any
-//     unit (Size, Spellings: 6Gi, 6144Mi and 6442450944 are one size), or
-//     malformed (MalformedSize). Malformed values come only from a
+//     identifiers (schematic IDs, Talos versions, Image Factory URLs), and
+//     sizes in any unit (Spellings: 6Gi, 6144Mi and 6442450944 are one
+//     size), or malformed. Malformed values come only from a
 //     vocabulary with Malformed set, as half the drawn ones have.
 //   - Catalog values enabled or not, with the chart's default images, none,
 //     or entries overriding the catalog's fields, some repeated or
 //     malformed (ValidCatalogValues draws only accepted ones).
 //   - States with zero, one or several default StorageClasses of each tier,
-//     goldens in every CDI phase (Phases) known by their DataVolume, their
+//     goldens in every CDI phase known by their DataVolume, their
 //     PVC or both, pools that have already cloned their golden,
 //     StorageProfiles whose claim property sets CDI can render a disk from
 //     or not, the CDI resource and StorageProfiles with each clone

@@ -12,8 +12,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
-// Phases are every phase a CDI DataVolume reports.
-var Phases = []cdiv1.DataVolumePhase{
+// phases are every phase a CDI DataVolume reports.
+var phases = []cdiv1.DataVolumePhase{
 	cdiv1.Succeeded, cdiv1.PhaseUnset, cdiv1.Pending, cdiv1.PVCBound, cdiv1.ImportScheduled, cdiv1.ImportInProgress,
 	cdiv1.CloneScheduled, cdiv1.CloneInProgress, cdiv1.SnapshotForSmartCloneInProgress, cdiv1.CloneFromSnapshotSourceInProgress,
 	cdiv1.SmartClonePVCInProgress, cdiv1.CSICloneInProgress, cdiv1.ExpansionInProgress, cdiv1.NamespaceTransferInProgress,
@@ -41,14 +41,14 @@ func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
 	if chance(t, "goldenEdited", 5) {
 		switch pick(t, "goldenEdit", 1, 1, 1) {
 		case 0:
-			url = naming.ImageURL(FactoryURL().Draw(t, "goldenFactory"), f.SchematicID, f.Version)
+			url = naming.ImageURL(factoryURL().Draw(t, "goldenFactory"), f.SchematicID, f.Version)
 		case 1:
-			size = SizeBytes().Draw(t, "goldenSize")
+			size = sizeBytes().Draw(t, "goldenSize")
 		case 2:
 			class = rapid.SampledFrom(append([]string{""}, d.v.Classes...)).Draw(t, "goldenClass")
 		}
 	}
-	request := resource.MustParse(Spelling(size).Draw(t, "goldenStorage"))
+	request := resource.MustParse(spelling(size).Draw(t, "goldenStorage"))
 	meta := goldenMeta(name, f)
 
 	phase := cdiv1.Succeeded
@@ -67,7 +67,7 @@ func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
 		}
 		switch pick(t, "goldenPhaseSucceeded", 12, 4, 1) {
 		case 1:
-			phase = rapid.SampledFrom(Phases).Draw(t, "goldenPhase")
+			phase = rapid.SampledFrom(phases).Draw(t, "goldenPhase")
 		case 2:
 			// Failed is the one phase that refuses: drawn on its own too,
 			// so that draws reach it as often as the stalled imports.
@@ -123,7 +123,7 @@ const contentTypeAnnotation = "cdi.kubevirt.io/storage.contentType"
 
 // goldenVolume binds a golden's bound PVC to its PersistentVolume (named
 // pv-<golden>): on a healthy cluster a CSI volume of its class's driver (a
-// host path for a class of NoProvisioner or of none); on an unhealthy one
+// host path for a class of noProvisioner or of none); on an unhealthy one
 // also a CSI volume of another driver, a host path, one whose claimRef
 // points at another claim (CDI's clone then errors and retries), or none
 // at all (the volume is gone).
@@ -137,7 +137,7 @@ func (d *stateDraw) goldenVolume(p *corev1.PersistentVolumeClaim, class string) 
 	pv.Spec.VolumeMode = p.Spec.VolumeMode
 	pv.Status.Phase = corev1.VolumeBound
 	driver := d.v.provisioner(class)
-	if driver == NoProvisioner {
+	if driver == noProvisioner {
 		driver = ""
 	}
 	form := 0

@@ -50,7 +50,7 @@ func (d *stateDraw) breakages() {
 		case 4: // two DataVolumes of one name
 			if v := dv(); v != nil {
 				dup := v.DeepCopy()
-				dup.Status.Phase = rapid.SampledFrom(Phases).Draw(t, "duplicatePhase")
+				dup.Status.Phase = rapid.SampledFrom(phases).Draw(t, "duplicatePhase")
 				st.DataVolumes = append(st.DataVolumes, *dup)
 			}
 		case 5: // several CDI resources

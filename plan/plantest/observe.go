@@ -3,6 +3,7 @@ package plantest
 import (
 	"pgregory.net/rapid"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -34,41 +35,41 @@ func (d *stateDraw) observe(pools []plan.Pool) {
 		return
 	}
 	snap := state.NewSnapshot(st)
-	if !snap.Observed(state.StorageClass) {
+	if !stateindex.Of(snap).Observed(state.StorageClass) {
 		st.StorageClasses = nil
 	}
-	if !snap.Observed(state.StorageProfile) {
+	if !stateindex.Of(snap).Observed(state.StorageProfile) {
 		st.StorageProfiles = nil
 	}
-	if !snap.Observed(state.CDI) {
+	if !stateindex.Of(snap).Observed(state.CDI) {
 		st.CDIs = nil
 	}
-	if !snap.Observed(state.CSIDriver) {
+	if !stateindex.Of(snap).Observed(state.CSIDriver) {
 		st.CSIDrivers = nil
 	}
-	if !snap.Observed(state.VolumeSnapshotClass) {
+	if !stateindex.Of(snap).Observed(state.VolumeSnapshotClass) {
 		st.VolumeSnapshotClasses = nil
 	}
-	if !snap.Observed(state.CDIConfig) {
+	if !stateindex.Of(snap).Observed(state.CDIConfig) {
 		st.CDIConfigs = nil
 	}
 	pvs := st.PersistentVolumes[:0]
 	for _, v := range st.PersistentVolumes {
-		if snap.Covers(state.PersistentVolume, "", v.Name) {
+		if stateindex.Of(snap).Covers(state.PersistentVolume, "", v.Name) {
 			pvs = append(pvs, v)
 		}
 	}
 	st.PersistentVolumes = pvs
 	pvcs := st.PersistentVolumeClaims[:0]
 	for _, p := range st.PersistentVolumeClaims {
-		if snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
+		if stateindex.Of(snap).Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
 			pvcs = append(pvcs, p)
 		}
 	}
 	st.PersistentVolumeClaims = pvcs
 	dvs := st.DataVolumes[:0]
 	for _, dv := range st.DataVolumes {
-		if snap.Covers(state.DataVolume, dv.Namespace, dv.Name) {
+		if stateindex.Of(snap).Covers(state.DataVolume, dv.Namespace, dv.Name) {
 			dvs = append(dvs, dv)
 		}
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -101,7 +103,7 @@ func TestConsistentState(t *testing.T) {
 			if p.Status.Phase == corev1.ClaimBound && (p.Spec.StorageClassName == nil || *p.Spec.StorageClassName == "") && !staticVolume(st, &p) {
 				t.Fatalf("bound PVC %s/%s has no class and is not bound to a volume of none", p.Namespace, p.Name)
 			}
-			if !snap.Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
+			if !stateindex.Of(snap).Covers(state.PersistentVolumeClaim, p.Namespace, p.Name) {
 				t.Fatalf("PVC %s/%s was not observed", p.Namespace, p.Name)
 			}
 			if p.Namespace == naming.GoldenNamespace {
@@ -118,18 +120,18 @@ func TestConsistentState(t *testing.T) {
 				t.Fatalf("two DataVolumes %s/%s", d.Namespace, d.Name)
 			}
 			dvs[key] = true
-			if !snap.Covers(state.DataVolume, d.Namespace, d.Name) {
+			if !stateindex.Of(snap).Covers(state.DataVolume, d.Namespace, d.Name) {
 				t.Fatalf("DataVolume %s/%s was not observed", d.Namespace, d.Name)
 			}
 		}
 		if len(st.CDIs) > 1 {
 			t.Fatalf("%d CDI resources", len(st.CDIs))
 		}
-		if len(st.CDIConfigs) > 1 || len(st.CDIConfigs) == 1 && st.CDIConfigs[0].Name != state.CDIConfigName {
-			t.Fatalf("CDIConfigs %v, want at most %q", st.CDIConfigs, state.CDIConfigName)
+		if len(st.CDIConfigs) > 1 || len(st.CDIConfigs) == 1 && st.CDIConfigs[0].Name != stateindex.CDIConfigName {
+			t.Fatalf("CDIConfigs %v, want at most %q", st.CDIConfigs, stateindex.CDIConfigName)
 		}
 		for _, v := range st.PersistentVolumes {
-			if !snap.Covers(state.PersistentVolume, "", v.Name) {
+			if !stateindex.Of(snap).Covers(state.PersistentVolume, "", v.Name) {
 				t.Fatalf("PersistentVolume %s was not observed", v.Name)
 			}
 			if ref := v.Spec.ClaimRef; ref == nil || ref.Namespace != naming.GoldenNamespace {
@@ -139,7 +141,7 @@ func TestConsistentState(t *testing.T) {
 		for k, n := range map[state.Kind]int{state.StorageClass: len(st.StorageClasses), state.StorageProfile: len(st.StorageProfiles),
 			state.CDI: len(st.CDIs), state.CSIDriver: len(st.CSIDrivers), state.VolumeSnapshotClass: len(st.VolumeSnapshotClasses),
 			state.CDIConfig: len(st.CDIConfigs)} {
-			if n > 0 && !snap.Observed(k) {
+			if n > 0 && !stateindex.Of(snap).Observed(k) {
 				t.Fatalf("%d objects of %s, which was not observed", n, k)
 			}
 		}
@@ -211,7 +213,7 @@ func TestCoverage(t *testing.T) {
 			}
 		}
 		for _, p := range st.PersistentVolumeClaims {
-			if p.Namespace == naming.GoldenNamespace && state.NewSnapshot(st).DataVolume(p.Namespace, p.Name) == nil {
+			if p.Namespace == naming.GoldenNamespace && stateindex.Of(state.NewSnapshot(st)).DataVolume(p.Namespace, p.Name) == nil {
 				seen["PVC-only golden"]++
 			}
 		}
@@ -219,7 +221,7 @@ func TestCoverage(t *testing.T) {
 		for _, p := range s.Pools {
 			if f, ok := plantest.Flavor(p); ok {
 				golden, _ := naming.GoldenName(f.SchematicID, f.Version, nil, nil)
-				if len(snap.ClonedDisks(p.Namespace, naming.PoolCAPIName(p.Name), golden)) > 0 {
+				if len(stateindex.Of(snap).ClonedDisks(p.Namespace, naming.PoolCAPIName(p.Name), golden)) > 0 {
 					seen["already cloned"]++
 				}
 			}
@@ -305,13 +307,13 @@ func served(cat *catalog.Catalog, f catalog.Flavor) bool {
 func cdiCoverage(st *state.State, seen map[string]int) {
 	snap := state.NewSnapshot(st)
 	switch {
-	case !snap.Observed(state.CDIConfig):
+	case !stateindex.Of(snap).Observed(state.CDIConfig):
 		seen["CDIConfig unobserved"]++
-	case snap.CDIConfig() == nil:
+	case stateindex.Of(snap).CDIConfig() == nil:
 		seen["no CDIConfig"]++
 	default:
 		seen["CDIConfig"]++
-		fo := snap.CDIConfig().Status.FilesystemOverhead
+		fo := stateindex.Of(snap).CDIConfig().Status.FilesystemOverhead
 		switch {
 		case fo == nil:
 			seen["no filesystem overhead"]++
@@ -341,11 +343,11 @@ func cdiCoverage(st *state.State, seen map[string]int) {
 		}
 		if sc := sp.Status.SnapshotClass; sc != nil {
 			seen["profile snapshotClass"]++
-			if snap.VolumeSnapshotClass(*sc) == nil {
+			if stateindex.Of(snap).VolumeSnapshotClass(*sc) == nil {
 				seen["profile snapshotClass missing"]++
 			}
 		}
-		if m, ok := sp.Annotations[storage.MinimumSupportedPVCSizeAnnotation]; ok {
+		if m, ok := sp.Annotations[cdi.MinimumSupportedPVCSizeAnnotation]; ok {
 			seen["profile minimum"]++
 			if _, err := resource.ParseQuantity(m); err != nil {
 				seen["profile minimum unparsable"]++
@@ -358,7 +360,7 @@ func cdiCoverage(st *state.State, seen map[string]int) {
 	}
 	for _, v := range st.VolumeSnapshotClasses {
 		seen["snapshot class"]++
-		if v.Annotations[state.DefaultSnapshotClassAnnotation] == "true" {
+		if v.Annotations[stateindex.DefaultSnapshotClassAnnotation] == "true" {
 			seen["default snapshot class"]++
 		}
 		if !drivers[v.Driver] {
@@ -373,11 +375,11 @@ func cdiCoverage(st *state.State, seen map[string]int) {
 			seen["golden of no class"]++
 		}
 		class := ""
-		if sc := snap.StorageClass(deref(p.Spec.StorageClassName)); sc != nil {
+		if sc := stateindex.Of(snap).StorageClass(deref(p.Spec.StorageClassName)); sc != nil {
 			class = sc.Provisioner
 		}
-		switch v := snap.PersistentVolume(p.Spec.VolumeName); {
-		case !snap.Covers(state.PersistentVolume, "", p.Spec.VolumeName):
+		switch v := stateindex.Of(snap).PersistentVolume(p.Spec.VolumeName); {
+		case !stateindex.Of(snap).Covers(state.PersistentVolume, "", p.Spec.VolumeName):
 			seen["golden volume unobserved"]++
 		case v == nil:
 			seen["golden volume missing"]++

@@ -75,14 +75,14 @@ func (v Vocabulary) diskSize(t *rapid.T) string {
 		return ""
 	case 2:
 		if v.Malformed {
-			return MalformedSize().Draw(t, "malformedDiskSize")
+			return malformedSize().Draw(t, "malformedDiskSize")
 		}
 	case 3:
 		// A positive quantity CDI's webhook still rejects: under 1MiB.
 		return rapid.SampledFrom([]string{"512Ki", "1000Ki", "1M", "1048575"}).Draw(t, "tinyDiskSize")
 	}
 	b := rapid.SampledFrom(diskSizes).Draw(t, "diskBytes")
-	return Spelling(b).Draw(t, "diskSizeSpelling")
+	return spelling(b).Draw(t, "diskSizeSpelling")
 }
 
 // diskSizes are a pool's disk sizes: usually the chart's 20Gi, sometimes
@@ -99,11 +99,11 @@ func (v Vocabulary) talos(t *rapid.T) plan.Talos {
 		f := rapid.SampledFrom(v.Flavors).Draw(t, "talosFlavor")
 		tl.SchematicID, tl.Version = f.SchematicID, f.Version
 	case 2:
-		tl.SchematicID = v.anyOf(t, "talosSchematicID", SchematicID(), MalformedSchematicID())
-		tl.Version = v.anyOf(t, "talosVersion", Version(), MalformedVersion())
+		tl.SchematicID = v.anyOf(t, "talosSchematicID", schematicID(), malformedSchematicID())
+		tl.Version = v.anyOf(t, "talosVersion", version(), malformedVersion())
 	}
 	if chance(t, "talosFactory", 4) {
-		tl.ImageFactoryURL = v.anyOf(t, "talosFactoryURL", FactoryURL(), MalformedFactoryURL())
+		tl.ImageFactoryURL = v.anyOf(t, "talosFactoryURL", factoryURL(), malformedFactoryURL())
 	}
 	if chance(t, "installerRepository", 4) {
 		// A mirror, sometimes written with a trailing "/", which the chart
@@ -133,10 +133,10 @@ func (v Vocabulary) builtin(t *rapid.T, tl plan.Talos) *plan.Builtin {
 		}
 	}
 	if chance(t, "builtinOtherSchematicID", 20) {
-		b.SchematicID = v.anyOf(t, "builtinSchematicID", SchematicID(), MalformedSchematicID())
+		b.SchematicID = v.anyOf(t, "builtinSchematicID", schematicID(), malformedSchematicID())
 	}
 	if chance(t, "builtinOtherVersion", 20) {
-		b.Version = v.anyOf(t, "builtinVersion", Version(), MalformedVersion())
+		b.Version = v.anyOf(t, "builtinVersion", version(), malformedVersion())
 	}
 	return b
 }
@@ -146,13 +146,13 @@ func (v Vocabulary) builtin(t *rapid.T, tl plan.Talos) *plan.Builtin {
 func (v Vocabulary) factory(t *rapid.T) *plan.Factory {
 	f := &plan.Factory{}
 	if chance(t, "factorySchematicIDSet", 2) {
-		f.SchematicID = v.anyOf(t, "factorySchematicID", SchematicID(), MalformedSchematicID())
+		f.SchematicID = v.anyOf(t, "factorySchematicID", schematicID(), malformedSchematicID())
 	}
 	if chance(t, "factoryVersionSet", 2) {
-		f.Version = v.anyOf(t, "factoryVersion", Version(), MalformedVersion())
+		f.Version = v.anyOf(t, "factoryVersion", version(), malformedVersion())
 	}
 	if chance(t, "factoryURLSet", 2) {
-		f.ImageFactoryURL = v.anyOf(t, "factoryURL", FactoryURL(), MalformedFactoryURL())
+		f.ImageFactoryURL = v.anyOf(t, "factoryURL", factoryURL(), malformedFactoryURL())
 	}
 	return f
 }

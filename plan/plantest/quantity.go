@@ -17,9 +17,9 @@ const (
 // of it.
 var sizes = []int64{4 * gi, 5 * gi, 6 * gi, 6*gi + 512*mi, 7 * gi, 8 * gi, 10 * gi, 20 * gi}
 
-// SizeBytes draws a size in bytes: one of a few round sizes between 4Gi and
+// sizeBytes draws a size in bytes: one of a few round sizes between 4Gi and
 // 20Gi, or one byte less than one of them (the neighbour of "equal").
-func SizeBytes() *rapid.Generator[int64] {
+func sizeBytes() *rapid.Generator[int64] {
 	return rapid.Custom(func(t *rapid.T) int64 {
 		b := rapid.SampledFrom(sizes).Draw(t, "bytes")
 		if rapid.IntRange(0, 5).Draw(t, "oneByteLess") == 0 {
@@ -29,17 +29,17 @@ func SizeBytes() *rapid.Generator[int64] {
 	})
 }
 
-// Size draws a positive quantity spelled in any unit Kubernetes reads:
+// size draws a positive quantity spelled in any unit Kubernetes reads:
 // the same value comes as 6Gi, 6144Mi, 6291456Ki, 6442450944 or
 // 6442450944e0.
-func Size() *rapid.Generator[string] {
+func size() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
-		return Spelling(SizeBytes().Draw(t, "size")).Draw(t, "spelling")
+		return spelling(sizeBytes().Draw(t, "size")).Draw(t, "spelling")
 	})
 }
 
-// Spelling draws one of Spellings(bytes).
-func Spelling(bytes int64) *rapid.Generator[string] {
+// spelling draws one of Spellings(bytes).
+func spelling(bytes int64) *rapid.Generator[string] {
 	return rapid.SampledFrom(Spellings(bytes))
 }
 
@@ -70,11 +70,11 @@ func Spellings(b int64) []string {
 	return out
 }
 
-// MalformedSize draws a size the planner refuses: off the values schema's
+// malformedSize draws a size the planner refuses: off the values schema's
 // quantity pattern ("20 Gi", "twenty"), InvalidValue on either path, as
 // Helm fails the release on the schema; zero or negative, InvalidQuantity
 // on the clone path, and on the HTTP path a warning, the size rendered as
 // given. It is never "", which in a PoolSpec means the chart's 20Gi.
-func MalformedSize() *rapid.Generator[string] {
+func malformedSize() *rapid.Generator[string] {
 	return rapid.SampledFrom([]string{"20 Gi", "20GiB", "20gi", "twenty", "1.5.5Gi", "Gi", "-1Gi", "0", "0Gi", "-6442450944", "+-1", "20Gi\n"})
 }

@@ -35,9 +35,9 @@ type Options struct {
 	FullyObserved bool
 }
 
-// T0 is the creation time of the oldest drawn StorageClass; the others are
+// t0 is the creation time of the oldest drawn StorageClass; the others are
 // up to two hours newer, so that defaults tie on creation time too.
-var T0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // State draws a cluster's state for pools and a catalog, consistent the way
 // a real cluster is unless opts says otherwise:
@@ -45,7 +45,7 @@ var T0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 //   - StorageClasses of the vocabulary with zero, one or several defaults of
 //     each tier (virt, GA, beta), creation times that tie or differ,
 //     expansion allowed or not, binding Immediate or WaitForFirstConsumer;
-//   - CSIDrivers for most provisioners (never for NoProvisioner);
+//   - CSIDrivers for most provisioners (never for noProvisioner);
 //   - VolumeSnapshotClasses of the provisioners, some annotated the
 //     driver's default, and sometimes one of a driver no class has;
 //   - StorageProfiles whose status.claimPropertySets[0] CDI can render
@@ -74,7 +74,7 @@ var T0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 //     read by name.
 //
 // Half the clusters are drawn healthy, as Cozystack runs CDI: every
-// provisioner but NoProvisioner has its CSIDriver, every class a
+// provisioner but noProvisioner has its CSIDriver, every class a
 // StorageProfile CDI renders from, CDI its config and a CDI resource that
 // overrides the strategy to csi-clone or leaves it to profiles that need
 // no copy, a golden's volume is of its class's driver. On those, most clones
@@ -161,7 +161,7 @@ func (d *stateDraw) classes() {
 		sc := storagev1.StorageClass{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:              name,
-				CreationTimestamp: metav1.NewTime(T0.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "classAgeHours")) * time.Hour)),
+				CreationTimestamp: metav1.NewTime(t0.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "classAgeHours")) * time.Hour)),
 			},
 			Provisioner: d.v.Provisioners[i],
 		}
@@ -201,7 +201,7 @@ func (d *stateDraw) drivers() {
 	seen := map[string]bool{}
 	for _, sc := range d.st.StorageClasses {
 		p := sc.Provisioner
-		if p == NoProvisioner || seen[p] {
+		if p == noProvisioner || seen[p] {
 			continue
 		}
 		seen[p] = true

@@ -4,12 +4,13 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // Values is a drawn pool as its values, as a KubernetesNodes spec holds
-// them, for plan.Diff: plan.DecodePool reads them back to p's spec (a
+// them, for whatif.Diff: plan.DecodePool reads them back to p's spec (a
 // diskSize of "" is left out, which reads as the chart's 20Gi).
-func Values(p plan.Pool) plan.PoolValues {
+func Values(p plan.Pool) whatif.PoolValues {
 	s := p.Spec
 	spec := map[string]any{
 		"cluster":      s.Cluster,
@@ -34,7 +35,7 @@ func Values(p plan.Pool) plan.PoolValues {
 		}
 		spec["osImage"] = o
 	}
-	return plan.PoolValues{Namespace: p.Namespace, Name: p.Name, Spec: spec}
+	return whatif.PoolValues{Namespace: p.Namespace, Name: p.Name, Spec: spec}
 }
 
 // set sets each key to its value in m where the value is not "".
@@ -52,8 +53,8 @@ func set(m map[string]any, kv ...string) map[string]any {
 // instance type, resources (both, or neither, in either spelling), GPUs,
 // the serial console, and pod CPU limits and requests where the chart
 // takes them (a pool sized by resources).
-func (v Vocabulary) PoolValues() *rapid.Generator[plan.PoolValues] {
-	return rapid.Custom(func(t *rapid.T) plan.PoolValues {
+func (v Vocabulary) PoolValues() *rapid.Generator[whatif.PoolValues] {
+	return rapid.Custom(func(t *rapid.T) whatif.PoolValues {
 		pv := Values(v.Pool().Draw(t, "pool"))
 		spec := pv.Spec.(map[string]any)
 		if chance(t, "roles", 2) {

@@ -9,12 +9,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
-// The provisioners a drawn StorageClass may have. NoProvisioner has no
+// The provisioners a drawn StorageClass may have. noProvisioner has no
 // CSIDriver in any drawn cluster, so it cannot clone.
 const (
-	ReplicatedProvisioner = "replicated.csi.example.com"
-	LocalProvisioner      = "local.csi.example.com"
-	NoProvisioner         = "kubernetes.io/no-provisioner"
+	replicatedProvisioner = "replicated.csi.example.com"
+	localProvisioner      = "local.csi.example.com"
+	noProvisioner         = "kubernetes.io/no-provisioner"
 )
 
 // Vocabulary is the few names one draw shares, so that pools, catalog
@@ -42,8 +42,8 @@ type Vocabulary struct {
 	Malformed bool
 }
 
-// DefaultFlavor is the charts' default Talos flavor.
-var DefaultFlavor = catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}
+// defaultFlavor is the charts' default Talos flavor.
+var defaultFlavor = catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}
 
 // Vocabularies draws a Vocabulary: the default flavor and up to two others,
 // one to three classes (most often with the charts' default "replicated"),
@@ -56,15 +56,15 @@ func Vocabularies() *rapid.Generator[Vocabulary] {
 				SchematicID: rapid.SampledFrom([]string{"abc123", "f00d", plan.DefaultSchematicID}).Draw(t, "schematicID"),
 				Version:     rapid.SampledFrom([]string{"v1.12.0", "v1.13.6", "v1.14.0"}).Draw(t, "version"),
 			}
-		}).Filter(func(f catalog.Flavor) bool { return f != DefaultFlavor }), 0, 2, rapid.ID[catalog.Flavor]).Draw(t, "otherFlavors")
-		v.Flavors = append([]catalog.Flavor{DefaultFlavor}, others...)
+		}).Filter(func(f catalog.Flavor) bool { return f != defaultFlavor }), 0, 2, rapid.ID[catalog.Flavor]).Draw(t, "otherFlavors")
+		v.Flavors = append([]catalog.Flavor{defaultFlavor}, others...)
 		v.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{plan.DefaultStorageClass, plan.DefaultStorageClass, "local", "ceph"}), 1, 3, rapid.ID[string]).Draw(t, "classes")
 		if !slices.Contains(v.Classes, plan.DefaultStorageClass) && !chance(t, "noChartClass", 8) {
 			// Most clusters have the class the charts default to.
 			v.Classes = append([]string{plan.DefaultStorageClass}, v.Classes[:min(len(v.Classes), 2)]...)
 		}
 		for range v.Classes {
-			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{ReplicatedProvisioner, ReplicatedProvisioner, ReplicatedProvisioner, ReplicatedProvisioner, LocalProvisioner, LocalProvisioner, LocalProvisioner, NoProvisioner}).Draw(t, "provisioner"))
+			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{replicatedProvisioner, replicatedProvisioner, replicatedProvisioner, replicatedProvisioner, localProvisioner, localProvisioner, localProvisioner, noProvisioner}).Draw(t, "provisioner"))
 		}
 		v.Namespaces = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"tenant-a", "tenant-b", "tenant-c"}), 1, 2, rapid.ID[string]).Draw(t, "namespaces")
 		v.Clusters = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"demo", "prod"}), 1, 2, rapid.ID[string]).Draw(t, "clusters")

@@ -3,7 +3,9 @@
 // (the kinds it read, the namespaces and objects it read them in, and the
 // objects found); a Snapshot indexes it once so every lookup the planner
 // makes is a map hit, and is shared read-only between goroutines; a Request
-// says what a plan needs read, so adapters fetch exactly that.
+// says what a plan needs read, so adapters fetch exactly that. An importer
+// builds a State (or has an adapter read one), calls NewSnapshot, and hands
+// the Snapshot to the planner; the Snapshot's lookups are the planner's own.
 //
 // # Rules
 //
@@ -17,18 +19,17 @@
 //     grant a waiver.
 //   - Namespaces limits what the observed namespaced kinds (Namespaced)
 //     cover (nil: every namespace; empty: none). Objects read by
-//     name are covered, found or not, outside that scope. Observed asks for
-//     a kind in full; Covers for one object; CoversNamespace for a namespace.
+//     name are covered, found or not, outside that scope.
 //   - A disk is known by its DataVolume, its PVC, or both, merged by name.
 //     Its class is its PVC's, or its DataVolume's (spec.storage, else
 //     spec.pvc) when only the DataVolume is seen.
 //   - A pool has already cloned a golden when, in the pool's namespace, a
 //     DataVolume that succeeded or a bound PVC carries both the pool's and
-//     the golden's annotation (ClonedDisks, listed by name). Disks of another
-//     golden are not listed: they belong to a flavor the pool has left.
+//     the golden's annotation. Disks of another golden do not count: they
+//     belong to a flavor the pool has left.
 //   - The planner's guards read PlanKinds only; the consumer kinds serve
-//     package catalog's consumers and a pool's live template: PoolTemplate
-//     is the newest KubevirtMachineTemplate whose pool (package capk:
+//     package catalog's consumers and a pool's live template: the newest
+//     KubevirtMachineTemplate whose pool (package capk:
 //     its instance template's cluster.x-k8s.io/deployment-name label, else
 //     its disk's pool annotation) is the pool's CAPI name.
 //   - The cluster default class is resolved once, as package storage says.

@@ -7,6 +7,10 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
+var singleKinds = []state.Kind{state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver,
+	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume, state.KubevirtMachineTemplate, state.VirtualMachine, state.DataSource,
+	state.KubernetesNodes, state.HelmRelease}
+
 func TestKind(t *testing.T) {
 	cases := map[string]struct {
 		reason string

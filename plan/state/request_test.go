@@ -8,6 +8,11 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
+const (
+	tenant = "tenant-a"
+	golden = "talos-worker-ce4c-v1.13.6"
+)
+
 func get(k state.Kind, ns, name string) state.Ref {
 	return state.Ref{Kind: k, Namespace: ns, Name: name}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -32,7 +33,7 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 	src := res.DataVolume.Spec.Source.PVC
 	req := cloneguard.Request{
 		Namespace: d.Namespace, Class: d.class, Size: d.size, SizeOK: true,
-		Source: state.Key{Namespace: src.Namespace, Name: src.Name},
+		Source: stateindex.Key{Namespace: src.Namespace, Name: src.Name},
 		Paths:  dvPaths,
 		Words: cloneguard.Words{Disks: "the disk", Disk: "the disk", Owner: "the disk",
 			ClassField: d.paths.class, SizeField: d.paths.size, SizeText: d.storage, SizeExample: defaultStorage},
@@ -44,7 +45,7 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 		req.Words.OtherSource = d.paths.otherImage
 		if g, ok := images.Golden(d.ref); ok {
 			req.Managed, req.Expects = true, true
-			req.Expected = golden.Expected{Class: state.DataVolumeClass(g), Request: g.Spec.Storage.Resources.Requests[corev1.ResourceStorage]}
+			req.Expected = golden.Expected{Class: stateindex.DataVolumeClass(g), Request: g.Spec.Storage.Resources.Requests[corev1.ResourceStorage]}
 			if s := g.Spec.Source; s != nil && s.HTTP != nil {
 				req.Expected.URL = s.HTTP.URL
 			}

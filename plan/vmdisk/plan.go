@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -86,14 +87,14 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 		c.AddWarning(w)
 	}
 	release := d.paths.release
-	switch live := snap.DataVolume(d.Namespace, release); {
+	switch live := stateindex.Of(snap).DataVolume(d.Namespace, release); {
 	case live != nil:
 		res.Exists, res.DataVolume = true, live.DeepCopy()
-		if class := state.DataVolumeClass(live); class != "" {
+		if class := stateindex.DataVolumeClass(live); class != "" {
 			res.StorageClass = storage.Resolution{Name: class, From: storage.Explicit}
 		}
 	default:
-		if !snap.Covers(state.DataVolume, d.Namespace, release) {
+		if !stateindex.Of(snap).Covers(state.DataVolume, d.Namespace, release) {
 			w := guard.NewWarning(guard.StateUnverified, d.root,
 				"DataVolumes of namespace %s were not observed, so this is the plan of a create: if %s exists, the chart keeps its spec as it is", d.Namespace, release)
 			w.Kind = state.DataVolume.String()

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -142,9 +143,9 @@ func TestReadScopeIsWhereEveryKindWasRead(t *testing.T) {
 		"b's PVC list still answers the get of a PVC there")
 
 	snap := state.NewSnapshot(st)
-	assert.True(t, snap.Covers(state.PersistentVolumeClaim, "b", "disk"))
-	assert.False(t, snap.Covers(state.DataVolume, "b", "disk"))
-	assert.True(t, snap.CoversNamespace(state.DataVolume, "a"))
+	assert.True(t, stateindex.Of(snap).Covers(state.PersistentVolumeClaim, "b", "disk"))
+	assert.False(t, stateindex.Of(snap).Covers(state.DataVolume, "b", "disk"))
+	assert.True(t, stateindex.Of(snap).CoversNamespace(state.DataVolume, "a"))
 }
 
 func TestReadFailures(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -108,7 +109,7 @@ func TestReadGoldenVolumeOncePerGolden(t *testing.T) {
 			assert.Contains(t, st.Objects, ref(state.PersistentVolume, "", goldenVolume), tc.reason)
 
 			snap := state.NewSnapshot(st)
-			pv := snap.PersistentVolume(goldenVolume)
+			pv := stateindex.Of(snap).PersistentVolume(goldenVolume)
 			require.NotNil(t, pv, tc.reason)
 			assert.Equal(t, fixtures.ReplicatedProvisioner, pv.Spec.CSI.Driver)
 			res, err := plan.Plan(pools[0], fleet.DefaultCatalog(), snap)
@@ -151,7 +152,7 @@ func TestReadGoldenVolumesBounded(t *testing.T) {
 		assert.ElementsMatch(t, want, src.reads(state.PersistentVolume), "as many goldens as the limit: each volume by name")
 		snap := state.NewSnapshot(st)
 		for _, v := range volumes {
-			assert.NotNil(t, snap.PersistentVolume(v), v)
+			assert.NotNil(t, stateindex.Of(snap).PersistentVolume(v), v)
 		}
 	})
 	t.Run("OverTheLimit", func(t *testing.T) {
@@ -164,7 +165,7 @@ func TestReadGoldenVolumesBounded(t *testing.T) {
 		assert.True(t, st.Observed.Has(state.PersistentVolume), "the list observes the kind")
 		snap := state.NewSnapshot(st)
 		for _, v := range volumes {
-			assert.NotNil(t, snap.PersistentVolume(v), v)
+			assert.NotNil(t, stateindex.Of(snap).PersistentVolume(v), v)
 		}
 	})
 }
@@ -196,7 +197,7 @@ func TestReadGoldenVolumeNeedsItsClaim(t *testing.T) {
 			assert.Empty(t, src.reads(state.PersistentVolume), tc.reason)
 			assert.Empty(t, st.Objects, tc.reason)
 			snap := state.NewSnapshot(st)
-			assert.False(t, snap.Covers(state.PersistentVolume, "", goldenVolume), tc.reason)
+			assert.False(t, stateindex.Of(snap).Covers(state.PersistentVolume, "", goldenVolume), tc.reason)
 		})
 	}
 }
@@ -214,7 +215,7 @@ func TestReadGoldenVolumeAnswers(t *testing.T) {
 			assert.NotEqual(t, state.PersistentVolume, r.Kind, "a Forbidden volume is recorded in no form: %v", r)
 		}
 		snap := state.NewSnapshot(st)
-		assert.False(t, snap.Covers(state.PersistentVolume, "", goldenVolume), "a Forbidden volume is unknown, never absent")
+		assert.False(t, stateindex.Of(snap).Covers(state.PersistentVolume, "", goldenVolume), "a Forbidden volume is unknown, never absent")
 
 		res, err := plan.Plan(pool, fleet.DefaultCatalog(), snap)
 		require.NoError(t, err, "an unknown volume refuses nothing")
@@ -232,8 +233,8 @@ func TestReadGoldenVolumeAnswers(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []Call{volumeGet}, src.reads(state.PersistentVolume))
 		snap := state.NewSnapshot(st)
-		assert.True(t, snap.Covers(state.PersistentVolume, "", goldenVolume), "a NotFound volume is known absent")
-		assert.Nil(t, snap.PersistentVolume(goldenVolume))
+		assert.True(t, stateindex.Of(snap).Covers(state.PersistentVolume, "", goldenVolume), "a NotFound volume is known absent")
+		assert.Nil(t, stateindex.Of(snap).PersistentVolume(goldenVolume))
 	})
 	t.Run("Unbound", func(t *testing.T) {
 		objs := fixtures.Cluster()

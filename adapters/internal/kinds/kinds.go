@@ -41,7 +41,7 @@ var All = []Info{
 	{state.VolumeSnapshotClass, snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshotClass"), "volumesnapshotclasses", false},
 	{state.CDIConfig, cdiv1.SchemeGroupVersion.WithKind("CDIConfig"), "cdiconfigs", false},
 	{state.PersistentVolume, corev1.SchemeGroupVersion.WithKind("PersistentVolume"), "persistentvolumes", false},
-	{state.KubevirtMachineTemplate, capk.GroupVersion.WithKind("KubevirtMachineTemplate"), "kubevirtmachinetemplates", true},
+	{state.KubevirtMachineTemplate, capk.GroupVersion().WithKind("KubevirtMachineTemplate"), "kubevirtmachinetemplates", true},
 	{state.VirtualMachine, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachine"), "virtualmachines", true},
 	{state.DataSource, cdiv1.SchemeGroupVersion.WithKind("DataSource"), "datasources", true},
 	{state.KubernetesNodes, schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}, "kubernetesnodes", true},

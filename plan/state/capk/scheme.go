@@ -18,12 +18,12 @@ func AddToScheme(s *runtime.Scheme) error {
 	known := s.AllKnownTypes()
 	for _, o := range []runtime.Object{&KubevirtMachineTemplate{}, &KubevirtMachineTemplateList{}} {
 		t := reflect.TypeOf(o).Elem()
-		gvk := GroupVersion.WithKind(t.Name())
+		gvk := GroupVersion().WithKind(t.Name())
 		if have, ok := known[gvk]; ok && have != t {
 			return fmt.Errorf("capk: the scheme maps %s to %s; it cannot also hold %s (read templates through a scheme without CAPK's types)", gvk, have, t)
 		}
 	}
-	s.AddKnownTypes(GroupVersion, &KubevirtMachineTemplate{}, &KubevirtMachineTemplateList{})
-	metav1.AddToGroupVersion(s, GroupVersion)
+	s.AddKnownTypes(GroupVersion(), &KubevirtMachineTemplate{}, &KubevirtMachineTemplateList{})
+	metav1.AddToGroupVersion(s, GroupVersion())
 	return nil
 }

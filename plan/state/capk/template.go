@@ -1,8 +1,6 @@
 package capk
 
 import (
-	"cmp"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -14,7 +12,9 @@ import (
 // GroupVersion is the API of the KubevirtMachineTemplates the
 // kubernetes-nodes chart writes: the Cluster API KubeVirt provider's
 // infrastructure.cluster.x-k8s.io/v1alpha1.
-var GroupVersion = schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1"}
+func GroupVersion() schema.GroupVersion {
+	return schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1"}
+}
 
 // KubevirtMachineTemplate is a Cluster API KubeVirt provider (CAPK)
 // KubevirtMachineTemplate, holding exactly what the library reads of one:
@@ -140,16 +140,6 @@ func dataVolumeTemplate(dvts []kubevirtv1.DataVolumeTemplateSpec, name string) *
 		}
 	}
 	return nil
-}
-
-// NewestFirst orders templates newest first (by creation time), then by
-// name, as slices.SortFunc takes it: the first of a pool's is the one its
-// MachineDeployment was last moved onto.
-func NewestFirst(a, b *KubevirtMachineTemplate) int {
-	if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Name, b.Name)
 }
 
 // DeepCopyInto copies t into out, sharing nothing.

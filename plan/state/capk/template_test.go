@@ -138,20 +138,6 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	assert.Nil(t, nilT.DeepCopy())
 }
 
-func TestNewestFirst(t *testing.T) {
-	at := func(name string, hour int) *capk.KubevirtMachineTemplate {
-		t := &capk.KubevirtMachineTemplate{}
-		t.Name = name
-		t.CreationTimestamp = metav1.Unix(int64(hour)*3600, 0)
-		return t
-	}
-	old, newer, tie := at("kubernetes-demo-md0-aaaaaa", 1), at("kubernetes-demo-md0-bbbbbb", 2), at("kubernetes-demo-md0-000000", 2)
-	assert.Negative(t, capk.NewestFirst(newer, old), "the newer first")
-	assert.Positive(t, capk.NewestFirst(old, newer))
-	assert.Negative(t, capk.NewestFirst(tie, newer), "a tie on time goes by name")
-	assert.Zero(t, capk.NewestFirst(old, old))
-}
-
 // otherTemplate stands in for CAPK's own Go type of the kind.
 type otherTemplate struct{ capk.KubevirtMachineTemplate }
 
@@ -161,12 +147,12 @@ func TestAddToScheme(t *testing.T) {
 	s := runtime.NewScheme()
 	require.NoError(t, capk.AddToScheme(s))
 	require.NoError(t, capk.AddToScheme(s), "registering twice is harmless")
-	o, err := s.New(capk.GroupVersion.WithKind("KubevirtMachineTemplate"))
+	o, err := s.New(capk.GroupVersion().WithKind("KubevirtMachineTemplate"))
 	require.NoError(t, err)
 	assert.IsType(t, &capk.KubevirtMachineTemplate{}, o)
 
 	taken := runtime.NewScheme()
-	taken.AddKnownTypeWithName(capk.GroupVersion.WithKind("KubevirtMachineTemplate"), &otherTemplate{})
+	taken.AddKnownTypeWithName(capk.GroupVersion().WithKind("KubevirtMachineTemplate"), &otherTemplate{})
 	assert.NotPanics(t, func() { err = capk.AddToScheme(taken) })
 	assert.ErrorContains(t, err, "cannot also hold", "a scheme that holds CAPK's own type is an error, never a panic")
 }

@@ -1,9 +1,11 @@
-package plan
+package whatif
 
 import (
 	"strings"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -16,11 +18,11 @@ import (
 // made also carries the pool's annotation.
 
 // diskSuffix ends the name of every worker's system disk.
-const diskSuffix = "-" + DiskName
+const diskSuffix = "-" + plan.DiskName
 
 // workerIndex counts, per namespace and pool CAPI name, the pool's worker
 // disks: DataVolumes and PVCs merged by name.
-type workerIndex map[state.Key]int
+type workerIndex map[stateindex.Key]int
 
 // indexWorkers counts every worker disk of the snapshot: each PVC, and
 // each DataVolume whose PVC is not there (CDI has not made it yet).
@@ -32,14 +34,15 @@ func indexWorkers(snap *state.Snapshot) workerIndex {
 			pool = deploymentOf(name)
 		}
 		if pool != "" {
-			idx[state.Key{Namespace: ns, Name: pool}]++
+			idx[stateindex.Key{Namespace: ns, Name: pool}]++
 		}
 	}
-	for pvc := range snap.PersistentVolumeClaims() {
+	ix := stateindex.Of(snap)
+	for pvc := range ix.PersistentVolumeClaims() {
 		add(pvc.Namespace, pvc.Name, pvc.Annotations)
 	}
-	for dv := range snap.DataVolumes() {
-		if snap.PVC(dv.Namespace, dv.Name) == nil {
+	for dv := range ix.DataVolumes() {
+		if ix.PVC(dv.Namespace, dv.Name) == nil {
 			add(dv.Namespace, dv.Name, dv.Annotations)
 		}
 	}
@@ -67,8 +70,8 @@ func deploymentOf(disk string) string {
 // that is known: the pool's DataVolumes and PVCs must have been observed
 // in its namespace (a disk is known by either).
 func (idx workerIndex) workers(snap *state.Snapshot, namespace, name string) (int, bool) {
-	if !snap.CoversNamespace(state.DataVolume, namespace) || !snap.CoversNamespace(state.PersistentVolumeClaim, namespace) {
+	if !stateindex.Of(snap).CoversNamespace(state.DataVolume, namespace) || !stateindex.Of(snap).CoversNamespace(state.PersistentVolumeClaim, namespace) {
 		return 0, false
 	}
-	return idx[state.Key{Namespace: namespace, Name: naming.PoolCAPIName(name)}], true
+	return idx[stateindex.Key{Namespace: namespace, Name: naming.PoolCAPIName(name)}], true
 }

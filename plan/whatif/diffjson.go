@@ -1,4 +1,4 @@
-package plan
+package whatif
 
 import (
 	"encoding/json"
@@ -54,7 +54,7 @@ func (t TemplateName) MarshalJSON() ([]byte, error) {
 
 // marshal writes the side's plan entry with its template and golden state
 // (and workers, when given) after the entry's own keys.
-func (s *DiffSide) marshal(workers json.RawMessage) (json.RawMessage, error) {
+func (s *Side) marshal(workers json.RawMessage) (json.RawMessage, error) {
 	entry, err := json.Marshal(s.Result)
 	if err != nil {
 		return nil, err

@@ -1,14 +1,14 @@
-package storage
+package cdi
 
 import (
-	"github.com/cozystack/kubernetes-worker-image/internal/size"
-
 	"math"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/size"
 )
 
 // MinimumSupportedPVCSizeAnnotation, on a StorageProfile, is the least

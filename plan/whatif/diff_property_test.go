@@ -1,4 +1,4 @@
-package plan_test
+package whatif_test
 
 import (
 	"encoding/json"
@@ -11,12 +11,13 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // world is a drawn fleet: pools as their values, the catalog before a
 // change and another one, and the cluster, all of one vocabulary.
 type world struct {
-	pools         []plan.PoolValues
+	pools         []whatif.PoolValues
 	before, after catalog.Values
 	state         *state.State
 }
@@ -24,7 +25,7 @@ type world struct {
 func drawWorld(t *rapid.T) world {
 	v := plantest.Vocabularies().Draw(t, "vocabulary")
 	var w world
-	w.pools = rapid.SliceOfNDistinct(v.PoolValues(), 1, 4, func(p plan.PoolValues) [2]string { return [2]string{p.Namespace, p.Name} }).Draw(t, "pools")
+	w.pools = rapid.SliceOfNDistinct(v.PoolValues(), 1, 4, func(p whatif.PoolValues) [2]string { return [2]string{p.Namespace, p.Name} }).Draw(t, "pools")
 	decoded := make([]plan.Pool, len(w.pools))
 	for i, p := range w.pools {
 		decoded[i] = plan.DecodePool(p.Namespace, p.Name, p.Spec)
@@ -36,15 +37,15 @@ func drawWorld(t *rapid.T) world {
 }
 
 // platform is a platform's values as Cozystack's defaults render them.
-func platform(t interface{ Fatal(...any) }) *plan.Platform {
-	p, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
+func platform(t interface{ Fatal(...any) }) *whatif.Platform {
+	p, err := whatif.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-func diskJSON(t *rapid.T, s *plan.DiffSide) string {
+func diskJSON(t *rapid.T, s *whatif.Side) string {
 	data, err := json.Marshal(s.Disk)
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +60,8 @@ func diskJSON(t *rapid.T, s *plan.DiffSide) string {
 func TestCatalogChangeRollsNoPool(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := drawWorld(t)
-		rep, err := plan.Diff(plan.DiffInput{Pools: w.pools, Catalog: catalog.Compile(w.before), Snapshot: state.NewSnapshot(w.state), Platform: platform(t)},
-			plan.Change{Catalog: catalog.Compile(w.after)})
+		rep, err := whatif.Diff(whatif.Input{Pools: w.pools, Catalog: catalog.Compile(w.before), Snapshot: state.NewSnapshot(w.state), Platform: platform(t)},
+			whatif.Change{Catalog: catalog.Compile(w.after)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +81,7 @@ func TestCatalogChangeRollsNoPool(t *testing.T) {
 	})
 }
 
-func specOf(pools []plan.PoolValues, p plan.PoolDiff) any {
+func specOf(pools []whatif.PoolValues, p whatif.PoolDiff) any {
 	for _, v := range pools {
 		if v.Namespace == p.Namespace && v.Name == p.Name {
 			return v.Spec
@@ -94,7 +95,7 @@ func specOf(pools []plan.PoolValues, p plan.PoolDiff) any {
 func TestNoChangeRollsNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := drawWorld(t)
-		rep, err := plan.Diff(plan.DiffInput{Pools: w.pools, Catalog: catalog.Compile(w.before), Snapshot: state.NewSnapshot(w.state), Platform: platform(t)}, plan.Change{})
+		rep, err := whatif.Diff(whatif.Input{Pools: w.pools, Catalog: catalog.Compile(w.before), Snapshot: state.NewSnapshot(w.state), Platform: platform(t)}, whatif.Change{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestNoChangeRollsNothing(t *testing.T) {
 			}
 		}
 		for _, s := range rep.Steps {
-			if s.Action == plan.RollPool {
+			if s.Action == whatif.RollPool {
 				t.Fatalf("step %v without a change", s)
 			}
 		}
@@ -118,14 +119,14 @@ func TestNoChangeRollsNothing(t *testing.T) {
 func TestDiffLeavesItsInputs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := drawWorld(t)
-		pools := make([]plan.PoolValues, len(w.pools))
+		pools := make([]whatif.PoolValues, len(w.pools))
 		for i, p := range w.pools {
-			pools[i] = plan.PoolValues{Namespace: p.Namespace, Name: p.Name, Spec: copyValues(p.Spec)}
+			pools[i] = whatif.PoolValues{Namespace: p.Namespace, Name: p.Name, Spec: copyValues(p.Spec)}
 		}
 		st := plantest.CopyState(w.state)
-		defaults := []plan.ChartDefault{{Key: "talos.version", Value: "v1.14.0"}, {Key: "resources.cpu", Value: "2"}}
-		if _, err := plan.Diff(plan.DiffInput{Pools: w.pools, Catalog: catalog.Compile(w.before), Snapshot: state.NewSnapshot(w.state)},
-			plan.Change{Catalog: catalog.Compile(w.after), Defaults: defaults}); err != nil {
+		defaults := []whatif.ChartDefault{{Key: "talos.version", Value: "v1.14.0"}, {Key: "resources.cpu", Value: "2"}}
+		if _, err := whatif.Diff(whatif.Input{Pools: w.pools, Catalog: catalog.Compile(w.before), Snapshot: state.NewSnapshot(w.state)},
+			whatif.Change{Catalog: catalog.Compile(w.after), Defaults: defaults}); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(pools, w.pools) {

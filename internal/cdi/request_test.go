@@ -1,4 +1,4 @@
-package storage_test
+package cdi_test
 
 import (
 	"testing"
@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 const (
@@ -113,7 +113,7 @@ func TestRenderedRequest(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := storage.RenderedRequest(resource.MustParse(tc.size), tc.mode, tc.overhead, tc.minimum)
+			got := cdi.RenderedRequest(resource.MustParse(tc.size), tc.mode, tc.overhead, tc.minimum)
 			assert.Equal(t, tc.want, got.Value(), tc.reason)
 		})
 	}
@@ -124,7 +124,7 @@ func TestRenderedRequest(t *testing.T) {
 // minimum is not shared with the result.
 func TestRenderedRequestMinimumAsWritten(t *testing.T) {
 	floor := quantity("30Gi")
-	got := storage.RenderedRequest(resource.MustParse("20Gi"), block, "0.06", floor)
+	got := cdi.RenderedRequest(resource.MustParse("20Gi"), block, "0.06", floor)
 	assert.Equal(t, "30Gi", got.String())
 	got.Add(resource.MustParse("1Gi"))
 	assert.Equal(t, "30Gi", floor.String(), "the result is a copy")
@@ -186,7 +186,7 @@ func TestFilesystemOverhead(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, tc.want, storage.FilesystemOverhead(tc.config, "replicated"), tc.reason)
+			assert.Equal(t, tc.want, cdi.FilesystemOverhead(tc.config, "replicated"), tc.reason)
 		})
 	}
 }
@@ -223,7 +223,7 @@ func TestMinimumRequest(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := storage.MinimumRequest(tc.profile)
+			got := cdi.MinimumRequest(tc.profile)
 			if tc.want == nil {
 				assert.Nil(t, got, tc.reason)
 				return

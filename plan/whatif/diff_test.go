@@ -1,4 +1,4 @@
-package plan_test
+package whatif_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +19,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 const (
@@ -33,8 +35,8 @@ var golden1137, _ = naming.GoldenName(fixtures.DefaultSchematicID, v1137, nil, n
 //   - demo-md1 imports over HTTP from talos.* and runs two workers;
 //   - demo-pinned clones the flavor it names, v1.13.6, and runs none;
 //   - demo-own imports over HTTP the talos.version it sets itself.
-func tenantPools() []plan.PoolValues {
-	return []plan.PoolValues{
+func tenantPools() []whatif.PoolValues {
+	return []whatif.PoolValues{
 		{Namespace: tenant, Name: "demo-md0", Spec: map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}}},
 		{Namespace: tenant, Name: "demo-md1", Spec: map[string]any{"cluster": "demo", "instanceType": "u1.large"}},
 		{Namespace: tenant, Name: "demo-pinned", Spec: map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{"version": fixtures.DefaultVersion}}}},
@@ -79,7 +81,7 @@ func defaultCatalog() *catalog.Catalog {
 		Images: []catalog.Image{{SchematicID: fixtures.DefaultSchematicID, Version: fixtures.DefaultVersion}}})
 }
 
-func byName(t *testing.T, rep plan.DiffReport, name string) plan.PoolDiff {
+func byName(t *testing.T, rep whatif.Report, name string) whatif.PoolDiff {
 	t.Helper()
 	for _, p := range rep.Pools {
 		if p.Name == name {
@@ -87,7 +89,7 @@ func byName(t *testing.T, rep plan.DiffReport, name string) plan.PoolDiff {
 		}
 	}
 	t.Fatalf("no pool %s in the report", name)
-	return plan.PoolDiff{}
+	return whatif.PoolDiff{}
 }
 
 func reasons(rs guard.Refusals) []guard.Reason {
@@ -105,9 +107,10 @@ func reasons(rs guard.Refusals) []guard.Reason {
 // are: add the entry, wait for the golden's import, roll. Pools that set
 // their flavor themselves do not roll.
 func TestDiffDefaultBump(t *testing.T) {
-	size := plan.DefaultImageSize.Value()
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
-		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	imageSize := resource.MustParse(whatif.DefaultImageSize)
+	size := imageSize.Value()
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
+		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +127,12 @@ func TestDiffDefaultBump(t *testing.T) {
 		after       plan.Outcome
 		refusals    []guard.Reason
 		golden      string
-		goldenState plan.GoldenState
+		goldenState whatif.GoldenState
 		workers     int
 	}{
-		"demo-md0":    {"builtin on the chart's flavor: onto v1.13.7's golden, once the catalog has it", true, plan.Clone, plan.Refused, []guard.Reason{guard.GoldenNotInCatalog}, golden1137, plan.NotInCatalog, 1},
+		"demo-md0":    {"builtin on the chart's flavor: onto v1.13.7's golden, once the catalog has it", true, plan.Clone, plan.Refused, []guard.Reason{guard.GoldenNotInCatalog}, golden1137, whatif.NotInCatalog, 1},
 		"demo-md1":    {"HTTP from talos.*: onto the new URL", true, plan.HTTP, plan.Planned, []guard.Reason{}, "", "", 2},
-		"demo-pinned": {"builtin on the flavor it names: unchanged", false, plan.Clone, plan.Planned, []guard.Reason{}, fixtures.Golden, plan.Imported, 0},
+		"demo-pinned": {"builtin on the flavor it names: unchanged", false, plan.Clone, plan.Planned, []guard.Reason{}, fixtures.Golden, whatif.Imported, 0},
 		"demo-own":    {"HTTP from its own talos.version: unchanged", false, plan.HTTP, plan.Planned, []guard.Reason{}, "", "", 0},
 	}
 	for name, tc := range cases {
@@ -144,24 +147,24 @@ func TestDiffDefaultBump(t *testing.T) {
 	if p := byName(t, rep, "demo-md1"); p.After.Disk.Spec.Source.HTTP.URL != naming.ImageURL(fixtures.DefaultImageFactoryURL, fixtures.DefaultSchematicID, v1137) {
 		t.Errorf("demo-md1 imports %s after the change", p.After.Disk.Spec.Source.HTTP.URL)
 	}
-	want := []plan.Step{
-		{Action: plan.AddCatalogEntry, Target: golden1137},
-		{Action: plan.RollPool, Target: tenant + "/demo-md1"},
-		{Action: plan.WaitForGolden, Target: golden1137},
-		{Action: plan.RollPool, Target: tenant + "/demo-md0"},
+	want := []whatif.Step{
+		{Action: whatif.AddCatalogEntry, Target: golden1137},
+		{Action: whatif.RollPool, Target: tenant + "/demo-md1"},
+		{Action: whatif.WaitForGolden, Target: golden1137},
+		{Action: whatif.RollPool, Target: tenant + "/demo-md0"},
 	}
 	if !slices.Equal(rep.Steps, want) {
 		t.Errorf("steps %v, want %v", rep.Steps, want)
 	}
 	// demo-md1's two workers and the new golden's one import over HTTP;
 	// demo-md0's one worker cloned.
-	wantT := plan.Transfer{HTTPBytes: 3 * size, CloneBytes: size, HTTPKnown: true, CloneKnown: true}
+	wantT := whatif.Transfer{HTTPBytes: 3 * size, CloneBytes: size, HTTPKnown: true, CloneKnown: true}
 	if !equalTransfer(rep.Transfer, wantT) {
 		t.Errorf("transfer %+v, want %+v", rep.Transfer, wantT)
 	}
 }
 
-func equalTransfer(a, b plan.Transfer) bool {
+func equalTransfer(a, b whatif.Transfer) bool {
 	return a.HTTPBytes == b.HTTPBytes && a.CloneBytes == b.CloneBytes && a.HTTPKnown == b.HTTPKnown && a.CloneKnown == b.CloneKnown &&
 		slices.Equal(a.Unverified, b.Unverified)
 }
@@ -172,8 +175,8 @@ func equalTransfer(a, b plan.Transfer) bool {
 func TestDiffDefaultBumpWithTheEntry(t *testing.T) {
 	v := defaultCatalog().Values()
 	v.Images = append(v.Images, catalog.Image{SchematicID: fixtures.DefaultSchematicID, Version: v1137})
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
-		plan.Change{Catalog: catalog.Compile(v), Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
+		whatif.Change{Catalog: catalog.Compile(v), Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,13 +184,13 @@ func TestDiffDefaultBumpWithTheEntry(t *testing.T) {
 		t.Errorf("nothing is refused: %+v", rep.Pools[0].After.Refusals)
 	}
 	p := byName(t, rep, "demo-md0")
-	if !p.Rolls || p.After.Golden != golden1137 || p.After.GoldenState != plan.NotCreated {
+	if !p.Rolls || p.After.Golden != golden1137 || p.After.GoldenState != whatif.NotCreated {
 		t.Errorf("demo-md0: rolls %t onto %s (%s)", p.Rolls, p.After.Golden, p.After.GoldenState)
 	}
-	want := []plan.Step{
-		{Action: plan.RollPool, Target: tenant + "/demo-md1"},
-		{Action: plan.WaitForGolden, Target: golden1137},
-		{Action: plan.RollPool, Target: tenant + "/demo-md0"},
+	want := []whatif.Step{
+		{Action: whatif.RollPool, Target: tenant + "/demo-md1"},
+		{Action: whatif.WaitForGolden, Target: golden1137},
+		{Action: whatif.RollPool, Target: tenant + "/demo-md0"},
 	}
 	if !slices.Equal(rep.Steps, want) {
 		t.Errorf("steps %v, want %v", rep.Steps, want)
@@ -200,14 +203,14 @@ func TestDiffDefaultBumpWithTheEntry(t *testing.T) {
 // refused, first; the one step is to keep the entry, whose golden is still
 // populated, so there is nothing to wait for.
 func TestDiffRetiredEntry(t *testing.T) {
-	pools := []plan.PoolValues{
+	pools := []whatif.PoolValues{
 		tenantPools()[0],
 		{Namespace: tenant, Name: "demo-zero", Spec: map[string]any{"cluster": "demo", "minReplicas": 0, "osImage": map[string]any{"builtin": map[string]any{}}}},
 		tenantPools()[1],
 	}
 	retired := defaultCatalog().Values()
 	retired.Images = []catalog.Image{}
-	rep, err := plan.Diff(plan.DiffInput{Pools: pools, Catalog: defaultCatalog(), Snapshot: cozystack()}, plan.Change{Catalog: catalog.Compile(retired)})
+	rep, err := whatif.Diff(whatif.Input{Pools: pools, Catalog: defaultCatalog(), Snapshot: cozystack()}, whatif.Change{Catalog: catalog.Compile(retired)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,28 +223,28 @@ func TestDiffRetiredEntry(t *testing.T) {
 		}
 	}
 	zero, md0 := byName(t, rep, "demo-zero"), byName(t, rep, "demo-md0")
-	if zero.After.Outcome != plan.Refused || !slices.Equal(reasons(zero.After.Refusals), []guard.Reason{guard.GoldenNotInCatalog}) || zero.After.GoldenState != plan.NotInCatalog {
+	if zero.After.Outcome != plan.Refused || !slices.Equal(reasons(zero.After.Refusals), []guard.Reason{guard.GoldenNotInCatalog}) || zero.After.GoldenState != whatif.NotInCatalog {
 		t.Errorf("demo-zero, which has not cloned: %s %v (%s)", zero.After.Outcome, reasons(zero.After.Refusals), zero.After.GoldenState)
 	}
 	var warned bool
 	for _, w := range md0.After.Warnings {
 		warned = warned || w.Reason == guard.GoldenUnavailable
 	}
-	if md0.After.Outcome != plan.Planned || !warned || md0.After.GoldenState != plan.NotInCatalog {
+	if md0.After.Outcome != plan.Planned || !warned || md0.After.GoldenState != whatif.NotInCatalog {
 		t.Errorf("demo-md0, which has cloned: %s, warnings %v (%s)", md0.After.Outcome, md0.After.Warnings, md0.After.GoldenState)
 	}
-	if want := []plan.Step{{Action: plan.AddCatalogEntry, Target: fixtures.Golden}}; !slices.Equal(rep.Steps, want) {
+	if want := []whatif.Step{{Action: whatif.AddCatalogEntry, Target: fixtures.Golden}}; !slices.Equal(rep.Steps, want) {
 		t.Errorf("steps %v, want %v", rep.Steps, want)
 	}
-	if !equalTransfer(rep.Transfer, plan.Transfer{HTTPKnown: true, CloneKnown: true}) {
+	if !equalTransfer(rep.Transfer, whatif.Transfer{HTTPKnown: true, CloneKnown: true}) {
 		t.Errorf("nothing rolls, so nothing moves: %+v", rep.Transfer)
 	}
 }
 
 // The report's JSON has exactly the shape of `worker-image diff -o json`.
 func TestDiffJSONShape(t *testing.T) {
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[:2], Catalog: defaultCatalog(), Snapshot: cozystack()},
-		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[:2], Catalog: defaultCatalog(), Snapshot: cozystack()},
+		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,8 +305,8 @@ func assertKeys(t *testing.T, what string, m map[string]json.RawMessage, keys ..
 // namespace's DataVolumes and PVCs were read; otherwise the rollout's
 // transfer is not known, rather than zero.
 func TestDiffTransferNotKnownOffline(t *testing.T) {
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Catalog: defaultCatalog()},
-		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[1:2], Catalog: defaultCatalog()},
+		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +314,7 @@ func TestDiffTransferNotKnownOffline(t *testing.T) {
 	if !p.Rolls || p.WorkersKnown {
 		t.Errorf("demo-md1 rolls (%t) with workers not counted (known %t)", p.Rolls, p.WorkersKnown)
 	}
-	want := plan.Transfer{CloneKnown: true, Unverified: []string{tenant + "/demo-md1"}}
+	want := whatif.Transfer{CloneKnown: true, Unverified: []string{tenant + "/demo-md1"}}
 	if !equalTransfer(rep.Transfer, want) {
 		t.Errorf("transfer %+v, want %+v", rep.Transfer, want)
 	}
@@ -328,18 +331,18 @@ func TestDiffTransferNotKnownOffline(t *testing.T) {
 // (TestDiffLiveTemplates reads them).
 func TestDiffTemplateNames(t *testing.T) {
 	cozystack := func() *state.Snapshot { return cozystackObserved(state.AllKinds &^ state.KubevirtMachineTemplate) }
-	pf, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
+	pf, err := whatif.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack(), Platform: pf},
-		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack(), Platform: pf},
+		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range rep.Pools {
 		b, a := p.Before.Template, p.After.Template
-		if b.Name == "" || a.Name == "" || b.From != plan.FromValues || a.From != plan.FromValues {
+		if b.Name == "" || a.Name == "" || b.From != whatif.FromValues || a.From != whatif.FromValues {
 			t.Errorf("%s: template %+v → %+v: both are known", p.Name, b, a)
 		}
 		if (b.Name != a.Name) != p.Rolls {
@@ -351,11 +354,11 @@ func TestDiffTemplateNames(t *testing.T) {
 		t.Errorf("demo-md1's template before the change is %s", got)
 	}
 	// Without them, no name, and why.
-	rep, err = plan.Diff(plan.DiffInput{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()}, plan.Change{})
+	rep, err = whatif.Diff(whatif.Input{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()}, whatif.Change{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tn := rep.Pools[0].Before.Template; tn.Name != "" || tn.Unknown != plan.PlatformNotGiven {
+	if tn := rep.Pools[0].Before.Template; tn.Name != "" || tn.Unknown != whatif.PlatformNotGiven {
 		t.Errorf("without the platform's values: %+v", tn)
 	}
 }
@@ -369,7 +372,7 @@ func TestDiffTemplateNames(t *testing.T) {
 // demo-md1, which sets its own: it rolls only where its live template is
 // not what its values render.
 func TestDiffLiveTemplates(t *testing.T) {
-	pf, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{}})
+	pf, err := whatif.NewPlatform(map[string]any{"_cluster": map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,22 +390,22 @@ func TestDiffLiveTemplates(t *testing.T) {
 	cases := map[string]struct {
 		reason    string
 		templates []client.Object
-		want      plan.TemplateName
+		want      whatif.TemplateName
 		rolls     bool
 	}{
 		"one": {"the pool's one template, whatever its hash", []client.Object{tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1), sibling},
-			plan.TemplateName{Name: "kubernetes-demo-md1-0a0a0a", From: plan.FromCluster}, true},
+			whatif.TemplateName{Name: "kubernetes-demo-md1-0a0a0a", From: whatif.FromCluster}, true},
 		"rendered among several": {"the one the values render, though older", []client.Object{tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1), tmpl(tenant, "demo-md1", rendered, 2)},
-			plan.TemplateName{Name: rendered, From: plan.FromCluster}, false},
+			whatif.TemplateName{Name: rendered, From: whatif.FromCluster}, false},
 		"several, none rendered": {"the newest", []client.Object{tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 2), tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0b0b0b", 1)},
-			plan.TemplateName{Name: "kubernetes-demo-md1-0b0b0b", From: plan.FromCluster}, true},
+			whatif.TemplateName{Name: "kubernetes-demo-md1-0b0b0b", From: whatif.FromCluster}, true},
 		"another namespace": {"a template of another namespace is not the pool's: it has none, and keeps the name its values render", []client.Object{tmpl("tenant-other", "demo-md1", "kubernetes-demo-md1-0a0a0a", 1), sibling},
-			plan.TemplateName{Name: rendered, From: plan.FromValues}, false},
+			whatif.TemplateName{Name: rendered, From: whatif.FromValues}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Snapshot: cozystack(tc.templates...), Platform: pf},
-				plan.Change{Defaults: []plan.ChartDefault{{Key: "instanceType", Value: "u1.xlarge"}}})
+			rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[1:2], Snapshot: cozystack(tc.templates...), Platform: pf},
+				whatif.Change{Defaults: []whatif.ChartDefault{{Key: "instanceType", Value: "u1.xlarge"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -414,12 +417,12 @@ func TestDiffLiveTemplates(t *testing.T) {
 	}
 	// Templates not observed in the pool's namespace: the name is the one
 	// its values render, not the cluster's.
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Snapshot: cozystackObserved(state.AllKinds&^state.KubevirtMachineTemplate,
-		tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1)), Platform: pf}, plan.Change{})
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[1:2], Snapshot: cozystackObserved(state.AllKinds&^state.KubevirtMachineTemplate,
+		tmpl(tenant, "demo-md1", "kubernetes-demo-md1-0a0a0a", 1)), Platform: pf}, whatif.Change{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tn := rep.Pools[0].Before.Template; tn.Name != rendered || tn.From == plan.FromCluster {
+	if tn := rep.Pools[0].Before.Template; tn.Name != rendered || tn.From == whatif.FromCluster {
 		t.Errorf("templates unobserved: %+v, want %s as rendered", tn, rendered)
 	}
 }
@@ -428,9 +431,9 @@ func TestDiffLiveTemplates(t *testing.T) {
 // before, one it removes none after; neither rolls. A pool named twice is
 // refused, as is every bad default, together.
 func TestDiffPairs(t *testing.T) {
-	added := plan.PoolValues{Namespace: tenant, Name: "demo-new", Spec: map[string]any{"cluster": "demo"}}
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[:2], Catalog: defaultCatalog(), Snapshot: cozystack()},
-		plan.Change{Pools: []plan.PoolValues{tenantPools()[1], added}})
+	added := whatif.PoolValues{Namespace: tenant, Name: "demo-new", Spec: map[string]any{"cluster": "demo"}}
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[:2], Catalog: defaultCatalog(), Snapshot: cozystack()},
+		whatif.Change{Pools: []whatif.PoolValues{tenantPools()[1], added}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +447,7 @@ func TestDiffPairs(t *testing.T) {
 		t.Errorf("a removed pool's JSON: %s, %v", data, err)
 	}
 	twice := append(tenantPools(), tenantPools()[0])
-	_, err = plan.Diff(plan.DiffInput{Pools: twice}, plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.nope"}}})
+	_, err = whatif.Diff(whatif.Input{Pools: twice}, whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.nope"}}})
 	var rs guard.Refusals
 	if !errors.As(err, &rs) || !slices.Equal(reasons(rs), []guard.Reason{guard.InvalidValue, guard.InvalidPoolName}) {
 		t.Errorf("error %v: both refusals, the default's and the pool's", err)

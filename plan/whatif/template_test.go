@@ -1,4 +1,4 @@
-package plan_test
+package whatif_test
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // templateCase is a line of testdata/templates.jsonl: a pool's values, the
@@ -49,17 +49,17 @@ func templateCases(t *testing.T) []templateCase {
 }
 
 // beforeTemplate is the template Diff names for a pool before any change.
-func beforeTemplate(t *testing.T, pool plan.PoolValues, cluster json.RawMessage) plan.TemplateName {
+func beforeTemplate(t *testing.T, pool whatif.PoolValues, cluster json.RawMessage) whatif.TemplateName {
 	t.Helper()
 	var c any
 	if err := yaml.Unmarshal(cluster, &c); err != nil {
 		t.Fatal(err)
 	}
-	platform, err := plan.NewPlatform(map[string]any{"_cluster": c})
+	platform, err := whatif.NewPlatform(map[string]any{"_cluster": c})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := plan.Diff(plan.DiffInput{Pools: []plan.PoolValues{pool}, Platform: platform}, plan.Change{})
+	rep, err := whatif.Diff(whatif.Input{Pools: []whatif.PoolValues{pool}, Platform: platform}, whatif.Change{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +83,11 @@ func TestTemplateNamesAsTheChartNamesThem(t *testing.T) {
 		}
 		fromDocument := obj.(*unstructured.Unstructured).Object["spec"]
 		for how, spec := range map[string]any{"values": fromValues, "document": fromDocument} {
-			got := beforeTemplate(t, plan.PoolValues{Namespace: c.Namespace, Name: c.Name, Spec: spec}, c.Cluster)
+			got := beforeTemplate(t, whatif.PoolValues{Namespace: c.Namespace, Name: c.Name, Spec: spec}, c.Cluster)
 			switch {
 			case c.ChartError != "" && (got.Name != "" || got.Unknown == ""):
 				t.Errorf("%s %s (%s): named %q, but the chart fails: %s", c.Name, c.Spec, how, got.Name, c.ChartError)
-			case c.ChartError == "" && (got.Name != c.Template || got.From != plan.FromValues):
+			case c.ChartError == "" && (got.Name != c.Template || got.From != whatif.FromValues):
 				t.Errorf("%s %s (%s): template %+v, the chart names it %s", c.Name, c.Spec, how, got, c.Template)
 			}
 		}
@@ -107,7 +107,7 @@ func TestTemplateNameOfValuesTheChartRefuses(t *testing.T) {
 		{"cluster": "demo", "instanceType": 5.0},
 		{"cluster": "demo", "podCpuLimit": true},
 	} {
-		got := beforeTemplate(t, plan.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
+		got := beforeTemplate(t, whatif.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
 		if got.Name != "" || got.From != "" || got.Unknown == "" {
 			t.Errorf("%v: template %+v", spec, got)
 		}
@@ -142,14 +142,14 @@ func TestTemplateNameOfSizingTheChartFails(t *testing.T) {
 		{"cluster": "demo", "version": "v1.34"},
 	}
 	for _, spec := range fails {
-		got := beforeTemplate(t, plan.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
+		got := beforeTemplate(t, whatif.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
 		if got.Name != "" || got.Unknown == "" {
 			t.Errorf("%v: template %+v; the chart fails", spec, got)
 		}
 	}
 	for _, spec := range renders {
-		got := beforeTemplate(t, plan.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
-		if got.Name == "" || got.From != plan.FromValues {
+		got := beforeTemplate(t, whatif.PoolValues{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, json.RawMessage(`{}`))
+		if got.Name == "" || got.From != whatif.FromValues {
 			t.Errorf("%v: template %+v; the chart renders it", spec, got)
 		}
 	}

@@ -1,6 +1,7 @@
-package state
+package stateindex
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 
@@ -8,6 +9,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
@@ -25,7 +27,7 @@ type consumerIndexes struct {
 
 type poolKey struct{ namespace, pool string }
 
-func (x *Snapshot) indexConsumers() {
+func (x *Index) indexConsumers() {
 	s, c := x.src, &x.consumers
 	c.templates = make(map[Key]*capk.KubevirtMachineTemplate, len(s.KubevirtMachineTemplates))
 	c.poolTmpl = map[poolKey][]*capk.KubevirtMachineTemplate{}
@@ -33,7 +35,7 @@ func (x *Snapshot) indexConsumers() {
 	c.dataSources = make(map[Key]*cdiv1.DataSource, len(s.DataSources))
 	for i := range s.KubevirtMachineTemplates {
 		t := &s.KubevirtMachineTemplates[i]
-		if x.Covers(KubevirtMachineTemplate, t.Namespace, t.Name) {
+		if x.Covers(state.KubevirtMachineTemplate, t.Namespace, t.Name) {
 			c.templates[Key{t.Namespace, t.Name}] = t
 		}
 	}
@@ -44,25 +46,25 @@ func (x *Snapshot) indexConsumers() {
 		}
 	}
 	for _, ts := range c.poolTmpl {
-		slices.SortFunc(ts, capk.NewestFirst)
+		slices.SortFunc(ts, newestFirst)
 	}
 	for i := range s.VirtualMachines {
 		vm := &s.VirtualMachines[i]
-		if x.Covers(VirtualMachine, vm.Namespace, vm.Name) {
+		if x.Covers(state.VirtualMachine, vm.Namespace, vm.Name) {
 			c.vms[Key{vm.Namespace, vm.Name}] = vm
 		}
 	}
 	for i := range s.DataSources {
 		ds := &s.DataSources[i]
-		if x.Covers(DataSource, ds.Namespace, ds.Name) {
+		if x.Covers(state.DataSource, ds.Namespace, ds.Name) {
 			c.dataSources[Key{ds.Namespace, ds.Name}] = ds
 		}
 	}
-	c.pools = x.indexUnstructured(KubernetesNodes, s.KubernetesNodes)
-	c.releases = x.indexUnstructured(HelmRelease, s.HelmReleases)
+	c.pools = x.indexUnstructured(state.KubernetesNodes, s.KubernetesNodes)
+	c.releases = x.indexUnstructured(state.HelmRelease, s.HelmReleases)
 }
 
-func (x *Snapshot) indexUnstructured(k Kind, objs []unstructured.Unstructured) map[Key]*unstructured.Unstructured {
+func (x *Index) indexUnstructured(k state.Kind, objs []unstructured.Unstructured) map[Key]*unstructured.Unstructured {
 	m := make(map[Key]*unstructured.Unstructured, len(objs))
 	for i := range objs {
 		o := &objs[i]
@@ -76,34 +78,34 @@ func (x *Snapshot) indexUnstructured(k Kind, objs []unstructured.Unstructured) m
 // KubevirtMachineTemplates yields every template the snapshot holds (those
 // of observed namespaces, the later copy of a repeated one), in the State's
 // order.
-func (x *Snapshot) KubevirtMachineTemplates() iter.Seq[*capk.KubevirtMachineTemplate] {
+func (x *Index) KubevirtMachineTemplates() iter.Seq[*capk.KubevirtMachineTemplate] {
 	return held(x.src.KubevirtMachineTemplates, x.consumers.templates,
 		func(t *capk.KubevirtMachineTemplate) Key { return Key{t.Namespace, t.Name} })
 }
 
 // VirtualMachines yields every VirtualMachine the snapshot holds, in the
 // State's order.
-func (x *Snapshot) VirtualMachines() iter.Seq[*kubevirtv1.VirtualMachine] {
+func (x *Index) VirtualMachines() iter.Seq[*kubevirtv1.VirtualMachine] {
 	return held(x.src.VirtualMachines, x.consumers.vms,
 		func(vm *kubevirtv1.VirtualMachine) Key { return Key{vm.Namespace, vm.Name} })
 }
 
 // DataSources yields every DataSource the snapshot holds, in the State's
 // order.
-func (x *Snapshot) DataSources() iter.Seq[*cdiv1.DataSource] {
+func (x *Index) DataSources() iter.Seq[*cdiv1.DataSource] {
 	return held(x.src.DataSources, x.consumers.dataSources,
 		func(ds *cdiv1.DataSource) Key { return Key{ds.Namespace, ds.Name} })
 }
 
 // KubernetesNodes yields every KubernetesNodes (a pool) the snapshot
 // holds, in the State's order.
-func (x *Snapshot) KubernetesNodes() iter.Seq[*unstructured.Unstructured] {
+func (x *Index) KubernetesNodes() iter.Seq[*unstructured.Unstructured] {
 	return held(x.src.KubernetesNodes, x.consumers.pools, unstructuredKey)
 }
 
 // HelmReleases yields every HelmRelease the snapshot holds, of any chart,
 // in the State's order.
-func (x *Snapshot) HelmReleases() iter.Seq[*unstructured.Unstructured] {
+func (x *Index) HelmReleases() iter.Seq[*unstructured.Unstructured] {
 	return held(x.src.HelmReleases, x.consumers.releases, unstructuredKey)
 }
 
@@ -123,7 +125,7 @@ func held[T any](all []T, index map[Key]*T, key func(*T) Key) iter.Seq[*T] {
 }
 
 // KubevirtMachineTemplate looks a template up by name.
-func (x *Snapshot) KubevirtMachineTemplate(namespace, name string) *capk.KubevirtMachineTemplate {
+func (x *Index) KubevirtMachineTemplate(namespace, name string) *capk.KubevirtMachineTemplate {
 	return x.consumers.templates[Key{namespace, name}]
 }
 
@@ -136,7 +138,7 @@ func (x *Snapshot) KubevirtMachineTemplate(namespace, name string) *capk.Kubevir
 // none, or when templates were not observed in namespace (ask
 // CoversNamespace(KubevirtMachineTemplate, namespace) to tell the two
 // apart). The slice is the caller's.
-func (x *Snapshot) PoolTemplates(namespace, poolCAPIName string) []*capk.KubevirtMachineTemplate {
+func (x *Index) PoolTemplates(namespace, poolCAPIName string) []*capk.KubevirtMachineTemplate {
 	ts := x.consumers.poolTmpl[poolKey{namespace, poolCAPIName}]
 	return append([]*capk.KubevirtMachineTemplate(nil), ts...)
 }
@@ -145,7 +147,7 @@ func (x *Snapshot) PoolTemplates(namespace, poolCAPIName string) []*capk.Kubevir
 // the one the chart's last render wrote and the pool's MachineDeployment
 // was moved onto. Nil when there is none (a pool not applied yet), or when
 // templates were not observed in namespace.
-func (x *Snapshot) PoolTemplate(namespace, poolCAPIName string) *capk.KubevirtMachineTemplate {
+func (x *Index) PoolTemplate(namespace, poolCAPIName string) *capk.KubevirtMachineTemplate {
 	if ts := x.consumers.poolTmpl[poolKey{namespace, poolCAPIName}]; len(ts) > 0 {
 		return ts[0]
 	}
@@ -153,11 +155,21 @@ func (x *Snapshot) PoolTemplate(namespace, poolCAPIName string) *capk.KubevirtMa
 }
 
 // VirtualMachine looks a VirtualMachine up by name.
-func (x *Snapshot) VirtualMachine(namespace, name string) *kubevirtv1.VirtualMachine {
+func (x *Index) VirtualMachine(namespace, name string) *kubevirtv1.VirtualMachine {
 	return x.consumers.vms[Key{namespace, name}]
 }
 
 // DataSource looks a DataSource up by name.
-func (x *Snapshot) DataSource(namespace, name string) *cdiv1.DataSource {
+func (x *Index) DataSource(namespace, name string) *cdiv1.DataSource {
 	return x.consumers.dataSources[Key{namespace, name}]
+}
+
+// newestFirst orders templates newest first (by creation time), then by
+// name, as slices.SortFunc takes it: the first of a pool's is the one its
+// MachineDeployment was last moved onto.
+func newestFirst(a, b *capk.KubevirtMachineTemplate) int {
+	if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
 }

@@ -1,4 +1,4 @@
-package storage_test
+package cdi_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/cozystack/kubernetes-worker-image/storage"
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 )
 
 // CDI inflates a Filesystem request by the filesystem overhead after
@@ -14,7 +14,7 @@ import (
 // the StorageProfile's minimum.
 func ExampleRenderedRequest() {
 	show := func(size string, mode corev1.PersistentVolumeMode, minimum *resource.Quantity) {
-		q := storage.RenderedRequest(resource.MustParse(size), mode, "0.06", minimum)
+		q := cdi.RenderedRequest(resource.MustParse(size), mode, "0.06", minimum)
 		fmt.Println(size, mode, q.Value())
 	}
 	show("6400Mi", corev1.PersistentVolumeFilesystem, nil)

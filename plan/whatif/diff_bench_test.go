@@ -1,14 +1,17 @@
-package plan_test
+package whatif_test
 
 import (
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
 	"fmt"
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
-	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // BenchmarkDiff compares a fleet's plans before and after a change against
@@ -26,16 +29,16 @@ func BenchmarkDiff(b *testing.B) {
 	retired := values
 	retired.Images = values.Images[len(values.Images)/10:]
 	after := catalog.Compile(retired)
-	platform, err := plan.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
+	platform, err := whatif.NewPlatform(map[string]any{"_cluster": map[string]any{"ephemeral-storage-allocation-ratio": "40"}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	changes := []struct {
 		name string
-		ch   plan.Change
+		ch   whatif.Change
 	}{
-		{"default", plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: "v1.13.7"}}}},
-		{"catalog", plan.Change{Catalog: after}},
+		{"default", whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: "v1.13.7"}}}},
+		{"catalog", whatif.Change{Catalog: after}},
 	}
 	for _, n := range []int{1000, 10000} {
 		pools := diffFleet(n)
@@ -43,7 +46,7 @@ func BenchmarkDiff(b *testing.B) {
 			b.Run(fmt.Sprintf("pools=%d/%s", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := plan.Diff(plan.DiffInput{Pools: pools, Catalog: before, Snapshot: snap, Platform: platform}, c.ch); err != nil {
+					if _, err := whatif.Diff(whatif.Input{Pools: pools, Catalog: before, Snapshot: snap, Platform: platform}, c.ch); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -53,9 +56,9 @@ func BenchmarkDiff(b *testing.B) {
 }
 
 // diffFleet is fleet.Pools as values, every other pool over HTTP.
-func diffFleet(n int) []plan.PoolValues {
+func diffFleet(n int) []whatif.PoolValues {
 	pools := fleet.Pools(fleet.Large, n)
-	out := make([]plan.PoolValues, n)
+	out := make([]whatif.PoolValues, n)
 	for i, p := range pools {
 		if i%2 == 1 {
 			p.Spec.OSImage = nil
@@ -63,4 +66,14 @@ func diffFleet(n int) []plan.PoolValues {
 		out[i] = plantest.Values(p)
 	}
 	return out
+}
+
+// fleetState is fleet.State with CDI's config, without which CDI renders
+// no disk.
+func fleetState(s fleet.Size) *state.State {
+	st := fleet.State(s)
+	if len(st.CDIConfigs) == 0 {
+		st.CDIConfigs = []cdiv1.CDIConfig{*fixtures.CDIConfig(fixtures.DefaultOverhead)}
+	}
+	return st
 }

@@ -1,4 +1,4 @@
-package plan
+package whatif
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
 // The KubevirtMachineTemplate of a pool is named by the sha256 of the
@@ -138,7 +139,7 @@ func templateValues(spec any) (charttext.Template, podCPU, string) {
 			t.Roles = append(t.Roles, s)
 		}
 	}
-	t.InstanceType = DefaultInstanceType
+	t.InstanceType = defaultInstanceType
 	if v, present := m["instanceType"]; present {
 		s, ok := v.(string)
 		if v != nil && !ok {
@@ -257,8 +258,8 @@ func cpuFloat(s *string) float64 {
 // them, nil where the pool does not set them.
 type podCPU struct{ limit, request *string }
 
-// DefaultInstanceType is the kubernetes-nodes chart's instanceType.
-const DefaultInstanceType = "u1.medium"
+// defaultInstanceType is the kubernetes-nodes chart's instanceType.
+const defaultInstanceType = "u1.medium"
 
 // quantityValue reads an int-or-string quantity of the values schema as
 // the template prints it. Where the define tests it with if (truthy),
@@ -289,11 +290,11 @@ func quantityValue(key string, v any, truthy bool) (string, string) {
 // and the platform's part, or why it cannot be rendered. The template's
 // Disk is set whenever the pool is planned, also when its other values do
 // not render.
-func template(r Result, spec any, cluster string, platform platformParts) (charttext.Template, string) {
-	if r.Outcome != Planned {
+func template(r plan.Result, spec any, cluster string, platform platformParts) (charttext.Template, string) {
+	if r.Outcome != plan.Planned {
 		return charttext.Template{}, "the pool is refused, so it renders no template"
 	}
-	d, err := charttext.DiskOf(r.Disk.Name, r.Disk.Annotations, &r.Disk.Spec, r.DiskSize, r.Source == Clone)
+	d, err := charttext.DiskOf(r.Disk.Name, r.Disk.Annotations, &r.Disk.Spec, r.DiskSize, r.Source == plan.Clone)
 	if err != nil {
 		return charttext.Template{}, "its disk's source is not its plan's"
 	}

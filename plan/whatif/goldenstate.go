@@ -1,8 +1,9 @@
-package plan
+package whatif
 
 import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -66,16 +67,24 @@ func servedState(g golden.Golden) GoldenState {
 // talos.*, and its flavor: "" for a pool that does not set osImage.builtin
 // alone, or whose flavor names no golden (its plan refuses it). planned is
 // the name of a plan that stands, which the planner validated.
-func builtinGolden(spec *PoolSpec, planned string) (string, catalog.Flavor) {
+func builtinGolden(spec *plan.PoolSpec, planned string) (string, catalog.Flavor) {
 	img := spec.OSImage
 	if img == nil || img.Builtin == nil || img.Factory != nil {
 		return "", catalog.Flavor{}
 	}
-	f, _, _ := spec.builtinFlavor(img.Builtin)
+	// osImage.builtin's fields, each defaulting to talos.*'s, as the chart
+	// defaults them.
+	f := catalog.Flavor{SchematicID: img.Builtin.SchematicID, Version: img.Builtin.Version}
+	if f.SchematicID == "" {
+		f.SchematicID = spec.Talos.SchematicID
+	}
+	if f.Version == "" {
+		f.Version = spec.Talos.Version
+	}
 	if planned != "" {
 		return planned, f
 	}
-	name := spec.clonedGolden()
+	name := golden.NameOf(f.SchematicID, f.Version)
 	if name == "" {
 		return "", catalog.Flavor{}
 	}

@@ -1,4 +1,4 @@
-package plan
+package whatif
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolkeys"
 )
 
 // ChartDefault is a new default of the kubernetes-nodes chart, as an
@@ -33,11 +34,11 @@ type ChartDefault struct {
 // map-valued key a default can reach into; a map not listed (such as
 // talos.registryMirrors) takes any key.
 var defaultChildren = map[string][]string{
-	"":                specKeys.Names(),
-	"talos":           talosKeys.Names(),
-	"osImage":         osImageKeys.Names(),
-	"osImage.builtin": builtinKeys.Names(),
-	"osImage.factory": factoryKeys.Names(),
+	"":                poolkeys.Spec.Names(),
+	"talos":           poolkeys.Talos.Names(),
+	"osImage":         poolkeys.OSImage.Names(),
+	"osImage.builtin": poolkeys.Builtin.Names(),
+	"osImage.factory": poolkeys.Factory.Names(),
 	"resources":       {"cpu", "memory"},
 	"kubelet":         {"systemReservedMemory", "kubeReservedMemory", "systemReservedCpu", "kubeReservedCpu", "evictionHardMemory", "evictionSoftMemory"},
 	"images":          {"kubectl"},

@@ -1,4 +1,4 @@
-package state_test
+package stateindex_test
 
 import (
 	"reflect"
@@ -11,14 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-var singleKinds = []state.Kind{state.StorageClass, state.PersistentVolumeClaim, state.DataVolume, state.StorageProfile, state.CDI, state.CSIDriver,
-	state.VolumeSnapshotClass, state.CDIConfig, state.PersistentVolume, state.KubevirtMachineTemplate, state.VirtualMachine, state.DataSource,
-	state.KubernetesNodes, state.HelmRelease}
+// singleKinds are the kinds, one by one.
+var singleKinds = state.AllKinds.Each()
 
 // TestZeroStateKnowsNothing: unknown is never absent nor present.
 func TestZeroStateKnowsNothing(t *testing.T) {
@@ -42,7 +42,7 @@ func TestZeroStateKnowsNothing(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			x := state.NewSnapshot(tc.s)
+			x := index(tc.s)
 			for _, k := range singleKinds {
 				if x.Observed(k) || x.Covers(k, tenant, "d") || x.CoversNamespace(k, tenant) {
 					t.Errorf("%s: %s is observed or covered", tc.reason, k)
@@ -149,7 +149,7 @@ func TestObservedAndCovers(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			x := state.NewSnapshot(&tc.s)
+			x := index(&tc.s)
 			if got := x.Observed(tc.q.kind); got != tc.observed {
 				t.Errorf("%s: Observed = %v, want %v", tc.reason, got, tc.observed)
 			}
@@ -164,7 +164,7 @@ func TestObservedAndCovers(t *testing.T) {
 }
 
 func TestObservedKindSets(t *testing.T) {
-	x := state.NewSnapshot(&state.State{Observed: state.StorageClass | state.CDI})
+	x := index(&state.State{Observed: state.StorageClass | state.CDI})
 	cases := map[string]struct {
 		reason string
 		k      state.Kind
@@ -199,7 +199,7 @@ func TestSnapshotLookups(t *testing.T) {
 			{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}},
 		},
 	}
-	x := state.NewSnapshot(s)
+	x := index(s)
 	for p := range x.PersistentVolumeClaims() {
 		if p != &s.PersistentVolumeClaims[0] {
 			t.Error("PersistentVolumeClaims must yield the objects of the State the snapshot indexes, not copies")
@@ -246,14 +246,14 @@ func TestSnapshotLookups(t *testing.T) {
 }
 
 func TestSnapshotNoDefault(t *testing.T) {
-	x := state.NewSnapshot(&state.State{Observed: state.StorageClass, StorageClasses: []storagev1.StorageClass{sc("local", nil)}})
+	x := index(&state.State{Observed: state.StorageClass, StorageClasses: []storagev1.StorageClass{sc("local", nil)}})
 	if d := x.DefaultClass(); d != (storage.DefaultResult{Known: true}) {
 		t.Errorf("classes observed without a default: want known and empty, got %+v", d)
 	}
 }
 
 func TestSnapshotDropsWhatItDidNotObserve(t *testing.T) {
-	x := state.NewSnapshot(&state.State{
+	x := index(&state.State{
 		Observed:   state.PersistentVolumeClaim | state.DataVolume,
 		Namespaces: []string{tenant},
 		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
@@ -276,7 +276,7 @@ func TestSnapshotDropsWhatItDidNotObserve(t *testing.T) {
 // TestSnapshotConcurrentReads: a Snapshot is shared between goroutines
 // (run with -race).
 func TestSnapshotConcurrentReads(t *testing.T) {
-	x := state.NewSnapshot(&state.State{
+	x := index(&state.State{
 		Observed:               state.AllKinds,
 		StorageClasses:         []storagev1.StorageClass{sc("replicated", map[string]string{storage.DefaultAnnotation: "true"})},
 		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{pvc(tenant, "d", "replicated", corev1.ClaimBound, annotated(pool, golden))},
@@ -408,7 +408,7 @@ func TestClonedDisks(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			x := state.NewSnapshot(&tc.s)
+			x := index(&tc.s)
 			var got []disk
 			for _, d := range x.ClonedDisks(tenant, pool, golden) {
 				if d.Namespace != tenant {
@@ -429,31 +429,31 @@ func TestDisk(t *testing.T) {
 	done := dv(tenant, "w1", "dv-class", cdiv1.Succeeded, map[string]string{"k": "from-dv"})
 	cases := map[string]struct {
 		reason string
-		d      state.Disk
+		d      stateindex.Disk
 		class  string
 		cloned bool
 		ann    map[string]string // key → want
 	}{
 		"both": {
 			reason: "the PVC's class wins; annotations are read from the DataVolume first",
-			d:      state.Disk{DataVolume: &done, PVC: &bound},
+			d:      stateindex.Disk{DataVolume: &done, PVC: &bound},
 			class:  "pvc-class", cloned: true,
 			ann: map[string]string{"k": "from-dv", "p": "only-pvc", "none": ""},
 		},
 		"PVC without class": {
 			reason: "a PVC is the truth even without a class: the DataVolume's is not read",
-			d:      state.Disk{DataVolume: &done, PVC: &noClass},
+			d:      stateindex.Disk{DataVolume: &done, PVC: &noClass},
 			class:  "", cloned: true,
 		},
 		"DataVolume only": {
 			reason: "only the DataVolume seen: its class",
-			d:      state.Disk{DataVolume: &done},
+			d:      stateindex.Disk{DataVolume: &done},
 			class:  "dv-class", cloned: true,
 			ann: map[string]string{"k": "from-dv", "p": ""},
 		},
 		"nothing": {
 			reason: "a disk known by neither has no class, is not cloned and has no annotations",
-			d:      state.Disk{},
+			d:      stateindex.Disk{},
 			ann:    map[string]string{"k": ""},
 		},
 	}
@@ -492,7 +492,7 @@ func TestDataVolumeClass(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := state.DataVolumeClass(tc.d); got != tc.want {
+			if got := stateindex.DataVolumeClass(tc.d); got != tc.want {
 				t.Errorf("%s: got %q, want %q", tc.reason, got, tc.want)
 			}
 		})
@@ -521,7 +521,7 @@ func TestSnapshotIterators(t *testing.T) {
 			pvc(tenant, "w0", "a", corev1.ClaimBound, nil),
 		},
 	}
-	x := state.NewSnapshot(s)
+	x := index(s)
 
 	var dvs []*cdiv1.DataVolume
 	for d := range x.DataVolumes() {
@@ -551,7 +551,7 @@ func TestSnapshotIterators(t *testing.T) {
 		t.Errorf("a loop that breaks ran %d times over both iterators, want once each", n)
 	}
 
-	unobserved := state.NewSnapshot(&state.State{Observed: state.StorageClass, DataVolumes: s.DataVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims})
+	unobserved := index(&state.State{Observed: state.StorageClass, DataVolumes: s.DataVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims})
 	for d := range unobserved.DataVolumes() {
 		t.Errorf("DataVolume %s yielded though DataVolumes were not observed", d.Name)
 	}
@@ -572,7 +572,7 @@ func names(dvs []*cdiv1.DataVolume) []string {
 // copies, so that a caller sorting or editing its answer cannot change
 // what the next caller (another goroutine's plan) is told.
 func TestClonedListsAreTheCallers(t *testing.T) {
-	x := state.NewSnapshot(&state.State{
+	x := index(&state.State{
 		Observed: state.PersistentVolumeClaim,
 		PersistentVolumeClaims: []corev1.PersistentVolumeClaim{
 			pvc(tenant, "w1", "b", corev1.ClaimBound, annotated(pool, golden)),
@@ -584,8 +584,8 @@ func TestClonedListsAreTheCallers(t *testing.T) {
 	}
 
 	ds := x.ClonedDisks(tenant, pool, golden)
-	ds[0] = state.Disk{Name: "edited"}
-	_ = append(ds[:1], state.Disk{Name: "appended"})
+	ds[0] = stateindex.Disk{Name: "edited"}
+	_ = append(ds[:1], stateindex.Disk{Name: "appended"})
 	if again := x.ClonedDisks(tenant, pool, golden); len(again) != 2 || again[0].Name != "w1" || again[1].Name != "w2" {
 		t.Errorf("editing the disks ClonedDisks returned changed the snapshot's: %+v", again)
 	}

@@ -1,4 +1,4 @@
-package state_test
+package stateindex_test
 
 import (
 	"slices"
@@ -46,7 +46,7 @@ func TestPoolTemplates(t *testing.T) {
 			annotatedOnly,
 		},
 	}
-	x := state.NewSnapshot(s)
+	x := index(s)
 	assert.Equal(t, []string{"kubernetes-demo-md0-bbbbbb", "kubernetes-demo-md0-cccccc", "kubernetes-demo-md0-aaaaaa"},
 		templateNames(x.PoolTemplates(tenant, pool)), "a pool's templates, newest first; not a neighbour whose name starts the same, nor another namespace's")
 	assert.Equal(t, "kubernetes-demo-md0-bbbbbb", x.PoolTemplate(tenant, pool).Name, "the live template is the newest")
@@ -59,12 +59,12 @@ func TestPoolTemplates(t *testing.T) {
 	got[0] = nil
 	assert.NotNil(t, x.PoolTemplate(tenant, pool), "the slice is the caller's")
 
-	scoped := state.NewSnapshot(&state.State{Observed: state.KubevirtMachineTemplate, Namespaces: []string{"tenant-b"}, KubevirtMachineTemplates: s.KubevirtMachineTemplates})
+	scoped := index(&state.State{Observed: state.KubevirtMachineTemplate, Namespaces: []string{"tenant-b"}, KubevirtMachineTemplates: s.KubevirtMachineTemplates})
 	assert.Nil(t, scoped.PoolTemplate(tenant, pool), "a namespace templates were not read in holds none")
 	assert.False(t, scoped.CoversNamespace(state.KubevirtMachineTemplate, tenant), "and says so")
 	assert.NotNil(t, scoped.PoolTemplate("tenant-b", pool))
 
-	unobserved := state.NewSnapshot(&state.State{Observed: state.PlanKinds, KubevirtMachineTemplates: s.KubevirtMachineTemplates})
+	unobserved := index(&state.State{Observed: state.PlanKinds, KubevirtMachineTemplates: s.KubevirtMachineTemplates})
 	assert.Nil(t, unobserved.PoolTemplate(tenant, pool), "templates that were not observed are dropped")
 	assert.False(t, unobserved.Observed(state.KubevirtMachineTemplate))
 }
@@ -83,7 +83,7 @@ func TestConsumerKindIterators(t *testing.T) {
 		VirtualMachines: []kubevirtv1.VirtualMachine{vm(tenant, "v1", "p1"), vm("tenant-b", "out", "p1"), vm(tenant, "v1", "p2")},
 		DataSources:     []cdiv1.DataSource{ds(tenant, "d1", "g1"), ds("tenant-b", "out", "g1"), ds(tenant, "d1", "g2")},
 	}
-	x := state.NewSnapshot(s)
+	x := index(s)
 	tmpls := slices.Collect(x.KubevirtMachineTemplates())
 	assert.Equal(t, []*capk.KubevirtMachineTemplate{&s.KubevirtMachineTemplates[2]}, tmpls, "the later copy of a repeated template, none out of scope")
 	assert.Equal(t, "p2", x.KubevirtMachineTemplate(tenant, "t1").Pool())

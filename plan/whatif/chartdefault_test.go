@@ -1,4 +1,4 @@
-package plan
+package whatif
 
 import (
 	"errors"
@@ -114,7 +114,7 @@ func TestChartDefaultRefused(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Diff(DiffInput{}, Change{Defaults: tc.defaults})
+			_, err := Diff(Input{}, Change{Defaults: tc.defaults})
 			var got []string
 			var rs guard.Refusals
 			if !errors.As(err, &rs) {

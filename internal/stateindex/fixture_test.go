@@ -1,4 +1,4 @@
-package state_test
+package stateindex_test
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -6,7 +6,9 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 const (
@@ -40,3 +42,6 @@ func dvPVCAPI(ns, name, class string, phase cdiv1.DataVolumePhase, ann map[strin
 func sc(name string, ann map[string]string) storagev1.StorageClass {
 	return *fixtures.StorageClass(name).Annotations(ann).Obj()
 }
+
+// index is the index of a snapshot of s.
+func index(s *state.State) *stateindex.Index { return stateindex.Of(state.NewSnapshot(s)) }

@@ -1,4 +1,4 @@
-package plan
+package whatif
 
 import (
 	"crypto/sha256"
@@ -11,7 +11,9 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
@@ -33,8 +35,8 @@ type PoolValues struct {
 func PoolValuesFromObject(obj map[string]any) (PoolValues, error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
-	if apiVersion != PoolAPIVersion || kind != PoolKind {
-		return PoolValues{}, fmt.Errorf("the object is %s %s, not a %s of %s", orNone(apiVersion), orNone(kind), PoolKind, PoolAPIVersion)
+	if apiVersion != plan.PoolAPIVersion || kind != plan.PoolKind {
+		return PoolValues{}, fmt.Errorf("the object is %s %s, not a %s of %s", orNone(apiVersion), orNone(kind), plan.PoolKind, plan.PoolAPIVersion)
 	}
 	meta, _ := chartvalues.Map(obj["metadata"])
 	namespace, _ := meta["namespace"].(string)
@@ -43,13 +45,14 @@ func PoolValuesFromObject(obj map[string]any) (PoolValues, error) {
 }
 
 // DefaultImageSize is what one import of the Talos worker image pulls over
-// HTTP (SPEC section 1: ~4.15 GiB), and what a storage-layer clone of its
-// golden moves.
-var DefaultImageSize = resource.MustParse("4.15Gi")
+// HTTP (about 4.15 GiB), and what a storage-layer clone of its golden
+// moves.
+// Input.ImageSize takes it when zero.
+const DefaultImageSize = "4.15Gi"
 
-// DiffInput is what both plans of Diff share: the pools and the catalog
+// Input is what both plans of Diff share: the pools and the catalog
 // before the change, and the cluster as it is.
-type DiffInput struct {
+type Input struct {
 	// Pools are the pools before the change.
 	Pools []PoolValues
 	// Catalog is the catalog before the change; nil is an empty, disabled
@@ -69,24 +72,24 @@ type DiffInput struct {
 	// StateUnverified) returns the plan refused, so that the pool neither
 	// rolls nor gets a step. It must not turn a refused plan into a planned
 	// one.
-	Decide func(Result) Result
+	Decide func(plan.Result) plan.Result
 }
 
 // Change is what moves between the two plans of Diff. Each part left zero
-// keeps what DiffInput holds.
+// keeps what Input holds.
 type Change struct {
 	// Pools replace the pools before the change, all of them: a pool of
-	// DiffInput.Pools missing here is removed, a new one added. Nil keeps
-	// DiffInput.Pools.
+	// Input.Pools missing here is removed, a new one added. Nil keeps
+	// Input.Pools.
 	Pools []PoolValues
-	// Catalog replaces the catalog; nil keeps DiffInput.Catalog.
+	// Catalog replaces the catalog; nil keeps Input.Catalog.
 	Catalog *catalog.Catalog
 	// Defaults are new chart defaults, applied to every pool after the
 	// change (ChartDefault says how).
 	Defaults []ChartDefault
 }
 
-// DiffReport is what a change does to the pools.
+// Report is what a change does to the pools.
 //
 // It marshals with encoding/json to the shape of `worker-image diff -o
 // json`: {"pools":[{"namespace","name","rolls","before","after"}],
@@ -94,7 +97,7 @@ type Change struct {
 // each side a plan entry (Result's JSON) with its "kubevirtMachineTemplate",
 // "neededGolden" and "goldenState", the side before also its "workers"; a
 // side is null when the pool is not there.
-type DiffReport struct {
+type Report struct {
 	// Pools are in the order of the pools before the change, the added
 	// ones after them, and every pool whose plan after the change is
 	// refused first.
@@ -104,9 +107,9 @@ type DiffReport struct {
 }
 
 // Refused reports whether any pool's plan after the change is refused.
-func (r *DiffReport) Refused() bool {
+func (r *Report) Refused() bool {
 	for _, p := range r.Pools {
-		if p.After != nil && p.After.Outcome == Refused {
+		if p.After != nil && p.After.Outcome == plan.Refused {
 			return true
 		}
 	}
@@ -127,7 +130,7 @@ type PoolDiff struct {
 	// is not in the values, and not seen.
 	Rolls bool
 	// Before and After are nil where the pool is not there.
-	Before, After *DiffSide
+	Before, After *Side
 	// Workers is the pool's worker count from its disks in the cluster;
 	// WorkersKnown is false when its namespace's DataVolumes and PVCs were
 	// not observed.
@@ -135,9 +138,9 @@ type PoolDiff struct {
 	WorkersKnown bool
 }
 
-// DiffSide is a pool's plan on one side of the change.
-type DiffSide struct {
-	Result
+// Side is a pool's plan on one side of the change.
+type Side struct {
+	plan.Result
 	// Template is the pool's KubevirtMachineTemplate.
 	Template TemplateName
 	// GoldenState is the state of the golden the pool clones (Result.Golden,
@@ -170,7 +173,7 @@ type TemplateName struct {
 	Unknown string
 }
 
-// PlatformNotGiven is TemplateName.Unknown when DiffInput.Platform is nil.
+// PlatformNotGiven is TemplateName.Unknown when Input.Platform is nil.
 const PlatformNotGiven = "the template holds the platform's values (the _cluster of a tenant's cozystack-values Secret: its ephemeral-storage allocation ratio and topology spread constraints), which were not given"
 
 // TemplateFrom says where a template name comes from.
@@ -227,21 +230,21 @@ type Transfer struct {
 // is for a change it cannot make (a default at a key the chart does not
 // define) or pools it cannot pair (one named twice): a guard.Refusals that
 // names each, nil otherwise. Refused plans are not errors: they are in the
-// report (DiffReport.Refused).
+// report (Report.Refused).
 //
 // For example a Cozystack upgrade that moves talos.version is
 // Diff(in, Change{Defaults: []ChartDefault{{Key: "talos.version", Value:
 // "v1.13.7"}}}): every pool that takes the chart's talos.version rolls, the
 // HTTP ones onto the new URL, the builtin ones onto the new flavor's golden,
 // whose catalog entry the steps add, and wait for, before those pools roll.
-func Diff(in DiffInput, ch Change) (DiffReport, error) {
+func Diff(in Input, ch Change) (Report, error) {
 	rs := checkDefaults(ch.Defaults)
 	rs = append(rs, distinct(in.Pools, "the pools before the change")...)
 	if ch.Pools != nil {
 		rs = append(rs, distinct(ch.Pools, "the pools after the change")...)
 	}
 	if err := rs.Err(); err != nil {
-		return DiffReport{}, err
+		return Report{}, err
 	}
 	d := differ{in: in, before: in.Catalog, after: ch.Catalog, snap: in.Snapshot, size: in.ImageSize}
 	if d.before == nil {
@@ -254,7 +257,7 @@ func Diff(in DiffInput, ch Change) (DiffReport, error) {
 		d.snap = emptySnapshot
 	}
 	if d.size.IsZero() {
-		d.size = DefaultImageSize
+		d.size = resource.MustParse(DefaultImageSize)
 	}
 	d.platform, d.platformWhy = chartPlatform, PlatformNotGiven
 	if in.Platform != nil {
@@ -302,7 +305,7 @@ func distinct(pools []PoolValues, which string) guard.Refusals {
 
 // differ is one run of Diff.
 type differ struct {
-	in            DiffInput
+	in            Input
 	before, after *catalog.Catalog
 	snap          *state.Snapshot
 	size          resource.Quantity
@@ -358,8 +361,8 @@ func (c *completion) withEntries() *catalog.Catalog {
 // side is one pool's plan on one side, and what it renders.
 type side struct {
 	values PoolValues
-	pool   Pool
-	DiffSide
+	pool   plan.Pool
+	Side
 	// sum is the sha256 of the define's text, with the platform's part as
 	// given or, when it is not known, the chart's, so that two sides
 	// compare; rendered says whether it was. disk is the disk-system
@@ -371,7 +374,7 @@ type side struct {
 	steps *completion
 }
 
-func (d *differ) diff(beforeValues, afterValues []PoolValues) DiffReport {
+func (d *differ) diff(beforeValues, afterValues []PoolValues) Report {
 	type pair struct{ before, after *side }
 	index := map[[2]string]int{}
 	var pairs []pair
@@ -389,7 +392,7 @@ func (d *differ) diff(beforeValues, afterValues []PoolValues) DiffReport {
 		}
 		pairs = append(pairs, pair{after: s})
 	}
-	rep := DiffReport{Pools: make([]PoolDiff, 0, len(pairs))}
+	rep := Report{Pools: make([]PoolDiff, 0, len(pairs))}
 	for _, p := range pairs {
 		rep.Pools = append(rep.Pools, d.compare(p.before, p.after))
 	}
@@ -403,7 +406,7 @@ func (d *differ) diff(beforeValues, afterValues []PoolValues) DiffReport {
 }
 
 func refusedRank(p PoolDiff) int {
-	if p.After != nil && p.After.Outcome == Refused {
+	if p.After != nil && p.After.Outcome == plan.Refused {
 		return 0
 	}
 	return 1
@@ -411,7 +414,7 @@ func refusedRank(p PoolDiff) int {
 
 // plan plans v against steps' catalog and renders what the chart would.
 func (d *differ) plan(v PoolValues, steps *completion) *side {
-	s := &side{values: v, pool: DecodePool(v.Namespace, v.Name, v.Spec), steps: steps}
+	s := &side{values: v, pool: plan.DecodePool(v.Namespace, v.Name, v.Spec), steps: steps}
 	s.Result = d.decide(s.pool, steps.cat)
 	s.KubernetesVersion = kubernetesVersion(v.Spec)
 	var f catalog.Flavor
@@ -424,13 +427,13 @@ func (d *differ) plan(v PoolValues, steps *completion) *side {
 	return s
 }
 
-// decide plans pool against cat, as DiffInput.Decide decides it.
-func (d *differ) decide(pool Pool, cat *catalog.Catalog) Result {
-	r, _ := Plan(pool, cat, d.snap)
+// decide plans pool against cat, as Input.Decide decides it.
+func (d *differ) decide(pool plan.Pool, cat *catalog.Catalog) plan.Result {
+	r, _ := plan.Plan(pool, cat, d.snap)
 	if d.in.Decide == nil {
 		return r
 	}
-	if dr := d.in.Decide(r); dr.Outcome == Refused || r.Outcome != Refused {
+	if dr := d.in.Decide(r); dr.Outcome == plan.Refused || r.Outcome != plan.Refused {
 		return dr
 	}
 	return r // a refused plan stays refused whatever Decide returns
@@ -438,7 +441,7 @@ func (d *differ) decide(pool Pool, cat *catalog.Catalog) Result {
 
 // render renders the define of r, a plan of s's pool (its own, or its
 // plan once the steps are done).
-func (s *side) render(r Result, d *differ) {
+func (s *side) render(r plan.Result, d *differ) {
 	s.rendered, s.disk = false, ""
 	t, why := template(r, s.values.Spec, s.pool.Spec.Cluster, d.platform)
 	s.disk = t.Disk
@@ -471,11 +474,11 @@ func (d *differ) compare(before, after *side) PoolDiff {
 		d.stepsDone(before)
 		before.Template = template
 		d.live(before)
-		pd.Before = &before.DiffSide
+		pd.Before = &before.Side
 	}
 	if after != nil {
 		d.stepsDone(after)
-		pd.After = &after.DiffSide
+		pd.After = &after.Side
 	}
 	if before != nil && after != nil {
 		pd.Rolls = rolls(before, after)
@@ -491,10 +494,10 @@ func (d *differ) compare(before, after *side) PoolDiff {
 // pool with none (not applied yet) keeps the name its values render.
 func (d *differ) live(s *side) {
 	snap := d.in.Snapshot
-	if snap == nil || !snap.CoversNamespace(state.KubevirtMachineTemplate, s.values.Namespace) {
+	if snap == nil || !stateindex.Of(snap).CoversNamespace(state.KubevirtMachineTemplate, s.values.Namespace) {
 		return
 	}
-	ts := snap.PoolTemplates(s.values.Namespace, naming.PoolCAPIName(s.values.Name))
+	ts := stateindex.Of(snap).PoolTemplates(s.values.Namespace, naming.PoolCAPIName(s.values.Name))
 	switch {
 	case len(ts) == 0:
 	case s.Template.Name != "" && slices.ContainsFunc(ts, func(t *capk.KubevirtMachineTemplate) bool { return t.Name == s.Template.Name }):
@@ -513,7 +516,7 @@ func (d *differ) live(s *side) {
 // golden, say) is stuck: its refusals are those of both plans, the entry's
 // and what stays, and it gets no step and does not roll.
 func (d *differ) stepsDone(s *side) {
-	if s.Outcome != Refused {
+	if s.Outcome != plan.Refused {
 		return
 	}
 	if s.GoldenState != NotInCatalog || !refusedOnlyFor(s.Refusals, guard.GoldenNotInCatalog) {
@@ -522,7 +525,7 @@ func (d *differ) stepsDone(s *side) {
 		return
 	}
 	r := d.decide(s.pool, s.steps.withEntries())
-	if r.Outcome != Planned {
+	if r.Outcome != plan.Planned {
 		s.stuck = true
 		s.Refusals = append(slices.Clone(s.Refusals), r.Refusals...)
 		return
@@ -567,15 +570,15 @@ func rolls(before, after *side) bool {
 	return before.disk != after.disk
 }
 
-// DiffNeeds says what Diff(DiffInput{Pools: pools, …}, ch) reads of the
+// Needs says what Diff(Input{Pools: pools, …}, ch) reads of the
 // cluster, so an adapter reads exactly that: what each pool's plan reads,
 // before and after the change, and every pool namespace's DataVolumes and
 // PVCs, which its workers are counted from.
-func DiffNeeds(pools []PoolValues, ch Change) state.Request {
-	var decoded []Pool
+func Needs(pools []PoolValues, ch Change) state.Request {
+	var decoded []plan.Pool
 	var r state.Request
 	add := func(v PoolValues) {
-		decoded = append(decoded, DecodePool(v.Namespace, v.Name, v.Spec))
+		decoded = append(decoded, plan.DecodePool(v.Namespace, v.Name, v.Spec))
 		r.Lists = append(r.Lists, state.Ref{Kind: state.DataVolume, Namespace: v.Namespace}, state.Ref{Kind: state.PersistentVolumeClaim, Namespace: v.Namespace})
 	}
 	for _, v := range pools {
@@ -584,7 +587,7 @@ func DiffNeeds(pools []PoolValues, ch Change) state.Request {
 	for _, v := range changed(pools, ch) {
 		add(v)
 	}
-	return r.Merge(NeedsAll(decoded)).Merge(TemplateNeeds(decoded))
+	return r.Merge(plan.NeedsAll(decoded)).Merge(plan.TemplateNeeds(decoded))
 }
 
 // kubernetesVersion is a pool's version value as the chart prints it, ""
@@ -605,3 +608,16 @@ func kubernetesVersion(spec any) string {
 	}
 	return chartvalues.Print(v)
 }
+
+// orNone is s, or "" in quotes when it is empty, for a message.
+func orNone(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+var (
+	emptySnapshot = state.NewSnapshot(nil)
+	emptyCatalog  = catalog.Compile(catalog.Values{Images: []catalog.Image{}})
+)

@@ -1,6 +1,10 @@
-package plan
+package whatif
 
-import "github.com/cozystack/kubernetes-worker-image/internal/saturate"
+import (
+	"github.com/cozystack/kubernetes-worker-image/internal/saturate"
+
+	"github.com/cozystack/kubernetes-worker-image/plan"
+)
 
 // steps orders what an operator does for the change: add every catalog
 // entry a pool after the change needs (one edit of the catalog, whose
@@ -27,7 +31,7 @@ func steps(pools []PoolDiff) []Step {
 		}
 		// A golden matters to a pool that rolls onto it, starts on it or
 		// is refused for it; one that stays on it is served as before.
-		matters := p.Rolls || p.Before == nil || a.Outcome == Refused
+		matters := p.Rolls || p.Before == nil || a.Outcome == plan.Refused
 		wait := g != "" && matters && waitsFor(a)
 		if wait {
 			if _, ok := rollsAfter[g]; !ok {
@@ -62,7 +66,7 @@ func steps(pools []PoolDiff) []Step {
 // populated (an entry the change retires) serves as soon as its entry is
 // back; a failed import is not waited for (the plan refuses it and says
 // how to fix it).
-func waitsFor(s *DiffSide) bool {
+func waitsFor(s *Side) bool {
 	switch s.GoldenState {
 	case NotInCatalog:
 		return !s.populated

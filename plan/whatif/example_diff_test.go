@@ -1,10 +1,11 @@
-package plan_test
+package whatif_test
 
 import (
 	"fmt"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // A Cozystack upgrade moves the chart's talos.version: the pool that
@@ -12,14 +13,14 @@ import (
 // chart's flavor needs the new flavor's golden, which the catalog lacks,
 // so its plan is refused until the entry is added and the golden imported.
 func ExampleDiff() {
-	pools := []plan.PoolValues{
+	pools := []whatif.PoolValues{
 		{Namespace: "tenant-demo", Name: "demo-md0", Spec: map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}}},
 		{Namespace: "tenant-demo", Name: "demo-md1", Spec: map[string]any{"cluster": "demo"}},
 	}
 	cat := catalog.Compile(catalog.Values{Enabled: true, ImageFactoryURL: "https://factory.talos.dev", StorageClass: "replicated", Storage: "6Gi",
 		Images: []catalog.Image{{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}}})
-	rep, err := plan.Diff(plan.DiffInput{Pools: pools, Catalog: cat},
-		plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: "v1.13.7"}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: pools, Catalog: cat},
+		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: "v1.13.7"}}})
 	if err != nil {
 		fmt.Println(err)
 		return

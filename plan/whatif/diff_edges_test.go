@@ -1,4 +1,4 @@
-package plan_test
+package whatif_test
 
 import (
 	"slices"
@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
 // A plan the steps do not fix is stuck: a builtin pool of 1Gi needs
@@ -18,9 +19,9 @@ import (
 // not roll; its golden's import is not counted. The pool beside it, the
 // same at 20Gi, is fixed by its steps.
 func TestDiffStuckPlan(t *testing.T) {
-	small := plan.PoolValues{Namespace: tenant, Name: "demo-small", Spec: map[string]any{"cluster": "demo", "diskSize": "1Gi", "osImage": map[string]any{"builtin": map[string]any{}}}}
-	ch := plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}}
-	rep, err := plan.Diff(plan.DiffInput{Pools: []plan.PoolValues{small}, Catalog: defaultCatalog(), Snapshot: cozystack()}, ch)
+	small := whatif.PoolValues{Namespace: tenant, Name: "demo-small", Spec: map[string]any{"cluster": "demo", "diskSize": "1Gi", "osImage": map[string]any{"builtin": map[string]any{}}}}
+	ch := whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}}
+	rep, err := whatif.Diff(whatif.Input{Pools: []whatif.PoolValues{small}, Catalog: defaultCatalog(), Snapshot: cozystack()}, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestDiffStuckPlan(t *testing.T) {
 	// Just clear: at 20Gi the steps fix it.
 	fixed := small
 	fixed.Spec = map[string]any{"cluster": "demo", "diskSize": "20Gi", "osImage": map[string]any{"builtin": map[string]any{}}}
-	rep, err = plan.Diff(plan.DiffInput{Pools: []plan.PoolValues{fixed}, Catalog: defaultCatalog(), Snapshot: cozystack()}, ch)
+	rep, err = whatif.Diff(whatif.Input{Pools: []whatif.PoolValues{fixed}, Catalog: defaultCatalog(), Snapshot: cozystack()}, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +48,12 @@ func TestDiffStuckPlan(t *testing.T) {
 // version value: moving the chart's default rolls every pool that takes
 // it, whatever its template does; a pool that sets its own does not roll.
 func TestDiffKubernetesVersion(t *testing.T) {
-	pools := []plan.PoolValues{
+	pools := []whatif.PoolValues{
 		{Namespace: tenant, Name: "demo-md1", Spec: map[string]any{"cluster": "demo"}},
 		{Namespace: tenant, Name: "demo-pinned", Spec: map[string]any{"cluster": "demo", "version": "v1.33"}},
 	}
-	rep, err := plan.Diff(plan.DiffInput{Pools: pools, Catalog: defaultCatalog(), Snapshot: cozystack()},
-		plan.Change{Defaults: []plan.ChartDefault{{Key: "version", Value: "v1.34"}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: pools, Catalog: defaultCatalog(), Snapshot: cozystack()},
+		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "version", Value: "v1.34"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestDiffKubernetesVersion(t *testing.T) {
 	if pinned.Rolls {
 		t.Error("demo-pinned sets its own version: it does not roll")
 	}
-	if !slices.Equal(rep.Steps, []plan.Step{{Action: plan.RollPool, Target: tenant + "/demo-md1"}}) {
+	if !slices.Equal(rep.Steps, []whatif.Step{{Action: whatif.RollPool, Target: tenant + "/demo-md1"}}) {
 		t.Errorf("steps %v", rep.Steps)
 	}
 }
@@ -76,13 +77,13 @@ func TestDiffGoldenStateUnknown(t *testing.T) {
 	st.Namespaces = []string{tenant}
 	after := defaultCatalog().Values()
 	after.Images = []catalog.Image{{SchematicID: fixtures.DefaultSchematicID, Version: v1137}}
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[:1], Catalog: defaultCatalog(), Snapshot: state.NewSnapshot(st)},
-		plan.Change{Catalog: catalog.Compile(after), Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}})
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[:1], Catalog: defaultCatalog(), Snapshot: state.NewSnapshot(st)},
+		whatif.Change{Catalog: catalog.Compile(after), Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := rep.Pools[0]
-	if p.After.GoldenState != plan.GoldenStateUnknown {
+	if p.After.GoldenState != whatif.GoldenStateUnknown {
 		t.Fatalf("golden state %s, want unknown", p.After.GoldenState)
 	}
 	if rep.Transfer.HTTPKnown || !slices.Contains(rep.Transfer.Unverified, tenant+"/demo-md0") {
@@ -97,8 +98,8 @@ func TestDiffDecide(t *testing.T) {
 		r.Outcome, r.Refusals = plan.Refused, append(r.Refusals, &guard.Refusal{Reason: guard.StateUnverified, Field: "osImage"})
 		return r
 	}
-	ch := plan.Change{Defaults: []plan.ChartDefault{{Key: "talos.version", Value: v1137}}}
-	rep, err := plan.Diff(plan.DiffInput{Pools: tenantPools()[1:2], Catalog: defaultCatalog(), Snapshot: cozystack(), Decide: refuseAll}, ch)
+	ch := whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}}
+	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[1:2], Catalog: defaultCatalog(), Snapshot: cozystack(), Decide: refuseAll}, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestDiffDecide(t *testing.T) {
 		t.Errorf("decided refused: rolls %t, outcome %s, steps %v", p.Rolls, p.After.Outcome, rep.Steps)
 	}
 	planAll := func(r plan.Result) plan.Result { r.Outcome, r.Refusals = plan.Planned, nil; return r }
-	rep, err = plan.Diff(plan.DiffInput{Pools: tenantPools()[:1], Catalog: defaultCatalog(), Snapshot: cozystack(), Decide: planAll}, ch)
+	rep, err = whatif.Diff(whatif.Input{Pools: tenantPools()[:1], Catalog: defaultCatalog(), Snapshot: cozystack(), Decide: planAll}, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

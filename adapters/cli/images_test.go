@@ -1,0 +1,105 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// vmDiskDataVolume is the DataVolume the vm-disk chart made for VMDisk
+// ubuntu: it clones the image's golden.
+const vmDiskDataVolume = `apiVersion: cdi.kubevirt.io/v1beta1
+kind: DataVolume
+metadata:
+  name: vm-disk-ubuntu
+  namespace: tenant-demo
+spec:
+  source:
+    pvc:
+      name: vm-default-images-ubuntu
+      namespace: cozy-public
+  storage:
+    storageClassName: replicated
+    resources:
+      requests:
+        storage: 20Gi
+status:
+  phase: Succeeded
+`
+
+// retiredImage is the golden of an image the catalog dropped.
+const retiredImage = `apiVersion: cdi.kubevirt.io/v1beta1
+kind: DataVolume
+metadata:
+  name: vm-default-images-centos
+  namespace: cozy-public
+spec:
+  source:
+    http:
+      url: https://cloud-images.example.com/centos.img
+  storage:
+    storageClassName: replicated
+    resources:
+      requests:
+        storage: 20Gi
+status:
+  phase: Succeeded
+`
+
+// The image catalog: its goldens render as the chart does, an edit of a
+// live one is refused, what clones an image is listed, and prune keeps a
+// retired golden only while something clones it.
+func TestCatalogImages(t *testing.T) {
+	st := write(t, "state.yaml", readExample(t, exampleState)+"\n---\n"+imageGoldenDocs+"---\n"+vmDiskDataVolume+"---\n"+retiredImage)
+	images := write(t, "images.yaml", imagesValues)
+
+	render := exe(t, "", "catalog", "images", "render", "--images", images, "--state", st)
+	require.Equal(t, 0, render.code, "%s%s", render.stdout, render.stderr)
+	assert.Contains(t, render.stdout, "name: vm-default-images-ubuntu")
+	assert.Contains(t, render.stderr, "vm-default-images-centos", "the retired golden is named unmanaged")
+
+	edited := write(t, "edited.yaml", `images:
+  - name: ubuntu
+    url: https://cloud-images.example.com/ubuntu-24.04.img
+    storage: 20Gi
+`)
+	refused := exe(t, "", "catalog", "images", "render", "--images", edited, "--state", st)
+	assert.Equal(t, 3, refused.code, "%s%s", refused.stdout, refused.stderr)
+	assert.Contains(t, refused.stderr, "CatalogEntryImmutable")
+
+	consumers := exe(t, "", "catalog", "images", "consumers", "ubuntu", "--state", st, "--observed", "all", "-o", "json")
+	require.Equal(t, 0, consumers.code, "%s%s", consumers.stdout, consumers.stderr)
+	var got struct {
+		Golden    string
+		Consumers []struct{ Kind, Namespace, Name string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(consumers.stdout), &got), consumers.stdout)
+	assert.Equal(t, "vm-default-images-ubuntu", got.Golden)
+	assert.Contains(t, got.Consumers, struct{ Kind, Namespace, Name string }{"DataVolume", "tenant-demo", "vm-disk-ubuntu"})
+
+	prune := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st, "--observed", "all", "-o", "json")
+	require.Equal(t, 0, prune.code, "%s%s", prune.stdout, prune.stderr)
+	var rep struct{ SafeToDelete []string }
+	require.NoError(t, json.Unmarshal([]byte(prune.stdout), &rep), prune.stdout)
+	assert.Equal(t, []string{"vm-default-images-centos"}, rep.SafeToDelete)
+
+	// Just clear of it: without --observed the state file's consumers
+	// count only where it holds them, and nothing is safe to delete.
+	unsure := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st, "-o", "json")
+	require.NoError(t, json.Unmarshal([]byte(unsure.stdout), &rep), unsure.stdout)
+	assert.Empty(t, rep.SafeToDelete)
+
+	// Dropping an image a disk clones: render names its consumers' golden
+	// unmanaged, prune keeps it.
+	none := write(t, "none.yaml", "images: []\n")
+	kept := exe(t, "", "catalog", "images", "prune", "--images", none, "--state", st, "--observed", "all")
+	assert.Contains(t, kept.stdout, "vm-default-images-ubuntu: 1 consumer")
+	assert.Contains(t, kept.stdout, "DataVolume tenant-demo/vm-disk-ubuntu")
+
+	// Without a catalog, render and prune say what they need.
+	missing := exe(t, "", "catalog", "images", "prune", "--state", st)
+	assert.Equal(t, 2, missing.code, "%s%s", missing.stdout, missing.stderr)
+	assert.Contains(t, missing.stderr, "--images IMAGES.yaml is required")
+}

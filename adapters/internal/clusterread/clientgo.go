@@ -1,0 +1,155 @@
+package clusterread
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
+)
+
+// pageSize bounds one list response, as kubectl does: a cluster-wide list of
+// every PVC arrives in pages, still one LIST to count.
+const pageSize = 500
+
+// ReadClientGo reads what req asks for through src, and says why each kind
+// it left unknown is. With disc set it asks discovery first which kinds the
+// server serves: its error is then a *NotAPIServerError, a *ReadError, or
+// discovery's own failure. limit is Options.Limit.
+func ReadClientGo(ctx context.Context, src ClientGo, disc discovery.DiscoveryInterface, limit int, req state.Request) (*state.State, []Unread, error) {
+	opts := Options{Limit: limit}
+	if disc != nil {
+		d, err := Discover(disc)
+		if err != nil {
+			return nil, nil, err
+		}
+		served, err := d.Kinds(requested(req))
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Served = &served
+	}
+	return ReadWith(ctx, src, req, opts)
+}
+
+// ClientGo reads through client-go: the core kinds through a typed
+// clientset, the custom resources through a dynamic client (nil leaves them
+// unknown, ErrNoClient). Lists are paged.
+type ClientGo struct {
+	Core    kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+var _ Source = ClientGo{}
+
+func (s ClientGo) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
+	opts := metav1.ListOptions{Limit: pageSize}
+	for {
+		next, err := s.page(ctx, k, ns, opts, into)
+		if err != nil || next == "" {
+			return err
+		}
+		opts.Continue = next
+	}
+}
+
+// page reads one page of a list and returns the continue token.
+func (s ClientGo) page(ctx context.Context, k state.Kind, ns string, opts metav1.ListOptions, into *state.State) (string, error) {
+	core := s.Core
+	switch k {
+	case state.StorageClass:
+		l, err := core.StorageV1().StorageClasses().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.StorageClasses = append(into.StorageClasses, l.Items...)
+		return l.Continue, nil
+	case state.PersistentVolumeClaim:
+		l, err := core.CoreV1().PersistentVolumeClaims(ns).List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, l.Items...)
+		return l.Continue, nil
+	case state.CSIDriver:
+		l, err := core.StorageV1().CSIDrivers().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.CSIDrivers = append(into.CSIDrivers, l.Items...)
+		return l.Continue, nil
+	case state.PersistentVolume:
+		l, err := core.CoreV1().PersistentVolumes().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		into.PersistentVolumes = append(into.PersistentVolumes, l.Items...)
+		return l.Continue, nil
+	}
+	if s.Dynamic == nil {
+		return "", ErrNoClient
+	}
+	info := kinds.Of(k)
+	l, err := s.Dynamic.Resource(info.GVR()).Namespace(ns).List(ctx, opts)
+	if err != nil {
+		return "", err
+	}
+	for i := range l.Items {
+		if err := kinds.AppendUnstructured(into, k, l.Items[i].Object); err != nil {
+			return "", err
+		}
+	}
+	return l.GetContinue(), nil
+}
+
+func (s ClientGo) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {
+	core := s.Core
+	var opts metav1.GetOptions
+	switch k {
+	case state.StorageClass:
+		o, err := core.StorageV1().StorageClasses().Get(ctx, name, opts)
+		if err == nil {
+			into.StorageClasses = append(into.StorageClasses, *o)
+		}
+		return err
+	case state.PersistentVolumeClaim:
+		o, err := core.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, opts)
+		if err == nil {
+			into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, *o)
+		}
+		return err
+	case state.CSIDriver:
+		o, err := core.StorageV1().CSIDrivers().Get(ctx, name, opts)
+		if err == nil {
+			into.CSIDrivers = append(into.CSIDrivers, *o)
+		}
+		return err
+	case state.PersistentVolume:
+		o, err := core.CoreV1().PersistentVolumes().Get(ctx, name, opts)
+		if err == nil {
+			into.PersistentVolumes = append(into.PersistentVolumes, *o)
+		}
+		return err
+	}
+	if s.Dynamic == nil {
+		return ErrNoClient
+	}
+	o, err := s.Dynamic.Resource(kinds.Of(k).GVR()).Namespace(ns).Get(ctx, name, opts)
+	if err != nil {
+		return err
+	}
+	return kinds.AppendUnstructured(into, k, o.Object)
+}
+
+// requested is the kinds req reads.
+func requested(req state.Request) state.Kind {
+	var k state.Kind
+	for _, r := range append(req.Lists, req.Gets...) {
+		k |= r.Kind
+	}
+	return k
+}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/examples/renderer"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	example "github.com/cozystack/kubernetes-worker-image/internal/examplefiles"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )

@@ -106,7 +106,7 @@ func (p *planner) resolveClasses(cl *clone) {
 // across classes too: with one, CDI copies over the pod network, for
 // CDI's reason. With none, one driver on both sides is a cross-class CSI
 // clone, which the driver may refuse, and which on a WaitForFirstConsumer
-// class of LINSTOR stays pending forever (cozystack/cozystack#2908).
+// class of LINSTOR stays pending forever.
 func (p *planner) refuseMismatch(cl *clone) {
 	w, gw := cl.workerClass, cl.goldenClass
 	var h hostAssisted

@@ -6,12 +6,11 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
-	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // flavor is the builtin flavor after defaulting from talos.*, with the
@@ -44,24 +43,21 @@ type clone struct {
 	// alreadyCloned: disks of the pool were cloned from the golden.
 	alreadyCloned bool
 	// managed: the flavor has an entry in the enabled catalog.
-	managed     bool
-	entry       catalog.Entry
-	golden      golden.Golden
-	size        resource.Quantity
-	sizeOK      bool
-	workerClass storage.Resolution
-	// workerProvisional: the worker class rests on something unobserved.
-	workerProvisional bool
-	goldenClass       storage.Resolution
-	goldenProvisional bool
-	// classOK: both sides resolved and equal; mismatch: both resolved,
-	// from what was observed, and different.
-	classOK  bool
-	mismatch bool
-	// disk is what CDI renders for the disk; claim is the golden's PVC.
-	disk  cdi.Rendering
-	claim goldenClaim
+	managed bool
+	size    resource.Quantity
+	sizeOK  bool
 }
+
+// The worker disk's values paths and words, for the clone guards.
+var (
+	workerPaths = cloneguard.Paths{Source: pathBuiltin, Class: pathStorageClass, Size: pathDiskSize}
+	workerWords = cloneguard.Words{
+		Disks: "the worker disks", Disk: "the worker disk", Owner: "the pool's disk",
+		ClassField: "storageClass", SizeField: "diskSize", SizeExample: DefaultDiskSize,
+		OtherSource: ", or pick another flavor",
+		MismatchFix: "set storageClass: %[1]s on the pool, or use a catalog entry on %[2]q",
+	}
+)
 
 func (p *planner) planClone(b *Builtin) {
 	f, idPath, verPath := p.flavor(b)
@@ -90,15 +86,15 @@ func (p *planner) planClone(b *Builtin) {
 	cl.pool = naming.PoolCAPIName(p.pool.Name)
 	cl.alreadyCloned = stateindex.Of(p.snap).HasCloned(p.pool.Namespace, cl.pool, name)
 
-	var expected *golden.Expected
+	var expected golden.Expected
 	switch unread := p.cat.UnobservedKinds(); {
 	case len(p.cat.Unreadable()) > 0:
 		// Values the chart cannot read serve no golden; they, not the
 		// flavor, are at fault.
 		p.c.Add(p.cat.Unreadable())
 	case inCatalog && p.cat.Enabled():
-		cl.managed, cl.entry = true, entry
-		expected = &golden.Expected{Class: entry.StorageClass, Request: entry.Size, URL: entry.URL}
+		cl.managed = true
+		expected = golden.Expected{Class: entry.StorageClass, Request: entry.Size, URL: entry.URL}
 		p.c.Add(entry.Refusals())
 	case unread != 0 && !cl.alreadyCloned:
 		// Read back from goldens that were not all observed: the flavor
@@ -111,33 +107,21 @@ func (p *planner) planClone(b *Builtin) {
 		p.c.Refuse(guard.GoldenNotInCatalog, pathBuiltin, f.String(),
 			"golden %s is %s, so there is nothing to clone; add {schematicID: %s, version: %s} to the catalog's images (and enable it), or pick a flavor the catalog has", name, p.notInCatalog(), f.SchematicID, f.Version)
 	}
-	cl.golden = golden.Observe(name, expected, p.snap)
-	p.goldenStatus(&cl)
-	p.resolveClasses(&cl)
-	if cl.workerClass.Name != "" {
-		cl.disk = p.renderDisk(cl.workerClass.Name, cl.size, cl.sizeOK, true)
+	// The clone guards, once for every clone: the pool's disk clones the
+	// golden in cozy-public, and its disks already cloned freeze its class.
+	req := cloneguard.Request{
+		Namespace: p.pool.Namespace, Class: p.pool.Spec.StorageClass,
+		Size: cl.size, SizeOK: cl.sizeOK,
+		Source:   stateindex.Key{Namespace: naming.GoldenNamespace, Name: name},
+		Expected: expected, Expects: cl.managed, Pool: cl.pool,
+		AlreadyCloned: cl.alreadyCloned, Catalogued: true, Managed: cl.managed,
+		Paths: workerPaths, Words: workerWords,
 	}
-	if cl.goldenClass.Name != "" || cl.golden.PVC != nil {
-		p.readGoldenClaim(&cl)
-		p.checkGoldenBound(&cl)
-	}
-	if cl.mismatch {
-		p.refuseMismatch(&cl)
-	}
-	if !cl.workerProvisional && cl.disk.Renders() {
-		// CDI fails a clone for its size before it looks at classes or
-		// drivers (controller/datavolume/pvc-clone-controller.go
-		// validateClone, controller/clone/planner.go validateSourcePVC).
-		// A class that rests on unseen disks being absent proves no
-		// rendering, so no size.
-		p.checkSize(&cl)
-	}
-	if cl.classOK && !cl.workerProvisional && cl.disk.Renders() {
-		// A class that rests on unseen disks being absent proves no cause.
-		p.checkHostAssisted(&cl)
-		p.checkNodeLocal(cl.workerClass.Name)
-	}
-	p.writeClone(&cl)
+	req.Words.SizeText = p.diskSize()
+	v := cloneguard.Judge(&req, p.snap)
+	p.c.Merge(&v.Findings)
+	p.unverified |= v.Unverified
+	p.writeClone(&cl, v.Class)
 }
 
 func (p *planner) notInCatalog() string {

@@ -14,20 +14,20 @@ import (
 // writeClone writes the clone's disk: its source the golden, its class the
 // class the guards compared, its annotations what lets "does anything still
 // clone this golden?" be answered before a delete.
-func (p *planner) writeClone(cl *clone) {
+func (p *planner) writeClone(cl *clone, class storage.Resolution) {
 	d := charttext.Disk{
 		Name: DiskName, Clone: true,
 		Golden: cl.goldenName, Pool: cl.pool,
 		PVCNamespace: naming.GoldenNamespace, PVCName: cl.goldenName,
 		Size: p.diskSize(),
 	}
-	p.res.StorageClass = cl.workerClass
-	if cl.workerClass.Name == "" {
+	p.res.StorageClass = class
+	if class.Name == "" {
 		// Offline with an empty class: left to whatever the default is when
 		// the disk is applied, which StateUnverified says.
 		p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	} else {
-		d.Class = cl.workerClass.Name
+		d.Class = class.Name
 	}
 	p.res.Source = Clone
 	p.res.Golden = cl.goldenName

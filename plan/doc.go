@@ -34,8 +34,11 @@
 // StorageClassMismatch, DefaultStorageClassUnresolvable,
 // FrozenStorageClassConflict, StorageClassNotFound, DiskUnrenderable,
 // DiskSmallerThanGolden, HostAssistedClone. The clone guards predict CDI
-// v1.64.0 from its own code (package internal/cdi names the file and
-// function each mirrors). All independent refusals come together:
+// v1.64.0 from its own code (packages internal/cdi and internal/cloneguard
+// name the file and function each mirrors); they are the ones package
+// plan/clone runs on any DataVolume that clones a PVC, and the pool adds
+// what only it has (its catalog entry, flavor, name, the class its disks
+// froze). All independent refusals come together:
 // Result.Refusals, which Plan also returns as its error.
 //
 // Warnings: GoldenPending, GoldenImportStalled, GoldenUnavailable (a pool that

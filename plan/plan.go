@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
 	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
@@ -316,7 +317,9 @@ func (p *planner) warnUnrenderable(size resource.Quantity, sizeOK bool) {
 			return
 		}
 	}
-	p.renderDisk(class, size, sizeOK, false)
+	w := workerWords
+	w.SizeText = p.diskSize()
+	cloneguard.Render(p.snap, &p.c, class, size, sizeOK, "", &workerPaths, &w)
 }
 
 // unverifiedField is the values field whose guards needed a kind: the

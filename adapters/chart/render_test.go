@@ -76,6 +76,7 @@ func render(t *testing.T, namespace string, set map[string]any) ([]*unstructured
 	data := map[string]any{
 		"Values":  values,
 		"Release": map[string]any{"Namespace": namespace, "Name": "worker-image", "Service": "Helm"},
+		"Files":   chartFiles{t},
 	}
 	var objs []*unstructured.Unstructured
 	for _, f := range files {
@@ -97,6 +98,19 @@ func render(t *testing.T, namespace string, set map[string]any) ([]*unstructured
 		}
 	}
 	return objs, nil
+}
+
+// chartFiles are the chart's files as Helm's .Files serves them to a
+// template: Get is a file's text, "" when it does not exist.
+type chartFiles struct{ t *testing.T }
+
+func (f chartFiles) Get(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		f.t.Logf("the chart has no file %s", name)
+		return ""
+	}
+	return string(b)
 }
 
 func merge(dst, src map[string]any) {

@@ -122,7 +122,20 @@ func (a *app) connect(o *options) (*conn, error) {
 	return a.connectConfig(o.clusterName(), ns, cfg)
 }
 
+// clientQPS and clientBurst bound the requests a run sends, in place of
+// client-go's 5 per second (burst 10): a run's reads are a few lists of
+// 500-object pages, and at 5 per second the pages of a cluster of 100,000
+// disks would take a minute of waiting alone.
+const (
+	clientQPS   = 50
+	clientBurst = 100
+)
+
 func (a *app) connectConfig(name, namespace string, cfg *rest.Config) (*conn, error) {
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.QPS, cfg.Burst = clientQPS, clientBurst
+	}
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, failed("connect to %s: %v", name, err)

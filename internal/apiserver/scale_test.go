@@ -2,13 +2,16 @@ package apiserver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,8 +43,10 @@ const scaleEnv = "WORKER_IMAGE_SCALE_DISKS"
 // controllerruntime.CacheOptions: the time to sync the three informers,
 // the heap they hold (after a GC) and the process's RSS; and the time to
 // read what a pool of the crowded namespace needs and plan it, p50 and p99
-// of 200. It asserts only that plans over the slim cache equal plans over
-// the whole one, and that planning leaves the cache's objects as they were.
+// of 200; then, with 1,000 pools written, `plan -A` as a process (wall,
+// CPU, peak RSS). It asserts only that plans over the slim cache equal
+// plans over the whole one, that planning leaves the cache's objects as
+// they were, and that plan -A prints a line per pool.
 //
 //	WORKER_IMAGE_SCALE_DISKS=10000 KUBEBUILDER_ASSETS=… go test ./internal/apiserver -run TestScale -v -timeout 60m
 func TestScale(t *testing.T) {
@@ -134,6 +139,69 @@ func TestScale(t *testing.T) {
 	require.Equal(t, plans[0].Outcome, plans[1].Outcome)
 	require.Equal(t, plans[0].Warnings, plans[1].Warnings)
 	require.Equal(t, plans[0].Refusals, plans[1].Refusals)
+
+	// plan -A, the CLI as its own process: 1,000 pools over the
+	// namespaces, every one a clone, against the whole cluster.
+	const pools = 1000
+	var objs []client.Object
+	for i := range pools {
+		ns := fmt.Sprintf("tenant-%02d", i%namespaces)
+		if i%2 == 0 {
+			ns = fixtures.TenantNamespace
+		}
+		if i < namespaces {
+			e.Namespace(t, ns)
+		}
+		objs = append(objs, kubernetesNodes(ns, fmt.Sprintf("scale-md%04d", i), builtin(nil)))
+	}
+	createAll(t, e, objs)
+	bin := workerImage(t)
+	at := time.Now()
+	cmd := exec.Command(bin, "plan", "-A", "-o", "wide", "--kubeconfig", kubeconfigOf(t, e.Config, "default"))
+	out, err := cmd.Output()
+	took := time.Since(at)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("plan -A: %v", err)
+	}
+	lines := strings.Count(string(out), "\n")
+	require.GreaterOrEqual(t, lines, pools, "a line per pool:\n%.2000s", out)
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	maxRSS := "unknown"
+	if ru != nil {
+		maxRSS = fmt.Sprintf("%d MiB", ru.Maxrss/1024)
+	}
+	t.Logf("plan -A of %d pools among %d disks: %v wall, %v CPU, peak RSS %s", pools, n, took.Round(time.Millisecond),
+		(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond), maxRSS)
+}
+
+// createAll creates objs, 16 at a time; those that exist are left.
+func createAll(t *testing.T, e *apiserver.Env, objs []client.Object) {
+	t.Helper()
+	jobs := make(chan client.Object)
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for o := range jobs {
+				err := e.Client.Create(context.Background(), o)
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("create %s/%s: %w", o.GetNamespace(), o.GetName(), err)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, o := range objs {
+		jobs <- o
+	}
+	close(jobs)
+	wg.Wait()
+	require.NoError(t, first)
 }
 
 // load writes the disks, 16 at a time; a second run finds them written.
@@ -157,30 +225,7 @@ func load(t *testing.T, e *apiserver.Env, d fleet.Disks) {
 	for i := range d.Volumes {
 		d.Volumes[i].Spec.ClaimRef.UID, d.Volumes[i].Spec.ClaimRef.ResourceVersion = "", ""
 	}
-	jobs := make(chan client.Object)
-	var mu sync.Mutex
-	var first error
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Go(func() {
-			for o := range jobs {
-				err := e.Client.Create(context.Background(), o)
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					mu.Lock()
-					if first == nil {
-						first = fmt.Errorf("create %T %s/%s: %w", o, o.GetNamespace(), o.GetName(), err)
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for _, o := range objs {
-		jobs <- o
-	}
-	close(jobs)
-	wg.Wait()
-	require.NoError(t, first)
+	createAll(t, e, objs)
 }
 
 // rss is the process's resident set, from /proc.

@@ -46,7 +46,13 @@ func TestWebhookCommandHostile(t *testing.T) {
 		w.review(t, poolsPath, []byte(`{}`))
 		pool := kubernetesNodes(fixtures.TenantNamespace, "demo-gpu", builtin(map[string]any{"storageClass": fixtures.LocalClass}))
 		w.review(t, poolsPath, reviewOf(t, admissionv1.Create, pool, nil))
+		// The child's standard error reaches the buffer through a pipe,
+		// after its answers: wait for the lines to arrive.
 		logged := w.stderr.String()
+		for deadline := time.Now().Add(10 * time.Second); strings.Count(logged, `"msg":"admission"`) < before+2 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			logged = w.stderr.String()
+		}
 		assert.Equal(t, before+2, strings.Count(logged, `"msg":"admission"`), "%s", logged)
 		assert.Contains(t, logged, `"outcome":"bad-request"`)
 		assert.Contains(t, logged, `"outcome":"refused"`)

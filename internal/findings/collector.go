@@ -58,6 +58,18 @@ func (c *Collector) add(r *guard.Refusal) {
 	c.refusals = append(c.refusals, r)
 }
 
+// Merge records what o recorded, after what c has, giving each finding
+// c's subject when it names none. o is not to be used afterwards: the
+// refusals are not copied.
+func (c *Collector) Merge(o *Collector) {
+	for _, r := range o.refusals {
+		c.add(r)
+	}
+	for _, w := range o.warnings {
+		c.AddWarning(w)
+	}
+}
+
 // Stamp sets the subject and gives it to every finding recorded without
 // one. A caller on a hot path records first and names the subject only when
 // something was recorded.

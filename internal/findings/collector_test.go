@@ -57,3 +57,26 @@ func TestSubjectGivenUpFront(t *testing.T) {
 	assert.Equal(t, "catalog", c.Warnings()[0].Subject)
 	assert.Equal(t, "catalog", c.Warnings()[1].Subject)
 }
+
+// TestMergeKeepsOrder: what another collector recorded comes after what
+// this one has, in its order, named by this one's subject when it names
+// none; an empty collector merges nothing.
+func TestMergeKeepsOrder(t *testing.T) {
+	var c, o, empty Collector
+	c.Refuse(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	o.Refuse(guard.StorageClassMismatch, field.NewPath("storageClass"), "local", "mismatch")
+	o.Warn(guard.GoldenPending, field.NewPath("osImage", "builtin"), "pending")
+	o.AddWarning(guard.Warning{Reason: guard.StateUnverified, Subject: "catalog"})
+	c.Merge(&empty)
+	assert.Len(t, c.Refusals(), 1)
+	assert.Empty(t, c.Warnings())
+	c.Merge(&o)
+	c.Stamp("pool tenant-a/demo-md0")
+	var reasons []guard.Reason
+	for _, r := range c.Refusals() {
+		reasons = append(reasons, r.Reason)
+	}
+	assert.Equal(t, []guard.Reason{guard.InvalidVersion, guard.StorageClassMismatch}, reasons)
+	assert.Equal(t, "pool tenant-a/demo-md0", c.Refusals()[1].Subject)
+	assert.Equal(t, []string{"pool tenant-a/demo-md0", "catalog"}, []string{c.Warnings()[0].Subject, c.Warnings()[1].Subject})
+}

@@ -106,10 +106,17 @@ type Expected struct {
 // values; nil for a golden that no entry manages (then only what exists is
 // known).
 func Observe(name string, e *Expected, snap *state.Snapshot) Golden {
-	ns := naming.GoldenNamespace
-	d := stateindex.Of(snap).Disk(ns, name)
-	dvKnown := stateindex.Of(snap).Covers(state.DataVolume, ns, name)
-	pvcKnown := stateindex.Of(snap).Covers(state.PersistentVolumeClaim, ns, name)
+	return ObserveIn(naming.GoldenNamespace, name, e, snap)
+}
+
+// ObserveIn looks up a clone's source in namespace ns as Observe looks a
+// golden up in cozy-public: a DataVolume, or the PVC it populated, that
+// another disk clones (a VM disk cloned from another VM disk).
+func ObserveIn(ns, name string, e *Expected, snap *state.Snapshot) Golden {
+	ix := stateindex.Of(snap)
+	d := ix.Disk(ns, name)
+	dvKnown := ix.Covers(state.DataVolume, ns, name)
+	pvcKnown := ix.Covers(state.PersistentVolumeClaim, ns, name)
 	g := Golden{Name: name, DataVolume: d.DataVolume, PVC: d.PVC, BoundKnown: pvcKnown}
 	switch {
 	case d.DataVolume != nil || d.PVC != nil:

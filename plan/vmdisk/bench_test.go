@@ -30,6 +30,28 @@ func BenchmarkPlan(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeAndPlan is one VMDisk decoded from its object and
+// planned, as a controller does on each reconcile of a changed VMDisk:
+// the DataVolume is rendered by Decode.
+func BenchmarkDecodeAndPlan(b *testing.B) {
+	t := &testing.T{}
+	obj := map[string]any{"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "VMDisk",
+		"metadata": map[string]any{"namespace": tenant, "name": "data"},
+		"spec":     values(t, "{source: {image: {name: ubuntu}}, storage: 20Gi}")}
+	images, snap := catalogOf(t), healthy()
+	b.ReportAllocs()
+	defer cpuPerOp(b)()
+	for b.Loop() {
+		d, err := vmdisk.Decode(obj)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := vmdisk.Plan(d, images, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // cpuPerOp reports the process's CPU time (user and system, GC included)
 // per operation as cpu-ns/op: on a machine shared with other work, wall
 // time says how busy the machine was.

@@ -107,6 +107,28 @@ func TestChartRules(t *testing.T) {
 			want: want{source: "blank", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.optical")}}},
 		"unknown key": {reason: "a key the chart does not read warns, nearest key named", spec: "storageclass: local",
 			want: want{source: "blank", blank: true, size: "5Gi", class: ptr("replicated"), warns: []fixtures.Finding{f(guard.UnknownField, "spec.storageclass")}}},
+		"image name null": {reason: "Helm deletes a null key, and the schema requires name", spec: "source: {image: {name: null}}",
+			want: want{source: "image", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.source.image.name")}}},
+		"image at the default size": {reason: "the chart's 5Gi from the 20Gi image: CDI's clone fails for good", spec: "source: {image: {name: ubuntu}}",
+			want: want{source: "image", refused: []fixtures.Finding{f(guard.DiskSmallerThanGolden, "spec.storage")}}},
+		"image on the cluster default": {reason: "\"\" is CDI's default, replicated, the golden's", spec: "{source: {image: {name: ubuntu}}, storage: 20Gi, storageClass: ''}",
+			want: want{source: "image", clones: "cozy-public/vm-default-images-ubuntu", size: "20Gi"}},
+		"disk at the default size": {reason: "the chart's 5Gi from a 20Gi Block disk: CDI never creates the PVC", spec: "source: {disk: {name: base}}",
+			want: want{source: "disk", refused: []fixtures.Finding{f(guard.DiskSmallerThanGolden, "spec.storage")}}},
+		"disk name a number": {reason: "the values schema types the name a string", spec: "source: {disk: {name: 7}}",
+			want: want{source: "disk", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.source.disk.name")}}},
+		"disk not a map": {reason: "the values schema types it an object", spec: "source: {disk: base}",
+			want: want{source: "blank", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.source.disk")}}},
+		"http url a number": {reason: "the values schema types the url a string", spec: "source: {http: {url: 7}}",
+			want: want{source: "http", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.source.http.url")}}},
+		"upload not a map": {reason: "the values schema types it an object", spec: "source: {upload: yes}",
+			want: want{source: "blank", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.source.upload")}}},
+		"source not a map": {reason: "the values schema types it an object", spec: "source: ubuntu",
+			want: want{source: "blank", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.source")}}},
+		"storage a boolean": {reason: "the values schema types it a quantity", spec: "storage: true",
+			want: want{source: "blank", refused: []fixtures.Finding{f(guard.InvalidValue, "spec.storage")}}},
+		"optical null": {reason: "Helm prints nothing of a deleted value", spec: "optical: null",
+			want: want{source: "blank", blank: true, size: "5Gi", class: ptr("replicated"), ann: map[string]string{"vm-disk.cozystack.io/optical": ""}}},
 		"name at Helm's limit": {reason: "vm-disk- and 45 characters is 53", name: "a2345678901234567890123456789012345678901234x",
 			want: want{source: "blank", blank: true, size: "5Gi", class: ptr("replicated")}},
 		"name past Helm's limit": {reason: "46 characters make a release name of 54", name: "a2345678901234567890123456789012345678901234xy",
@@ -235,6 +257,10 @@ func TestOnlyACreateIsPlanned(t *testing.T) {
 
 	res, _ = vmdisk.Plan(disk(t, "data", "storage: 10 Gi"), catalogOf(t), snap)
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "spec.storage"}}, refused(res), "the values schema holds on every apply")
+	res, _ = vmdisk.Plan(disk(t, "data", "source: {image: {}}"), catalogOf(t), snap)
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidValue, Field: "spec.source.image.name"}}, refused(res), "the schema requires the name on every apply")
+	res, err = vmdisk.Plan(disk(t, "data", "source: {image: {name: ''}}"), catalogOf(t), snap)
+	assert.NoError(t, err, "neighbour: \"\" passes the schema, and only the create's template fails on it")
 
 	neighbour, err := vmdisk.Plan(disk(t, "other", "{source: {image: {name: ubuntu}}, storageClass: local}"), catalogOf(t), snap)
 	assert.Error(t, err, "neighbour: another VMDisk of the namespace is a create")

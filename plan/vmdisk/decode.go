@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
@@ -54,9 +55,12 @@ type VMDisk struct {
 
 	// root is where the values sit in the object: spec, or spec.values;
 	// paths are the fields the clone guards' findings move to.
-	root   *field.Path
-	paths  paths
-	source string
+	root  *field.Path
+	paths paths
+	// rendered is the DataVolume the chart creates of these values, made
+	// once: every plan of the VMDisk shares it.
+	rendered *cdiv1.DataVolume
+	source   string
 	// ref is the image, the disk or the URL the source names.
 	ref     string
 	optical string
@@ -118,7 +122,7 @@ func orNone(s string) string {
 func decode(namespace, name string, root *field.Path, values any) (d VMDisk) {
 	d = VMDisk{Namespace: namespace, Name: name, root: root, source: sourceBlank, optical: "false",
 		storage: defaultStorage, size: resource.MustParse(defaultStorage), class: defaultClass}
-	defer func() { d.paths = fieldsOf(&d) }()
+	defer func() { d.paths = fieldsOf(&d); d.rendered = d.render() }()
 	d.checkName()
 	if values == nil {
 		return d
@@ -153,9 +157,9 @@ func decode(namespace, name string, root *field.Path, values any) (d VMDisk) {
 
 // paths are a VMDisk's fields, as strings, that the clone guards speak of.
 // Beside them, the names a plan writes, made once: the release (the
-// DataVolume's name), the PVC the disk clones, and the subject findings
-// name.
-type paths struct{ source, class, size, release, clones, clonesRef, subject string }
+// DataVolume's name), the PVC the disk clones, the subject findings name,
+// and an image's other way out of a failed golden.
+type paths struct{ source, class, size, release, clones, clonesRef, subject, otherImage string }
 
 func fieldsOf(d *VMDisk) paths {
 	p := paths{
@@ -170,6 +174,7 @@ func fieldsOf(d *VMDisk) paths {
 	case d.source == sourceImage:
 		p.clones = vmimages.GoldenPrefix + d.ref
 		p.clonesRef = naming.GoldenNamespace + "/" + p.clones
+		p.otherImage = ", or pick another image in " + p.source
 	case d.source == sourceDisk:
 		p.clones = releasePrefix + d.ref
 		p.clonesRef = d.Namespace + "/" + p.clones
@@ -276,11 +281,18 @@ func (d *VMDisk) decodeOne(key string, val any, fld *field.Path) {
 			return
 		}
 	}
+	// The values schema requires the key (Helm deletes a null one first),
+	// on every apply; the template's required fails on "" too, on a
+	// create.
 	need := func(k, what string) string {
 		p := at.Child(k)
 		raw := item[k]
 		v := d.text(raw, p)
-		if raw == nil || raw == "" {
+		switch {
+		case raw == nil:
+			d.schema.Refuse(guard.InvalidValue, p, nil,
+				"source.%s has no %s, which the vm-disk values schema requires, so Helm refuses the release on every apply; set %s", key, k, what)
+		case raw == "":
 			d.template.Refuse(guard.InvalidValue, p, "",
 				"source.%s has no %s, and the chart fails on it (\"A valid .Values.source.%s.%s entry required!\"); set %s", key, k, key, k, what)
 		}

@@ -29,10 +29,12 @@
 // clones itself, a name whose release Helm refuses), InvalidQuantity
 // (spec.storage: no positive quantity, or none written at all),
 // GoldenNotInCatalog and GoldenImportFailed (spec.source.image.name),
-// DefaultStorageClassUnresolvable, StorageClassNotFound, DiskUnrenderable
-// and StorageClassMismatch (spec.storageClass), DiskUnrenderable
-// (spec.storage, under 1MiB). Warnings: GoldenPending, GoldenImportStalled,
-// UnknownField, StateUnverified (a kind that was not observed, naming it).
+// DefaultStorageClassUnresolvable, StorageClassNotFound, DiskUnrenderable,
+// StorageClassMismatch and HostAssistedClone (spec.storageClass),
+// DiskUnrenderable (spec.storage, under 1MiB) and DiskSmallerThanGolden
+// (spec.storage). Warnings: GoldenPending, GoldenImportStalled,
+// NodeLocalStorageClass, UnknownField, StateUnverified (a kind that was
+// not observed, naming it).
 //
 // # Only a create
 //
@@ -43,11 +45,14 @@
 //
 // # The clone guards
 //
-// The clone guards are the library's: what CDI v1.64.0 does with a
-// DataVolume whose source is a PVC. This package reaches them through one
-// function variable; in this build the guards it runs judge the class
-// (CDI's default, its existence, CDI rendering the PVC), the source's
-// presence and import, and the class against the source's, and a
-// StateUnverified warning says that CDI's strategy, host-assisted causes
-// and size validation were not judged.
+// The clone guards are the library's, one implementation for worker
+// disks, VM disks and any DataVolume (package plan/clone): what CDI
+// v1.64.0 does with a DataVolume whose source is a PVC. A VM disk gets
+// every one of them: CDI's default class, the class existing and CDI
+// rendering the PVC, the source's presence and import, the class against
+// the source's (its consequence from the CSI drivers and CDI's copy
+// causes), each proven cause of a host-assisted copy (HostAssistedClone),
+// the size CDI's clone fails for (DiskSmallerThanGolden at spec.storage:
+// the chart's default 5Gi from a 20Gi image is refused), and a class
+// that binds per node (NodeLocalStorageClass).
 package vmdisk

@@ -135,18 +135,10 @@ func TestNoGuardWithoutAClone(t *testing.T) {
 	}
 }
 
-// The verdicts below are the clone planner's (CDI's strategy, its
-// host-assisted causes, its size validation), which the interim guards do
-// not judge. They are written against the verdicts the worker-disk
-// planner gives the same clone, and run once the generic clone planner is
-// what cloneGuards calls.
-const pendingGuards = "CDI's host-assisted causes and size validation are judged by the generic clone planner, which this build does not have (cloneGuards is interimCloneGuards)"
-
 // TestSmallerThanTheImage: the vm-disk chart's default 5Gi from a 20Gi
 // image, CDI's clone fails for good ("target resources requests storage
 // size is smaller than the source").
 func TestSmallerThanTheImage(t *testing.T) {
-	t.Skip(pendingGuards)
 	res, _ := vmdisk.Plan(disk(t, "data", "source: {image: {name: ubuntu}}"), catalogOf(t), healthy())
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.DiskSmallerThanGolden, Field: "spec.storage"}}, refused(res))
 	res, _ = vmdisk.Plan(disk(t, "data", "{source: {image: {name: ubuntu}}, storage: 20Gi}"), catalogOf(t), healthy())
@@ -156,18 +148,40 @@ func TestSmallerThanTheImage(t *testing.T) {
 // TestCopiedOverThePodNetwork: a class whose provisioner has no CSIDriver
 // makes CDI copy host-assisted.
 func TestCopiedOverThePodNetwork(t *testing.T) {
-	t.Skip(pendingGuards)
-	objs := append(classes()[:4], classes()[5:]...)
-	snap := cluster(append(objs, imageGolden("replicated", cdiv1.Succeeded)...)...)
+	objs := append(classes()[:4], classes()[5:]...) // no CSIDriver
+	snap := state.NewSnapshot(fixtures.State(state.AllKinds, append(objs, imageGolden("replicated", cdiv1.Succeeded)...)...))
 	res, _ := vmdisk.Plan(disk(t, "data", "{source: {image: {name: ubuntu}}, storage: 20Gi}"), catalogOf(t), snap)
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.HostAssistedClone, Field: "spec.storageClass"}}, refused(res))
+	res, _ = vmdisk.Plan(disk(t, "data", "{source: {image: {name: ubuntu}}, storage: 20Gi}"), catalogOf(t), healthy())
+	assert.Empty(t, refused(res), "neighbour: the driver's CSIDriver exists")
 }
 
-// TestPendingGuardsSay: until then, every clone says which guards did not
-// run, so that a strict caller refuses rather than pass it.
-func TestPendingGuardsSay(t *testing.T) {
+// TestEveryGuardRan: a healthy clone warns of nothing: no guard was left
+// out, so none says it did not run.
+func TestEveryGuardRan(t *testing.T) {
 	res, err := vmdisk.Plan(disk(t, "data", "{source: {image: {name: ubuntu}}, storage: 20Gi}"), catalogOf(t), healthy())
 	require.NoError(t, err)
-	assert.Equal(t, []fixtures.Finding{{Reason: guard.StateUnverified, Field: "spec.source.image.name"}}, warned(res))
-	assert.Contains(t, res.Warnings[0].Message(), "HostAssistedClone")
+	assert.Empty(t, res.Warnings)
+	res, _ = vmdisk.Plan(disk(t, "data", "{source: {image: {name: ubuntu}}, storage: 20Gi, storageClass: local}"), catalogOf(t), healthy())
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.StorageClassMismatch, Field: "spec.storageClass"}}, refused(res), "neighbour: a guard that refuses")
+}
+
+// TestFindingsAtTheReleasesValues: a vm-disk HelmRelease's findings are
+// at its values' fields, each guard's at the field it judges.
+func TestFindingsAtTheReleasesValues(t *testing.T) {
+	hr := func(spec string) vmdisk.VMDisk {
+		d, err := vmdisk.Decode(map[string]any{"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+			"metadata": map[string]any{"namespace": tenant, "name": "vm-disk-data"},
+			"spec":     map[string]any{"values": values(t, spec)}})
+		require.NoError(t, err)
+		return d
+	}
+	res, _ := vmdisk.Plan(hr("{source: {image: {name: ubuntu}}, storage: 10Gi}"), catalogOf(t), healthy())
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.DiskSmallerThanGolden, Field: "spec.values.storage"}}, refused(res))
+	assert.Contains(t, res.Refusals[0].Detail, "set spec.values.storage to 20Gi or more")
+	res, _ = vmdisk.Plan(hr("{source: {image: {name: ubuntu}}, storage: 20Gi}"), catalogOf(t), cluster(imageGolden("replicated", cdiv1.Failed)...))
+	assert.Equal(t, []fixtures.Finding{{Reason: guard.GoldenImportFailed, Field: "spec.values.source.image.name"}}, refused(res))
+	res, _ = vmdisk.Plan(hr("{source: {image: {name: ubuntu}}, storage: 20Gi, storageClass: local}"), catalogOf(t), healthy())
+	require.Equal(t, []fixtures.Finding{{Reason: guard.StorageClassMismatch, Field: "spec.values.storageClass"}}, refused(res))
+	assert.Contains(t, res.Refusals[0].Detail, "set spec.values.storageClass: replicated, the class the image lives on")
 }

@@ -39,7 +39,9 @@ type Result struct {
 	// as it is, so nothing is planned and DataVolume is the live one.
 	Exists bool `json:"exists"`
 	// DataVolume is what the chart renders (vm-disk-<name> in the tenant
-	// namespace); nil when refused.
+	// namespace); nil when refused. A create's is the VMDisk's rendering,
+	// made once by Decode and shared by every plan of it: read it, or
+	// DeepCopy it to change it. An existing one is a copy of the live one.
 	DataVolume *cdiv1.DataVolume `json:"dataVolume,omitempty"`
 	// StorageClass is the class the disk binds on, and where it came from:
 	// Cluster when it is left to the cluster and could not be resolved.
@@ -54,9 +56,12 @@ type Result struct {
 // into a copy over the pod network. A disk cloned from an image or from
 // another VMDisk gets the clone guards: the golden or disk missing or
 // failed, no default class CDI reads, a class that does not exist or that
-// CDI cannot render, and a class other than the one its source lives on
+// CDI cannot render, a class other than the one its source lives on
 // (StorageClassMismatch at spec.storageClass, the message naming the
-// class to set). An HTTP import, an upload and a blank disk need no guard.
+// class to set), each proven cause of a copy over the pod network
+// (HostAssistedClone), and a size the clone fails for
+// (DiskSmallerThanGolden at spec.storage). An HTTP import, an upload and
+// a blank disk need no guard.
 // Only a create is planned: when the DataVolume vm-disk-<name> exists the
 // chart keeps its spec, and the plan says so (Result.Exists). While
 // DataVolumes of the namespace were not observed the plan is the create's,
@@ -99,7 +104,10 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 		for _, w := range d.template.Warnings() {
 			c.AddWarning(w)
 		}
-		res.DataVolume = d.render()
+		res.DataVolume = d.rendered
+		if res.DataVolume == nil {
+			res.DataVolume = d.render() // the zero VMDisk, not decoded
+		}
 		if d.class != "" {
 			res.StorageClass = storage.Resolution{Name: d.class, From: storage.Explicit}
 		}
@@ -126,72 +134,9 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 
 var emptySnapshot = state.NewSnapshot(nil)
 
-// guard runs the clone guards on the rendered DataVolume and moves their
-// findings to the VMDisk's fields.
-func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Catalog, snap *state.Snapshot) {
-	req := cloneRequest{dv: res.DataVolume, snap: snap}
-	if d.source == sourceImage {
-		if g, ok := images.Golden(d.ref); ok {
-			req.expected = g
-		}
-	}
-	v := cloneGuards(req)
-	if v.class.Name != "" {
-		res.StorageClass = v.class
-	}
-	for _, r := range v.refusals {
-		cp := *r
-		cp.Field = d.field(cp.Field)
-		cp.Detail += d.wayOut(cp.Reason, v)
-		c.Add(guard.Refusals{&cp})
-	}
-	for _, w := range v.warnings {
-		w.Field = d.field(w.Field)
-		c.AddWarning(w)
-	}
-}
-
-// field is the VMDisk's field a DataVolume's field comes from.
-func (d *VMDisk) field(dv string) string {
-	switch dv {
-	case dvSourceField:
-		return d.paths.source
-	case dvClassField:
-		return d.paths.class
-	case dvSizeField:
-		return d.paths.size
-	}
-	return dv
-}
-
-var (
-	dvSourceField = dvSource.String()
-	dvClassField  = dvClass.String()
-	dvSizeField   = dvSize.String()
-)
-
-// wayOut is the VMDisk's one edit out of a refusal, when there is one.
-func (d *VMDisk) wayOut(reason guard.Reason, v cloneVerdict) string {
-	what := "the image"
-	if d.source == sourceDisk {
-		what = "the disk it clones"
-	}
-	switch reason {
-	case guard.StorageClassMismatch:
-		return "; set " + d.paths.class + ": " + v.sourceClass.Name + ", the class " + what + " lives on"
-	case guard.StorageClassNotFound, guard.DefaultStorageClassUnresolvable:
-		if v.sourceClass.Name != "" {
-			return "; set " + d.paths.class + ": " + v.sourceClass.Name + ", the class " + what + " lives on"
-		}
-		return "; set " + d.paths.class + " to a class that exists"
-	case guard.GoldenNotInCatalog:
-		return "; pick an image of the vm-default-images catalog in " + d.paths.source + ", or add " + d.ref + " to its images"
-	}
-	return ""
-}
-
 // render is the DataVolume the chart creates. Its parts are allocated
-// together: a fleet of disks is planned on every reconcile.
+// together, once per VMDisk: a fleet of disks is planned on every
+// reconcile.
 func (d *VMDisk) render() *cdiv1.DataVolume {
 	name := d.paths.release
 	r := &struct {

@@ -32,7 +32,7 @@ func withObjects(objs ...client.Object) *state.State {
 	return s
 }
 
-// TestConsumerKinds: each kind of SPEC section 12 that clones golden A is
+// TestConsumerKinds: each kind that clones golden A is
 // its consumer; a neighbour that clones golden B is not.
 func TestConsumerKinds(t *testing.T) {
 	type consumers = []Consumer

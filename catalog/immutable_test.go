@@ -129,7 +129,7 @@ func TestCatalogEntryImmutable(t *testing.T) {
 			want:   immutable("images[0].storageClass"),
 		},
 		"NamedEntryUnboundClasslessDefaultSame": {
-			reason: "SPEC 5: an entry naming a class for a classless golden is an edit unless its PVC is bound on it, even when the default is that class",
+			reason: "an entry naming a class for a classless golden is an edit unless its PVC is bound on it, even when the default is that class",
 			values: entry(nil),
 			state:  withDefault(cluster(dvs(liveDV(idA, urlA, "6Gi", "")), nil), "replicated"),
 			want:   immutable("images[0].storageClass"),

@@ -20,7 +20,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// specGolden is SPEC section 4's object with its placeholders filled in.
+// specGolden is the golden DataVolume the catalog chart renders, its
+// placeholders filled in.
 const specGolden = `
 apiVersion: cdi.kubevirt.io/v1beta1
 kind: DataVolume
@@ -48,7 +49,7 @@ spec:
 `
 
 // TestRenderGoldenIsSpecObject compares the whole golden, field by field,
-// with SPEC section 4: once against the spec's own text decoded, and once
+// with the chart's: once against its text decoded, and once
 // spelled out, so that a field both sides lost is still caught.
 func TestRenderGoldenIsSpecObject(t *testing.T) {
 	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(cluster(nil, nil)))
@@ -58,7 +59,7 @@ func TestRenderGoldenIsSpecObject(t *testing.T) {
 
 	var fromSpec cdiv1.DataVolume
 	require.NoError(t, yaml.UnmarshalStrict([]byte(specGolden), &fromSpec))
-	assert.Equal(t, fromSpec, got, "the render is SPEC section 4's object")
+	assert.Equal(t, fromSpec, got, "the render is the chart's golden")
 
 	assert.Equal(t, metav1.TypeMeta{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "DataVolume"}, got.TypeMeta)
 	assert.Equal(t, goldenA, got.Name)

@@ -7,11 +7,11 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-// checkRenders refuses an entry whose golden, not created yet, CDI could
-// never render a PVC for, as the planner refuses such a disk (SPEC section
-// 10): an empty class with no default CDI reads, a class that does not
-// exist, a class CDI cannot render (internal/cdi Render). Each is at
-// images[i].storageClass; what was not observed is StateUnverified.
+// checkRenders refuses an entry whose golden, not created yet, CDI could never
+// render a PVC for, as the planner refuses such a disk: an empty class with no
+// default CDI reads, a class that does not exist, a class CDI cannot render
+// (internal/cdi Render). Each is at images[i].storageClass; what was not
+// observed is StateUnverified.
 func (r *renderer) checkRenders(e *Entry) {
 	fld := e.Path().Child("storageClass")
 	class := e.StorageClass

@@ -16,7 +16,7 @@ import (
 )
 
 // The catalog's render refuses an entry whose golden, not created yet, CDI
-// v1.64.0 could never render a PVC for (SPEC section 10), as the planner
+// v1.64.0 could never render a PVC for, as the planner
 // refuses such a disk: each case is a pair, images[0] just clear of the
 // rule and images[1] caught by it, so that the refusal is the rule's and
 // at the entry it is about.

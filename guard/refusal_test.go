@@ -112,7 +112,7 @@ func TestNilRefusalDoesNotPanic(t *testing.T) {
 	assert.Equal(t, "null", string(data))
 }
 
-// The JSON of SPEC section 8: every finding {"reason","field","message"},
+// The JSON every output shares: every finding {"reason","field","message"},
 // lists [] when empty, whatever their count.
 func TestJSON(t *testing.T) {
 	a := &guard.Refusal{Reason: guard.StorageClassMismatch, Field: "storageClass", Subject: "pool t/p", Detail: "differs"}

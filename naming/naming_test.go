@@ -305,6 +305,6 @@ func TestSameURL(t *testing.T) {
 
 func TestPoolCAPIName(t *testing.T) {
 	if got := naming.PoolCAPIName("demo-md0"); got != "kubernetes-demo-md0" {
-		t.Errorf("a KubernetesNodes demo-md0 is the CAPI pool kubernetes-demo-md0 (SPEC section 3), got %q", got)
+		t.Errorf("a KubernetesNodes demo-md0 is the CAPI pool kubernetes-demo-md0, got %q", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // The tests of this file take each cause for which CDI v1.64.0 does not
-// clone the worker disk at the storage layer (SPEC section 10, issue 12),
+// clone the worker disk at the storage layer,
 // trigger it on the base state, and set its nearest neighbour just clear of
 // it. Each case says CDI's verdict and the CDI function (paths under pkg/)
 // that gives it; the expected findings are that verdict's.

@@ -14,8 +14,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-// TestIssue12Disagreements: each class of disagreement issue 12 measured
-// between the planner and CDI v1.64.0's own code, on the issue's base
+// TestIssue12Disagreements: each class of disagreement once measured
+// between the planner and CDI v1.64.0's own code, on a LINSTOR cluster's
 // state (linstorState), with CDI's verdict as the expected outcome.
 func TestIssue12Disagreements(t *testing.T) {
 	profileStrategy := func(spec, status cdiv1.CDICloneStrategy) func(*state.State) {

@@ -19,7 +19,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// The cluster the tests of CDI's rules start from (issue 12's base state):
+// The cluster the tests of CDI's rules start from (a Cozystack cluster on LINSTOR):
 // Cozystack's LINSTOR class "replicated" (the default) with its CSIDriver
 // and volume expansion; its StorageProfile as CDI reconciles it, status
 // {cloneStrategy: csi-clone, claimPropertySets: [{accessModes:
@@ -57,8 +57,8 @@ func linstorClass(name string) *fixtures.ClassBuilder {
 	return fixtures.StorageClass(name).Provisioner(linstor).Expansion(true).Binding(storagev1.VolumeBindingImmediate)
 }
 
-// linstorProfile is the StorageProfile of a LINSTOR class as issue 12
-// states it: csi-clone, one Block ReadWriteMany set.
+// linstorProfile is the StorageProfile CDI writes for a LINSTOR class:
+// csi-clone, one Block ReadWriteMany set.
 func linstorProfile(class string) *fixtures.ProfileBuilder {
 	return fixtures.StorageProfile(class).Provisioner(linstor).VolumeMode(corev1.PersistentVolumeBlock).CloneStrategy(cdiv1.CloneStrategyCsiClone)
 }

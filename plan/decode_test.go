@@ -16,8 +16,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// The paths pool values come by. Each must read the same values alike
-// (SPEC sections 9 and 13): a Helm or controller values map, a JSON
+// The paths pool values come by. Each must read the same values alike:
+// a Helm or controller values map, a JSON
 // document, a KubernetesNodes object, a YAML document.
 const (
 	viaDecodePool     = "plan.DecodePool"
@@ -92,22 +92,20 @@ type object = map[string]any
 
 type list = []any
 
-// TestPoolValuesEveryPath: every path produces the same PoolSpec, and the
-// plan the same findings, for null, absent, number and empty values, as
-// the kubernetes-nodes chart reads them once Helm has merged them with its
-// defaults and checked them against its values schema (SPEC sections 9
-// and 13, and the chart as Helm renders it): an absent key takes the
-// chart's default; null deletes it (an empty text, the cluster's default
-// class), except where the schema then misses a required talos value or
-// the templates fail without talos (refused); diskSize takes a whole number
-// or a string on the schema's quantity pattern, and goes through Helm's
-// default, for which 0 and null are 20Gi; a number is what fmt prints for
-// Flux's float64. A value the chart's schema refuses (anything but a
-// string where one belongs; for diskSize a fraction, a boolean, a map, a
-// list, "" or a string off the quantity pattern) is refused InvalidValue
-// at its path; a key the chart does not define warns
-// UnknownField, naming the nearest key; keys starting with "_" are
-// Cozystack's injected values, never unknown.
+// TestPoolValuesEveryPath: every path produces the same PoolSpec, and the plan
+// the same findings, for null, absent, number and empty values, as the
+// kubernetes-nodes chart reads them once Helm has merged them with its defaults
+// and checked them against its values schema (and the chart as Helm renders
+// it): an absent key takes the chart's default; null deletes it (an empty text,
+// the cluster's default class), except where the schema then misses a required
+// talos value or the templates fail without talos (refused); diskSize takes a
+// whole number or a string on the schema's quantity pattern, and goes through
+// Helm's default, for which 0 and null are 20Gi; a number is what fmt prints
+// for Flux's float64. A value the chart's schema refuses (anything but a string
+// where one belongs; for diskSize a fraction, a boolean, a map, a list, "" or a
+// string off the quantity pattern) is refused InvalidValue at its path; a key
+// the chart does not define warns UnknownField, naming the nearest key; keys
+// starting with "_" are Cozystack's injected values, never unknown.
 func TestPoolValuesEveryPath(t *testing.T) {
 	spec := func(edit func(*plan.PoolSpec)) *plan.PoolSpec {
 		s := plan.DefaultPoolSpec("demo")
@@ -584,7 +582,7 @@ func TestPoolSpecUnmarshalJSON(t *testing.T) {
 
 // TestPoolSpecFromEmptyYAML: an empty or null YAML document holds no
 // values, which are the chart's defaults, as DecodePool and encoding/json
-// read them (SPEC section 2), whichever decoder reads it.
+// read them, whichever decoder reads it.
 //
 // sigs.k8s.io/yaml decodes an empty or null document by setting the
 // decoding target, an interface, to nil, so no UnmarshalJSON runs and the
@@ -609,7 +607,7 @@ func TestPoolSpecFromEmptyYAML(t *testing.T) {
 // TestPoolFromUnstructured: a KubernetesNodes as a dynamic client holds it
 // (apimachinery's unstructured JSON decoding keeps whole numbers as int64)
 // reads as the chart reads the values Flux hands it, every number a
-// float64 (SPEC section 13): the same text from a KubernetesNodes object
+// float64: the same text from a KubernetesNodes object
 // as from a values map, so that the disk's text, which names the
 // KubevirtMachineTemplate by its hash, does not drift.
 func TestPoolFromUnstructured(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 // TestPoolNamesAreKubernetesNames: a pool's namespace is a DNS-1123 label
 // and its name a DNS-1123 subdomain, as Kubernetes admits them, or the
-// pool is refused InvalidPoolName (SPEC section 11): names reach the disk's
+// pool is refused InvalidPoolName: names reach the disk's
 // pool annotation, the chart text's "# <namespace>/<name>" line and
 // terminals.
 func TestPoolNamesAreKubernetesNames(t *testing.T) {
@@ -41,7 +41,7 @@ func TestPoolNamesAreKubernetesNames(t *testing.T) {
 
 // TestTalosValuesOnTheHTTPPath: without osImage the pool renders what the
 // pre-feature chart rendered, its talos values as given, and warns of each
-// that fails section 5's patterns, at its talos.* field (SPEC section 11);
+// that fails its pattern, at its talos.* field;
 // with osImage.factory every value the URL is built from, its own or
 // falling back to talos.*, is refused at the field it came from.
 func TestTalosValuesOnTheHTTPPath(t *testing.T) {

@@ -68,7 +68,7 @@ func TestHTTPPath(t *testing.T) {
 			refusals: []finding{f(guard.InvalidValue, "diskSize")},
 		},
 		"malformed talos renders as before": {
-			reason: "talos.* of a pool without osImage renders as the pre-feature chart rendered it, with a warning per value that fails the patterns (SPEC section 11), never a refusal",
+			reason: "talos.* of a pool without osImage renders as the pre-feature chart rendered it, with a warning per value that fails the patterns, never a refusal",
 			pool: func(p *plan.Pool) {
 				p.Spec.Talos.SchematicID = "NOT-VALID"
 				p.Spec.Talos.Version = "1.2"
@@ -99,7 +99,7 @@ func TestHTTPPath(t *testing.T) {
 				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
 			},
 		},
-		// SPEC section 10: on the HTTP path a disk CDI never renders is a
+		// on the HTTP path a disk CDI never renders is a
 		// warning, never a refusal, and only from what was observed.
 		"StorageClassNotFound warns": {
 			reason:   "a class the cluster lacks: CDI renders no PVC (controller/datavolume/util.go renderPvcSpecVolumeModeAndAccessModesAndStorageClass), and the chart rendered it too",
@@ -162,7 +162,7 @@ func TestHTTPPathDetails(t *testing.T) {
 
 // TestInstallerRepositoryTrailingSlash: the installer image is the
 // repository with one trailing "/" trimmed, then /<schematicID>:<version>,
-// as the chart renders it (SPEC section 13), on both paths.
+// as the chart renders it, on both paths.
 func TestInstallerRepositoryTrailingSlash(t *testing.T) {
 	tail := "/" + plan.DefaultSchematicID + ":" + plan.DefaultVersion
 	cases := map[string]struct {

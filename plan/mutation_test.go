@@ -131,7 +131,7 @@ func TestHTTPZeroDiskSize(t *testing.T) {
 // TestPoolSpecDecoding: decoding pool values applies the chart's defaults
 // for the keys that are absent, and a value of a type the chart cannot read
 // is an error, never a silent default. A number is no such value: the
-// chart prints it (SPEC section 13), so diskSize: 20 is "20".
+// chart prints it, so diskSize: 20 is "20".
 func TestPoolSpecDecoding(t *testing.T) {
 	var s plan.PoolSpec
 	require.NoError(t, json.Unmarshal([]byte(`{"cluster":"demo","storageClass":""}`), &s))

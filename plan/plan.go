@@ -275,7 +275,7 @@ func (p *planner) planHTTP(f *Factory) {
 	}
 	// The factory override builds its URL from these values, its own or
 	// falling back to talos.*: each is validated, refused at the field it
-	// came from (SPEC section 11), so that no value can reach another host
+	// came from, so that no value can reach another host
 	// or path than the Image Factory's. Without osImage the pre-feature
 	// chart rendered them as given: that stays, with a warning.
 	p.checkFlavor(id, ver, factory, idPath, verPath, urlPath, f != nil)

@@ -12,11 +12,11 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// TestResultJSON pins the pool entry of `worker-image plan -o json` (SPEC
-// section 8): every key, findings as {reason, field, message} (a
-// StateUnverified adds the kind), [] rather than null for no findings, the
-// disk absent when refused, and the disk's storage request written as the
-// chart renders diskSize, also when it is no quantity.
+// TestResultJSON pins the pool entry of `worker-image plan -o json`: every key,
+// findings as {reason, field, message} (a StateUnverified adds the kind), []
+// rather than null for no findings, the disk absent when refused, and the
+// disk's storage request written as the chart renders diskSize, also when it is
+// no quantity.
 func TestResultJSON(t *testing.T) {
 	const installer = `"installerImage": "factory.talos.dev/installer/` + plan.DefaultSchematicID + `:` + plan.DefaultVersion + `"`
 	cases := map[string]struct {

@@ -254,7 +254,7 @@ func (a *app) writeConsumersWide(cs []catalog.Consumer) {
 }
 
 // withRefusals is v, and a "refusals" key when --strict made any: the
-// JSON shapes of SPEC section 8 gain keys, never lose them.
+// JSON shapes of the commands gain keys, never lose them.
 func withRefusals(v any, refusals guard.Refusals) any {
 	if len(refusals) == 0 {
 		return v

@@ -102,8 +102,7 @@ type conn struct {
 // connect connects to the cluster the flags and KUBECONFIG name and asks
 // its discovery what it is. A kubeconfig that cannot be loaded is unusable
 // input; an endpoint whose discovery fails, or that serves no core group,
-// is not a Kubernetes API server: status 1, never a set of unknown kinds
-// (SPEC section 11).
+// is not a Kubernetes API server: status 1, never a set of unknown kinds.
 func (a *app) connect(o *options) (*conn, error) {
 	cc, err := a.clientConfig(o)
 	if err != nil {

@@ -22,7 +22,7 @@ func TestCatalogRender(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	// SPEC section 8's shape, and the blast radius of each unmanaged
+	// The documented shape, and the blast radius of each unmanaged
 	// golden (a key more: the shapes gain keys, never lose them).
 	if got := keys(out); !reflect.DeepEqual(got, []string{"blastRadius", "catalog", "goldens", "refusals", "unmanaged", "warnings"}) {
 		t.Errorf("keys %v", got)
@@ -70,8 +70,8 @@ func TestCatalogConsumers(t *testing.T) {
 		t.Fatalf("exit %d, want 4: the dump holds no DataSource, KubernetesNodes or HelmRelease, so the list is a floor\n%s", r.code, r.stderr)
 	}
 	out := decodeMap(t, r.stdout)
-	// SPEC section 8's shape, with the warnings every command's JSON
-	// carries (section 11), so that "no consumers" is never read from a
+	// The documented shape, with the warnings every command's JSON
+	// carries, so that "no consumers" is never read from a
 	// state that could not see.
 	if got := keys(out); !reflect.DeepEqual(got, []string{"blastRadius", "consumers", "golden", "outcome", "warnings"}) {
 		t.Errorf("keys %v", got)
@@ -108,7 +108,7 @@ func TestCatalogConsumers(t *testing.T) {
 
 func TestCatalogPrune(t *testing.T) {
 	// The example state is every namespace's: --observed all says so, and
-	// only then may a file report a golden safe to delete (SPEC section 11).
+	// only then may a file report a golden safe to delete.
 	r := exe(t, "", "catalog", "prune", "--catalog", exampleCatalog, "--state", exampleState, "--observed", "all", "-o", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

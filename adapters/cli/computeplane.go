@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	example "github.com/cozystack/kubernetes-worker-image/internal/examplefiles"
 	"github.com/cozystack/kubernetes-worker-image/plan/computeplane"
 )
 

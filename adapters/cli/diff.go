@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	example "github.com/cozystack/kubernetes-worker-image/internal/examplefiles"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"

@@ -1,4 +1,4 @@
-// Package cli is the worker-image command (SPEC sections 8 and 11) as a
+// Package cli is the worker-image command as a
 // library, so that it runs in-process in tests: Run takes the arguments,
 // standard input and outputs, and returns the exit status. The main
 // package in cmd/worker-image only calls it. The command tree is cobra's
@@ -23,7 +23,7 @@
 // Commands declared with package flag register in commands and join the
 // tree through command.cobraCommand.
 //
-// # Failing closed (SPEC section 11)
+// # Failing closed
 //
 // An endpoint whose discovery fails is not a Kubernetes API server: status
 // 1. A --state file observes the kinds it holds an object of, plus those

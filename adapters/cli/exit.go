@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit statuses (SPEC section 8).
+// Exit statuses.
 const (
 	// ExitPlanned: everything planned; warnings may have been printed.
 	ExitPlanned = 0

@@ -262,8 +262,7 @@ talos: {schematicID: "../../../evil.example/x?y="}`))
 // TestBlastRadiusReadFails: a blast radius is information, read apart
 // from what the plan needs. Its list failing (a 500) prints the plan
 // anyway, exit as the plan's own outcome, and the radius says what it
-// could not read and why; the plan's own read failing still fails it
-// (SPEC section 11).
+// could not read and why; the plan's own read failing still fails it.
 func TestBlastRadiusReadFails(t *testing.T) {
 	api := newFakeAPI(t, readExample(t, lostGoldenState(t, true)))
 	api.flux = true // a Cozystack cluster serves Flux: its pools' releases are read

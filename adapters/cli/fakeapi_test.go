@@ -37,7 +37,7 @@ var served = map[string][]string{
 	"snapshot.storage.k8s.io/v1": {"volumesnapshotclasses"},
 	"cdi.kubevirt.io/v1beta1":    {"datavolumes", "storageprofiles", "cdis", "cdiconfigs", "datasources"},
 	"apps.cozystack.io/v1alpha1": {"kubernetesnodes", "vmdisks"},
-	// The consumers of goldens (SPEC section 12).
+	// The consumers of goldens.
 	"infrastructure.cluster.x-k8s.io/v1alpha1": {"kubevirtmachinetemplates"},
 	"kubevirt.io/v1": {"virtualmachines"},
 }

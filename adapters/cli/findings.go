@@ -44,7 +44,7 @@ func finding(reason guard.Reason, field, detail, cause string) string {
 }
 
 // offlineSummary gathers the StateUnverified warnings of a run that read
-// no state, to say them once (SPEC section 11, issue 18: one line per run
+// no state, to say them once (one line per run
 // rather than one per kind and pool).
 type offlineSummary struct {
 	kinds state.Kind
@@ -89,7 +89,7 @@ func (s *offlineSummary) print(w io.Writer) {
 }
 
 // strictReasons are the warnings --strict refuses: a guard that could not
-// look, and input the chart does not define (SPEC section 11).
+// look, and input the chart does not define.
 var strictReasons = []guard.Reason{guard.StateUnverified, guard.UnknownField}
 
 // strictRefusals turns the warnings --strict refuses into refusals, and

@@ -69,12 +69,12 @@ func FuzzRenderedManifests(f *testing.F) {
 	})
 }
 
-// FuzzHumanOutput feeds names and annotations, as a tenant or an input
-// can set them, through every human-readable output: plan's text, -o wide
-// and -o chart's standard error, catalog render, consumers and prune, the
-// notes of a --state file, helm-verify's report and computeplane. No
-// control character but newline and tab is ever printed raw (SPEC section
-// 11), and newline and tab only where the output itself puts them.
+// FuzzHumanOutput feeds names and annotations, as a tenant or an input can set
+// them, through every human-readable output: plan's text, -o wide and -o
+// chart's standard error, catalog render, consumers and prune, the notes of a
+// --state file, helm-verify's report and computeplane. No control character but
+// newline and tab is ever printed raw, and newline and tab only where the
+// output itself puts them.
 func FuzzHumanOutput(f *testing.F) {
 	f.Add("demo-md0", "tenant-demo", "kubernetes-legacy-md0")
 	f.Add("demo-md0\n# tenant-demo/forged", "tenant\x1b[2K", "\x1b[1A\x1b[2Kkept (unmanaged, still cloned): 0")

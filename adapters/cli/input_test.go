@@ -157,7 +157,7 @@ func TestValuesRefused(t *testing.T) {
 	// A catalog whose values have the wrong type is refused, with its path.
 	cat := write(t, "catalog.yaml", "enabled: 'yes'\nimages: [{schematicID: abc, version: v1.0.0, storage: [6]}]\n")
 	// The pool that clones is refused with the catalog's paths; the HTTP
-	// pool, which never reads the catalog, still plans (SPEC section 3).
+	// pool, which never reads the catalog, still plans.
 	r := exe(t, "", "plan", "-f", examplePools, "--catalog", cat, "-o", "json")
 	got := decodePlan(t, r.stdout)
 	if r.code != 3 || len(got) != 2 || got[0].Outcome != "refused" || got[1].Outcome != "planned" ||
@@ -214,7 +214,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("help lists %q: exit %d, stdout:\n%s", want, r.code, r.stdout)
 		}
 	}
-	// Help at every level: catalog -h lists its subcommands (issue 18).
+	// Help at every level: catalog -h lists its subcommands.
 	c := exe(t, "", "catalog", "-h")
 	for _, want := range []string{"render ", "consumers ", "prune "} {
 		if c.code != 0 || !strings.Contains(c.stdout, "\n  "+want) {

@@ -18,7 +18,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// reimageNotice is issue 18's notice "this pool's workers will be
+// reimageNotice is the notice "this pool's workers will be
 // re-imaged": given a planned pool and the cluster's state, it says
 // (non-empty) that the disk-system the plan gives differs from the one the
 // pool's live KubevirtMachineTemplate holds (state.Snapshot.PoolTemplate),

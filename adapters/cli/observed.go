@@ -64,7 +64,7 @@ func kindNames() []string {
 	return out
 }
 
-// observeFile narrows what a --state file observes (SPEC section 11) to
+// observeFile narrows what a --state file observes to
 // what the reader says it does (manifests.Result.Observed): the kinds it
 // holds an object of, plus those named, but none it holds an object of in
 // a version not read. A kind the file neither holds nor names is unknown,

@@ -198,7 +198,7 @@ func TestObservedHelp(t *testing.T) {
 func TestObservedPrune(t *testing.T) {
 	// A file alone cannot say that its consumer kinds are every
 	// namespace's: prune reports a golden safe to delete only when
-	// --observed names them (SPEC sections 11 and 12).
+	// --observed names them.
 	cases := map[string]struct {
 		reason   string
 		args     []string
@@ -359,7 +359,7 @@ func TestObservedPruneOtherVersions(t *testing.T) {
 	// A consumer printed in a version of its kind the reader does not
 	// decode is never dropped with its kind still observed: it is read
 	// (KubeVirt serves v1alpha3 from its v1 types), or its kind is unknown
-	// and nothing is safe to delete (SPEC sections 11 and 12).
+	// and nothing is safe to delete.
 	cases := map[string]struct {
 		reason   string
 		appended string

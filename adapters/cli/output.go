@@ -18,7 +18,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-// planReport is the shape of `plan -o json` (SPEC section 8), which tools
+// planReport is the shape of `plan -o json`, which tools
 // build on: each pool as plan.Result marshals it, and the run's own
 // findings (the catalog's: an UnknownField of its values, a StateUnverified
 // of a catalog read back; --strict's refusals of them).

@@ -431,7 +431,7 @@ func TestPlanOffline(t *testing.T) {
 	if !reflect.DeepEqual(outcomes, want) {
 		t.Errorf("outcomes %v, want %v", outcomes, want)
 	}
-	// A warning is {"reason","field","message"} (SPEC section 8), and a
+	// A warning is {"reason","field","message"}, and a
 	// StateUnverified names the kind it could not read.
 	var out struct {
 		Pools []struct{ Warnings []map[string]any }

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
+	example "github.com/cozystack/kubernetes-worker-image/internal/examplefiles"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 	"github.com/cozystack/kubernetes-worker-image/storage"

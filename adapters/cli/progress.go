@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Progress on standard error (issue 17): for an input over progressBytes
+// Progress on standard error: for an input over progressBytes
 // or a fleet over progressPools, a line every progressEvery, and one when
 // done; only on a terminal, unless --progress asks for it anywhere.
 const (

@@ -18,8 +18,7 @@ import (
 // own guards read; one read per consumer kind, at once, so that a kind
 // whose list fails (a timeout, a server error) is unobserved, the failure
 // its cause, and the others still count. The radius is information: a
-// failed read of it never fails the command, whose own reads fail closed
-// (SPEC section 11).
+// failed read of it never fails the command, whose own reads fail closed.
 func (a *app) consumerView(v view) view {
 	if !v.cluster {
 		return v

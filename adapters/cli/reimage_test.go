@@ -12,7 +12,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
-// TestPlanReimageNotice: issue 18's notice, through the CLI: a pool whose
+// TestPlanReimageNotice: the re-image notice, through the CLI: a pool whose
 // planned disk-system differs from its live template's is told its
 // workers will be re-imaged; one whose is the same is told nothing; with
 // the templates unread, no pool is told either way, and the run says so

@@ -98,7 +98,7 @@ func TestHelmVerify(t *testing.T) {
 func TestHelmVerifyOffline(t *testing.T) {
 	// Offline, a clone cannot be checked against the cluster. helm-verify
 	// is strict by default, since Helm drops a post-renderer's standard
-	// error on success: it refuses, writing nothing (SPEC section 11).
+	// error on success: it refuses, writing nothing.
 	clone := render(t, chartDisk(t, "storageClass: replicated\nosImage: {builtin: {}}"))
 	r := exe(t, clone, "helm-verify")
 	if r.code != 3 || r.stdout != "" || !strings.Contains(r.stderr, "refused StateUnverified") || !strings.Contains(r.stderr, "cause: offline") {

@@ -10,7 +10,7 @@ import (
 
 // ChartIndent is the indentation of the disk-system entry's "- metadata:"
 // line inside the kubernetes-nodes chart's KubevirtMachineTemplate
-// template (SPEC section 3).
+// template.
 const ChartIndent = charttext.Indent
 
 // MaxIndent is the deepest indentation DiskText writes; a deeper one is an

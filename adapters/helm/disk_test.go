@@ -132,7 +132,7 @@ func TestDiskText(t *testing.T) {
 
 func TestDiskTextOffline(t *testing.T) {
 	// Offline with an empty class, the clone path leaves the class out
-	// (SPEC section 9) and StateUnverified says so.
+	// and StateUnverified says so.
 	pool := plan.DecodePool(tenantNS, "demo-md0", map[string]any{"cluster": "demo", "storageClass": "", "osImage": map[string]any{"builtin": map[string]any{}}})
 	res, err := plan.Plan(pool, enabledCatalog(), nil)
 	if err != nil {

@@ -95,7 +95,7 @@ var sprig = texttemplate.FuncMap{
 // fragments are the disk-system entry as a template writes it, measured
 // beside the library in one binary: the bare templates a renderer would
 // otherwise run, with no guard. "http" is the pre-feature chart's entry
-// restated from the chart's text; "clone" writes SPEC section 3's clone
+// restated from the chart's text; "clone" writes the chart's clone
 // entry from the same values: the golden's name from osImage.builtin over
 // talos.*, the pool's CAPI name from the release, the class as given
 // (always written: the library writes the class its guards resolved, which

@@ -30,7 +30,7 @@ var goldenAnnotations = []struct {
 }
 
 // GoldenText writes a golden DataVolume (catalog.Render's, or
-// catalog.NewGolden's) as the catalog chart renders it (SPEC section 4),
+// catalog.NewGolden's) as the catalog chart renders it,
 // one YAML document without a leading "---", each line ending in "\n". The
 // size is the quantity as the object holds it ("6144Mi" reads "6Gi"); the
 // storageClassName line is left out when the class is empty.

@@ -11,7 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// goldenDoc is SPEC section 4's golden for the default catalog.
+// goldenDoc is the catalog chart's golden for the default catalog.
 const goldenDoc = `apiVersion: cdi.kubevirt.io/v1beta1
 kind: DataVolume
 metadata:
@@ -48,7 +48,7 @@ func TestGoldenText(t *testing.T) {
 		want   string
 	}{
 		"default": {
-			reason: "the default catalog's golden, as SPEC section 4 writes it",
+			reason: "the default catalog's golden, as the catalog chart renders it",
 			values: enabledCatalog().Values(),
 			want:   "---\n" + goldenDoc,
 		},

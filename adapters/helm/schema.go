@@ -79,7 +79,7 @@ func imageFactoryURL() map[string]any {
 	return map[string]any{"type": "string", "format": "uri", "pattern": ImageFactoryURLPattern, "description": "Absolute http(s) URL of a Talos Image Factory."}
 }
 
-// optional admits "" beside what s admits: "" means not set (SPEC section 9).
+// optional admits "" beside what s admits: "" means not set.
 func optional(s map[string]any) map[string]any {
 	desc := s["description"]
 	delete(s, "description")

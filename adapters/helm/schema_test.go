@@ -88,7 +88,7 @@ func TestSchemaPatternsArePlanners(t *testing.T) {
 }
 
 func TestSchemaAllowsNotSet(t *testing.T) {
-	// "" means not set (SPEC section 9): the schema admits it beside the
+	// "" means not set: the schema admits it beside the
 	// pattern in osImage, where the planner falls back to talos.*.
 	props := helm.OSImageSchema()["properties"].(map[string]any)["builtin"].(map[string]any)["properties"].(map[string]any)
 	anyOf := props["version"].(map[string]any)["anyOf"].([]any)

@@ -61,7 +61,7 @@ func (r *VerifyResult) Warnings() guard.Warnings {
 // as sigs.k8s.io/yaml decodes a document), so that a chart gets the guards
 // without changing its templates:
 //   - every golden DataVolume among them (in cozy-public, labelled and
-//     annotated as SPEC section 4 says) is an entry of the catalog that will
+//     annotated as the catalog chart renders it) is an entry of the catalog that will
 //     exist once they are applied, merged with cat (nil: none): a rendered
 //     golden replaces cat's entry of its flavor, and cat's other entries
 //     stay. That catalog is guarded against the goldens of the cluster

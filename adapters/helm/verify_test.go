@@ -167,7 +167,7 @@ func TestVerifyNamesThePool(t *testing.T) {
 
 // TestVerifyNotAGolden: every disk-system that clones anything is guarded;
 // a clone source that is not a golden of cozy-public is refused NotAGolden
-// at the source's path (SPEC section 11), whatever the catalog holds.
+// at the source's path, whatever the catalog holds.
 func TestVerifyNotAGolden(t *testing.T) {
 	entry := "spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates[1].spec."
 	source := func(from string) string {

@@ -47,7 +47,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // BenchmarkReadServed: each takes minutes to build and seconds to read.
 const LargeEnv = "MANIFESTS_BENCH_500MB"
 
-// BenchmarkReadServed decodes states like issue 17's as kubectl prints them
+// BenchmarkReadServed decodes a large fleet's states as kubectl prints them
 // of a live cluster (fleet.Workers, served: worker disks, each a DataVolume
 // and its PVC), as -o yaml and -o json, in files of about 50 MB, and of
 // about 500 MB when MANIFESTS_BENCH_500MB is set.

@@ -24,7 +24,7 @@
 //     dump therefore says the cluster has none of it. ReadResult also says
 //     which kinds the file held objects of (Result.Held), for a caller
 //     that observes only those and the ones its user names
-//     (Result.Observed, SPEC 11).
+//     (Result.Observed).
 //   - An object of a kind the planner reads in a version it does not (a
 //     storage.k8s.io/v1beta1 StorageClass) is skipped with a VersionNotRead
 //     Note, and its kind is not observed (Result.Unread), whatever a

@@ -55,8 +55,8 @@ type Result struct {
 	State *state.State
 	Notes []Note
 	// Held is the set of kinds the input held at least one object of
-	// (in a version the planner reads): what a --state file observes by
-	// SPEC 11, before the user names more.
+	// (in a version the planner reads): what a --state file observes
+	// before the user names more.
 	Held state.Kind
 	// Unread is the set of kinds the input held an object of in a
 	// version the planner does not read (each noted VersionNotRead): the
@@ -67,12 +67,12 @@ type Result struct {
 	Objects int
 }
 
-// Observed is what the input observes for a caller that takes it, by SPEC
-// 11, to cover only the kinds it holds an object of and those the user
-// names: Held and named, but never a kind of Unread, whose objects the
-// State lacks whatever the user says. For example a file holding PVCs and
-// a cdi.kubevirt.io/v1alpha1 DataVolume, with DataVolume and CDIConfig
-// named, observes PersistentVolumeClaim|CDIConfig.
+// Observed is what the input observes for a caller that takes it to cover only
+// the kinds it holds an object of and those the user names: Held and named, but
+// never a kind of Unread, whose objects the State lacks whatever the user says.
+// For example a file holding PVCs and a cdi.kubevirt.io/v1alpha1 DataVolume,
+// with DataVolume and CDIConfig named, observes
+// PersistentVolumeClaim|CDIConfig.
 func (r Result) Observed(named state.Kind) state.Kind { return (r.Held | named) &^ r.Unread }
 
 // ReadResult is Read, with what the input held.

@@ -1,14 +1,16 @@
-// Package cli holds the worker-image walkthrough's example files, embedded so
-// that `worker-image plan --example` runs them from any checkout without
-// paths: a tenant's KubernetesNodes pools (one cloning the catalog's golden,
-// one importing over HTTP as before the catalog), a pool refused for a
+// Package cli holds the worker-image walkthrough's example files, as plain
+// YAML for the commands of the README's walkthrough: a tenant's
+// KubernetesNodes pools (one cloning the catalog's golden, one importing
+// over HTTP as before the catalog), a pool refused for a
 // StorageClassMismatch, the catalog's values, a cluster state as
-// `kubectl get -o yaml` prints it, and a ComputePlane's values.
+// `kubectl get -o yaml` prints it, a ComputePlane's values, and
+// cozystack-values.yaml, the platform's values every pool release merges,
+// which `worker-image diff --cozystack-values` reads to name the pools'
+// KubevirtMachineTemplates.
 //
-// The same files are plain YAML beside this one, for the commands of the
-// README's walkthrough, with one more: cozystack-values.yaml, the
-// platform's values every pool release merges, which `worker-image diff
-// --cozystack-values` reads to name the pools' KubevirtMachineTemplates.
+// The CLI embeds the same files (but cozystack-values.yaml) of its own, so
+// that `worker-image plan --example` runs them from any checkout without
+// paths; this package's test keeps both byte for byte the same.
 //
 // # Rules
 //
@@ -20,5 +22,5 @@
 //     an object of (and those --observed names), so a kind it left out
 //     would be unknown, not empty.
 //   - The files are the walkthrough's: a change here changes the README's
-//     output, which its test compares.
+//     output, which its test compares, and is made to the CLI's copy too.
 package cli

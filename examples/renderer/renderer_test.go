@@ -13,9 +13,9 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	example "github.com/cozystack/kubernetes-worker-image/examples/cli"
 	"github.com/cozystack/kubernetes-worker-image/examples/renderer"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	example "github.com/cozystack/kubernetes-worker-image/internal/examplefiles"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -23,7 +23,7 @@ import (
 // preFeatureTemplate is the pre-feature kubernetes-nodes chart's
 // dataVolumeTemplates, as its KubevirtMachineTemplate template held it:
 // a copy kept here, so that the renderer is compared with the chart and not
-// with the library's own idea of it (SPEC section 3).
+// with the library's own idea of it.
 const preFeatureTemplate = `      dataVolumeTemplates:
       - metadata:
           name: disk-system
@@ -157,7 +157,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 		warn       []fixtures.Finding
 		// onCluster is the warnings on the walkthrough cluster, when they
 		// differ from warn: the HTTP path warns of a disk CDI cannot
-		// render there (SPEC section 10), and still renders it.
+		// render there, and still renders it.
 		onCluster []fixtures.Finding
 	}{
 		"chart defaults": {
@@ -200,7 +200,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 			values: "cluster: demo\ntalos: {imageFactoryURL: 'https://factory.example.com//'}",
 		},
 		"empty talos version": {
-			reason: "talos.* of a pool without osImage render as the chart rendered them, even empty, with a warning (SPEC section 11)",
+			reason: "talos.* of a pool without osImage render as the chart rendered them, even empty, with a warning",
 			values: "cluster: demo\ntalos: {version: ''}",
 			warn:   []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "talos.version"}},
 		},

@@ -22,7 +22,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
-// The CLI on the real API server (issue 18): it plans the KubernetesNodes
+// The CLI on the real API server: it plans the KubernetesNodes
 // that live in the cluster, by name, by namespace and in every namespace,
 // reading their state through the same bounded reads, and gives the same
 // output as from files of the same objects; installed as a kubectl plugin,

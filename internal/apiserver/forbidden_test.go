@@ -40,15 +40,14 @@ func classesUnknown(st *state.State) *state.State {
 	return &cp
 }
 
-// A Forbidden on StorageClasses leaves them unknown: no pool passes
-// silently (each one whose plan needed them warns StateUnverified naming
-// StorageClass) and none is refused for it (a refusal stands only where it
-// rests on what was read: both classes explicit, the catalog). The disk too
-// small for its golden is not refused either: CDI renders the disk's PVC,
-// on a class that must exist, before it compares the sizes (SPEC section
-// 10), so with the classes unknown the size proves nothing, and the pool
-// warns instead. Both live readers plan exactly as the file with
-// StorageClasses unknown does.
+// A Forbidden on StorageClasses leaves them unknown: no pool passes silently
+// (each one whose plan needed them warns StateUnverified naming StorageClass)
+// and none is refused for it (a refusal stands only where it rests on what was
+// read: both classes explicit, the catalog). The disk too small for its golden
+// is not refused either: CDI renders the disk's PVC, on a class that must
+// exist, before it compares the sizes, so with the classes unknown the size
+// proves nothing, and the pool warns instead. Both live readers plan exactly as
+// the file with StorageClasses unknown does.
 func TestForbiddenStorageClasses(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)

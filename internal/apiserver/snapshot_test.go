@@ -30,7 +30,7 @@ func setCloneStrategy(t *testing.T, e *apiserver.Env, class string, s cdiv1.CDIC
 }
 
 // A cluster whose CDI resource sets no cloneStrategyOverride clones with
-// the strategy of the disk class's StorageProfile status (issue 12). On
+// the strategy of the disk class's StorageProfile status. On
 // snapshot, CDI needs a VolumeSnapshotClass of the CSI driver both volumes
 // share: without one it copies host-assisted ("No compatible
 // volumesnapshotclass found"), so the pool is refused HostAssistedClone;

@@ -22,14 +22,14 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/vmdisk"
 )
 
-// TestVMDiskUnboundForEverReadLive is cozystack/cozystack#2908 on a real API
-// server, planned through vmdisk.Plan on the state each live reader reads
-// (the webhook's test judges the same at apply): the golden image debian imported on
-// replicated (LINSTOR), and a VMDisk asking for linstor-node-local, a
-// WaitForFirstConsumer class of the same LINSTOR driver. CDI would attempt
-// a cross-class CSI clone that never binds, and nothing would say so; the
-// plan refuses it at spec.storageClass, naming the class to set. The same
-// VMDisk on replicated is planned; on the fixture's local (another CSI
+// TestVMDiskUnboundForEverReadLive is a VM disk unbound for ever, cloned across
+// classes, on a real API server, planned through vmdisk.Plan on the state each
+// live reader reads (the webhook's test judges the same at apply): the golden
+// image debian imported on replicated (LINSTOR), and a VMDisk asking for
+// linstor-node-local, a WaitForFirstConsumer class of the same LINSTOR driver.
+// CDI would attempt a cross-class CSI clone that never binds, and nothing would
+// say so; the plan refuses it at spec.storageClass, naming the class to set.
+// The same VMDisk on replicated is planned; on the fixture's local (another CSI
 // driver) it is refused too, CDI copying over the pod network.
 func TestVMDiskUnboundForEverReadLive(t *testing.T) {
 	e := apiserver.Get(t)

@@ -106,9 +106,9 @@ func TestEmpty(t *testing.T) {
 	}
 }
 
-// TestPrint: a scalar as a template prints it, and quote quotes it: Go's
-// fmt for numbers and booleans (the chart's renders measured in SPEC
-// section 13), a string as itself, null as nothing.
+// TestPrint: a scalar as a template prints it, and quote quotes it: Go's fmt
+// for numbers and booleans (as the chart's renders were measured), a string as
+// itself, null as nothing.
 func TestPrint(t *testing.T) {
 	cases := map[string]struct {
 		v    any

@@ -14,7 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Workers is the state of issue 17: 20,000 worker disks, each a
+// Workers is a large fleet's state: 20,000 worker disks, each a
 // DataVolume cloned from its golden and the PVC CDI made for it, in 1,000
 // tenant namespaces. Served and printed by kubectl get -o yaml it is about
 // 55 MB (-o json, indented by four spaces, about 100 MB).

@@ -22,7 +22,7 @@ import (
 // between the planner and CDI v1.64.0, each beside a neighbour on which
 // they agree, stated as fixed states so that they do not depend on a draw.
 // Each CDI verdict was measured by running CDI's own code on the state
-// (the CDI oracle of /work/notes/cdi.md section 14), and cdiDecide is held
+// (CDI v1.64.0's functions, driven outside the module), and cdiDecide is held
 // to it too.
 
 const (
@@ -114,7 +114,7 @@ func TestCDIDisagreementsFound(t *testing.T) {
 		cdiReason  string // the CDI reason a host-assisted copy gives first
 	}{
 		"snapshot across drivers": {
-			reason: "under the snapshot strategy CDI looks for a VolumeSnapshotClass of a common driver first, and without one reports \"No compatible volumesnapshotclass found\" (controller/clone/common.go GetCompatibleVolumeSnapshotClass); it never reaches \"Provisioners are incompatible\" (/work/notes/cdi.md 5 iii)",
+			reason: "under the snapshot strategy CDI looks for a VolumeSnapshotClass of a common driver first, and without one reports \"No compatible volumesnapshotclass found\" (controller/clone/common.go GetCompatibleVolumeSnapshotClass); it never reaches \"Provisioners are incompatible\"",
 			objs:   append(snapshotClasses(caseCluster(snapshot, false)), onDriver(ptr.To(plan.DefaultStorageClass), otherDriver)...),
 			class:  plan.DefaultStorageClass,
 			cdi:    cdiHostAssisted, cdiReason: causeNoSnapshotClass,

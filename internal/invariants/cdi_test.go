@@ -20,8 +20,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// cdiGuards are the refusals that predict what CDI does with the disk
-// (SPEC section 10); the others are the catalog's and the values' rules.
+// cdiGuards are the refusals that predict what CDI does with the disk;
+// the others are the catalog's and the values' rules.
 var cdiGuards = []guard.Reason{guard.StorageClassMismatch, guard.StorageClassNotFound, guard.DiskUnrenderable,
 	guard.DefaultStorageClassUnresolvable, guard.DiskSmallerThanGolden, guard.HostAssistedClone}
 
@@ -32,8 +32,8 @@ type cdiCase struct {
 	Source  *goldenSource
 	Verdict cdiVerdict
 	// ClassesAgree: the disk renders on the golden's class, or the golden
-	// exists on no class at all (SPEC section 5 resolves both sides, read
-	// again from the raw state), and the golden has or will have a PVC.
+	// exists on no class at all (both sides resolved as the planner does,
+	// read again from the raw state), and the golden has or will have a PVC.
 	ClassesAgree bool
 	// Served: the enabled catalog holds the pool's flavor, valid.
 	Served bool
@@ -127,9 +127,8 @@ func hostAssistedOf(rs guard.Refusals) []string {
 }
 
 // waived reports whether the plan waives the golden: the pool has cloned a
-// golden now gone, and is not refused for it (SPEC section 2,
-// GoldenUnavailable); what CDI does once it is back is not judged until
-// then.
+// golden now gone, and is not refused for it (GoldenUnavailable); what CDI does
+// once it is back is not judged until then.
 func waived(res plan.Result, st *state.State, c cdiCase) bool {
 	return hasReason(res.Warnings, guard.GoldenUnavailable) && !goldenExists(st, c.Disk.Golden)
 }
@@ -200,7 +199,7 @@ func boolText(b *bool) *string {
 	return ptr.To(fmt.Sprint(*b))
 }
 
-// TestHostAssistedCausesFollowCDI (invariant 11, SPEC section 10): for
+// TestHostAssistedCausesFollowCDI (invariant 11): for
 // every builtin pool of a fully observed cluster whose disk CDI renders on
 // the golden's class (or whose golden has no class), the planner's
 // HostAssistedClone refusals are exactly the host-assisted causes that
@@ -252,7 +251,7 @@ func importOK(st *state.State, name string) bool {
 	return true
 }
 
-// TestUnobservedProvesNoHostAssistedCause (invariant 12, SPEC section 2):
+// TestUnobservedProvesNoHostAssistedCause (invariant 12):
 // with some of the kinds the host-assisted causes rest on turned unknown
 // (the CSIDrivers, the CDI resource, the StorageProfiles, the
 // VolumeSnapshotClasses, the golden's PersistentVolume, the CDIConfig, the
@@ -309,7 +308,7 @@ func TestUnobservedProvesNoHostAssistedCause(t *testing.T) {
 	})
 }
 
-// TestRefusedIffCDIWouldNotClone (invariant 13, SPEC section 10): for
+// TestRefusedIffCDIWouldNotClone (invariant 13): for
 // every builtin pool of a fully observed cluster, the plan refuses for a
 // CDI guard (cdiGuards) exactly when CDI, as cdiDecide states it, would copy
 // the golden host-assisted, never render the disk's PVC, reject the disk
@@ -317,12 +316,12 @@ func TestUnobservedProvesNoHostAssistedCause(t *testing.T) {
 // Where no PVC of the golden exists or ever will (no golden, or one whose
 // own DataVolume CDI cannot render), the disk waits for it for ever, and
 // only the disk's side is asked: the plan refuses a disk CDI rejects or
-// never renders (the rest is SPEC section 5's: GoldenNotInCatalog, a
+// never renders (the rest is the planner's own: GoldenNotInCatalog, a
 // golden class no default resolves, the catalog's render refusing the
 // entry). Kept on purpose, and excused by name:
 //
 //   - StorageClassMismatch where CDI clones or waits: the seed's one class
-//     per flavor (SPEC section 5), kept although CDI compares drivers, not
+//     per flavor, kept although CDI compares drivers, not
 //     classes;
 //   - HostAssistedClone alone where CDI errors and waits before the cause
 //     the planner proves: a VolumeSnapshotClass both StorageProfiles name
@@ -388,10 +387,10 @@ func excused(refused []guard.Reason, c cdiCase) bool {
 }
 
 // TestCDIOracleCoverage: the scenarios the CDI properties draw reach every
-// outcome of cdiDecide and every host-assisted cause, each also as the one
-// CDI reports first, and clones CDI makes are a good share of them (a
-// sixth or more of the builtin pools, whatever their pool or catalog). Drawn by seed, so that the figures (logged with
-// -v) do not depend on -rapid.checks.
+// outcome of cdiDecide and every host-assisted cause, each also as the one CDI
+// reports first, and clones CDI makes are a good share of them (a sixth or more
+// of the builtin pools, whatever their pool or catalog). Drawn by seed, so that
+// the figures (logged with -v) do not depend on -rapid.checks.
 func TestCDIOracleCoverage(t *testing.T) {
 	const draws = 2000
 	scenarios := rapid.Custom(wellFormedScenario)

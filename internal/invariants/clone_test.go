@@ -19,7 +19,7 @@ import (
 // TestPlannedCloneMatchesGolden (invariant 4): a planned clone's
 // storageClassName is the golden's resolved class, and the class the plan
 // reports (a golden on no class at all has none to match: CDI compares its
-// volume's driver); its size clears CDI's size checks (SPEC section 10):
+// volume's driver); its size clears CDI's size checks:
 // the golden PVC's request (before the PVC exists, what CDI renders for the
 // golden's DataVolume, or its entry) is at most the disk's rendered
 // request, and a Block golden's at most the disk's size raised to the
@@ -68,16 +68,16 @@ func TestPlannedCloneMatchesGolden(t *testing.T) {
 				continue
 			}
 			if !g.Exists && hasReason(res.Warnings, guard.GoldenUnavailable) && (entry == nil || g.FromDefault) {
-				// A golden gone from under a pool that cloned it (SPEC
-				// section 2: planned, with GoldenUnavailable), and no
-				// longer served, or served on no class its entry names:
-				// there is no class of it to match until it is back.
+				// A golden gone from under a pool that cloned it (planned, with
+				// GoldenUnavailable), and no longer served, or served on no
+				// class its entry names: there is no class of it to match until
+				// it is back.
 				continue
 			}
 			if g.FromDefault && g.HasPVC {
 				// Nothing of the golden names its class: disks the pool
 				// already cloned from it prove the class its PVC is on
-				// (SPEC section 5, moving the default never refuses such
+				// (moving the default never refuses such
 				// a pool). A golden with no PVC is re-created on the
 				// default, whatever its old clones are on.
 				if proven := stateindex.Of(snap).ClonedClasses(p.Namespace, naming.PoolCAPIName(p.Name), res.Golden); len(proven) == 1 {

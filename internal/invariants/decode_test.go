@@ -16,7 +16,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// TestValuesPathsAgree (invariant 9, SPEC sections 9 and 13): whatever a
+// TestValuesPathsAgree (invariant 9): whatever a
 // pool's values hold, as Flux hands them to Helm (decoded JSON, numbers
 // float64), every path reads them alike: plan.DecodePool, plan.PoolFromObject
 // of a KubernetesNodes holding them, and plan.PoolSpec decoded from their

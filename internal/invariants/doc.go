@@ -6,6 +6,6 @@
 // Each property states its rule in its doc comment; README.md lists them
 // with a one-line change to the planner that makes each fail, and says how
 // to run them, the fuzz targets and the mutation testing. gaps_test.go
-// names where the planner departs from SPEC section 2 today, which the
+// names where the planner departs from its inputs' rules today, which the
 // properties excuse and nothing more.
 package invariants

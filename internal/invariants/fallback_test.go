@@ -11,7 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
-// goldenNameRE is what a golden's name looks like (issue 7).
+// goldenNameRE is what a golden's name looks like.
 var goldenNameRE = regexp.MustCompile(`^talos-worker-[a-z0-9]+-v[0-9]+\.[0-9]+\.[0-9]+$`)
 
 // TestNoSilentFallback (invariant 2): a pool with osImage.builtin never gets

@@ -14,8 +14,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// This file names where the planner departs, by choice, from reading SPEC
-// section 2 to the letter, so that the invariant properties excuse exactly
+// This file names where the planner departs, by choice, from reading its
+// inputs' rules to the letter, so that the invariant properties excuse exactly
 // that and nothing more. Gaps 2 to 4 (a profile's copy with the CDI
 // resource unknown; PVCs unknown without a word; moving the default under
 // a pool whose golden names no class) are closed and pinned by the

@@ -15,7 +15,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// goldenSide is a golden's class and size as SPEC section 5 says to resolve
+// goldenSide is a golden's class and size as the planner resolves
 // them, read again from the raw state so that the properties do not trust
 // the planner's own reading. Known is false when the answer rests on
 // something that was not observed.

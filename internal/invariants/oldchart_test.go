@@ -20,7 +20,7 @@ import (
 // reads, and the two fragments it reproduces, the disk-system entry and
 // the installer image. Nothing here calls the library's decoder or
 // internal/chartvalues. Each statement was checked against the real chart
-// rendered with Helm's engine (issue 16).
+// rendered with Helm's engine.
 
 // chartDefaults are the chart's values.yaml, for the values these paths
 // read; a fresh copy each call, since coalescing writes into it.

@@ -11,12 +11,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// TestListOrderDecidesNothing (invariant 10): the order in which the
-// cluster lists its objects, and the order of the pools, change no plan.
-// SPEC section 5: disks on several classes are refused, never resolved by
-// list order; the default within a tier is the newest, then the first by
-// name; of a driver's VolumeSnapshotClasses the planner needs only whether
-// one exists, however they are listed. (A broken cluster with two objects of one name is left out: which
+// TestListOrderDecidesNothing (invariant 10): the order in which the cluster
+// lists its objects, and the order of the pools, change no plan. Disks on
+// several classes are refused, never resolved by list order; the default within
+// a tier is the newest, then the first by name; of a driver's
+// VolumeSnapshotClasses the planner needs only whether one exists, however they
+// are listed. (A broken cluster with two objects of one name is left out: which
 // one a reader keeps is its own business.)
 func TestListOrderDecidesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {

@@ -28,7 +28,7 @@ import (
 )
 
 // TestOldChartIsTheSpecText anchors the reference: with the chart's
-// defaults it renders SPEC section 3's text byte for byte, and an empty
+// defaults it renders the pre-feature chart's text byte for byte, and an empty
 // class leaves the storageClassName line out.
 func TestOldChartIsTheSpecText(t *testing.T) {
 	const spec = `      - metadata:
@@ -92,7 +92,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 			// The values the image URL is built from: a factory override's
 			// own, else talos.*. With a factory override each is refused at
 			// the field it came from; without one the chart rendered them as
-			// given, and a warning says so (SPEC section 11). The charts'
+			// given, and a warning says so. The charts'
 			// defaults are valid.
 			var flavorFindings []finding
 			idPath, verPath, urlPath := "talos.schematicID", "talos.version", "talos.imageFactoryURL"
@@ -160,7 +160,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 			if malformed != got.IsZero() || !malformed && got.Cmp(q) != 0 {
 				t.Fatalf("pool %d: disk requests %s for diskSize %q", i, got.String(), p.Spec.DiskSize)
 			}
-			// The chart trims one trailing "/" of the repository (SPEC section 13).
+			// The chart trims one trailing "/" of the repository.
 			if want := strings.TrimSuffix(p.Spec.Talos.InstallerRepository, "/") + "/" + old.SchematicID + ":" + old.Version; res.InstallerImage != want {
 				t.Fatalf("pool %d: installer %q, want %q", i, res.InstallerImage, want)
 			}
@@ -169,7 +169,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 }
 
 // httpRenderWarning is the warning an HTTP disk gets when, from what was
-// observed, CDI never renders its PVC (SPEC section 10): no class and no
+// observed, CDI never renders its PVC: no class and no
 // default CDI reads (DiskUnrenderable at storageClass); under 1MiB
 // (DiskUnrenderable at diskSize); a class that does not exist
 // (StorageClassNotFound); no StorageProfile for it, or none whose first
@@ -228,7 +228,7 @@ func withoutWarnings(res plan.Result, fs []finding) plan.Result {
 	return res
 }
 
-// nameRefusals are the InvalidPoolName refusals of a pool (SPEC section 11):
+// nameRefusals are the InvalidPoolName refusals of a pool:
 // a namespace that is not a DNS-1123 label; a name that is not a DNS-1123
 // subdomain, else what the pre-feature chart refused (no cluster, or a name
 // that is not <cluster>-<pool>).
@@ -249,7 +249,7 @@ func nameRefusals(p plan.Pool) []finding {
 }
 
 // TestFluxValuesRenderAsTheChart (invariant 3, from the values Flux hands
-// Helm; SPEC sections 3 and 13): for any KubernetesNodes spec without
+// Helm): for any KubernetesNodes spec without
 // osImage, written as JSON in any form (fluxPoolValues), the planner does
 // what the pre-feature chart does with it (oldchart_test.go: Helm's
 // coalescing, the values schema, the template). Where the chart fails the

@@ -22,7 +22,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// TestUnknownIsNeitherAbsentNorPresent (invariant 6, SPEC section 2):
+// TestUnknownIsNeitherAbsentNorPresent (invariant 6):
 // turning observed kinds into unknown ones (kinds dropped from
 // State.Observed, their objects dropped or not; or the namespaced kinds
 // scoped to some namespaces, the goldens read by name or not) never adds a

@@ -32,12 +32,12 @@ type shape struct {
 	printed bool
 }
 
-// nodeGroupFields is every per-pool field forwarded to a pool release (SPEC section
-// 7), each of the type the computeplane and kubernetes-nodes values schemas
-// give it. Everything else a tenant writes in a node group is dropped:
-// osImage by name, because the worker OS image is the operator's decision,
-// never the tenant's; and the rest because a field nobody reviewed for a
-// single-tenant cluster of untrusted code does not reach it.
+// nodeGroupFields is every per-pool field forwarded to a pool release, each of
+// the type the computeplane and kubernetes-nodes values schemas give it.
+// Everything else a tenant writes in a node group is dropped: osImage by name,
+// because the worker OS image is the operator's decision, never the tenant's;
+// and the rest because a field nobody reviewed for a single-tenant cluster of
+// untrusted code does not reach it.
 var nodeGroupFields = map[string]shape{
 	"minReplicas":  {kind: chartvalues.Whole},
 	"maxReplicas":  {kind: chartvalues.Whole},

@@ -65,8 +65,8 @@ func (p chartPool) chartEntry() string {
 // faulted. The KubevirtMachineTemplates are named otherwise (a pool
 // release's kubernetes-computeplane-cluster-<pool>-<hash>, the wrapped
 // chart's computeplane-cluster-<group>-<hash>): the disk text is what
-// stays. Where the planner departs from the charts by design (SPEC 7's
-// defaults for an omitted field, SPEC 13's "" not forwarded, a diskSize
+// stays. Where the planner departs from the charts by design (the pool
+// chart's defaults for an omitted field, "" not forwarded, a diskSize
 // only the values schema refuses), the case says why.
 func TestMeasuredChart(t *testing.T) {
 	cases := map[string]struct {
@@ -121,7 +121,7 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize empty string": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":"","roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0/diskSize': '' does not match pattern <the quantity pattern>
-			departs: "SPEC 9 and 13: a group's diskSize \"\" is not set, and not forwarded, so the pool chart's 20Gi applies, as the wrapped chart's template would have rendered it",
+			departs: "a group's diskSize \"\" is not set, and not forwarded, so the pool chart's 20Gi applies, as the wrapped chart's template would have rendered it",
 			pools: []chartPool{
 				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
 			},
@@ -161,7 +161,7 @@ func TestMeasuredChart(t *testing.T) {
 		"diskSize omitted": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0': missing property 'diskSize'
-			departs: "SPEC 7: an omitted field takes the pool chart's default; the computeplane chart's values schema requires diskSize, instanceType, maxReplicas and minReplicas",
+			departs: "an omitted field takes the pool chart's default; the computeplane chart's values schema requires diskSize, instanceType, maxReplicas and minReplicas",
 			pools: []chartPool{
 				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
 			},
@@ -169,7 +169,7 @@ func TestMeasuredChart(t *testing.T) {
 		"only roles (every other field omitted)": {
 			values: `{"nodeGroups":{"md0":{"roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0': missing properties 'diskSize', 'instanceType', 'maxReplicas', 'minReplicas'
-			departs: "SPEC 7: an omitted field takes the pool chart's default; the computeplane chart's values schema requires diskSize, instanceType, maxReplicas and minReplicas",
+			departs: "an omitted field takes the pool chart's default; the computeplane chart's values schema requires diskSize, instanceType, maxReplicas and minReplicas",
 			pools: []chartPool{
 				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
 			},
@@ -177,7 +177,7 @@ func TestMeasuredChart(t *testing.T) {
 		"maxReplicas omitted": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"instanceType":"u1.medium","diskSize":"20Gi","roles":["ingress-nginx"]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/md0': missing property 'maxReplicas'
-			departs: "SPEC 7: an omitted field takes the pool chart's default; the computeplane chart's values schema requires diskSize, instanceType, maxReplicas and minReplicas",
+			departs: "an omitted field takes the pool chart's default; the computeplane chart's values schema requires diskSize, instanceType, maxReplicas and minReplicas",
 			pools: []chartPool{
 				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
 			},
@@ -202,7 +202,7 @@ func TestMeasuredChart(t *testing.T) {
 		"two groups, second with empty strings": {
 			values: `{"nodeGroups":{"md0":{"minReplicas":0,"maxReplicas":3,"instanceType":"u1.medium","diskSize":"20Gi","roles":["ingress-nginx"]},"gpu":{"minReplicas":0,"maxReplicas":2,"instanceType":"u1.large","diskSize":"","storageClass":"","roles":[]}}}`,
 			// The chart fails the release (schema): at '/nodeGroups/gpu/diskSize': '' does not match pattern <the quantity pattern>
-			departs: "SPEC 9 and 13: a group's diskSize \"\" and storageClass \"\" are not set, and not forwarded: the pool chart's 20Gi and replicated apply, as the wrapped chart's template would have rendered them",
+			departs: "a group's diskSize \"\" and storageClass \"\" are not set, and not forwarded: the pool chart's 20Gi and replicated apply, as the wrapped chart's template would have rendered them",
 			pools: []chartPool{
 				{name: "gpu", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},
 				{name: "md0", url: defaultURL, storage: `"20Gi"`, class: `"replicated"`, installer: defaultInstaller},

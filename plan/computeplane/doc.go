@@ -54,14 +54,13 @@
 //     pool chart's template fails them; 0 and "" are not set to it.
 //   - InvalidQuantity: a resources.cpu or resources.memory that is set and
 //     is not a positive quantity (a string off the values schemas' quantity
-//     pattern among them). A diskSize is never refused for its value, since
-//     the HTTP path gains no refusal the templates did not have (SPEC
-//     sections 3 and 13): one the values schemas refuse but the templates
-//     print ("20 Gi", 1.5, true) is forwarded with a warning that the pool
-//     release's install fails its schema validation, one that is no
-//     positive quantity ("0", -5) with a warning that the API server
-//     rejects the disk; 0, false and "" are unset to the chart's 20Gi, and
-//     say nothing.
+//     pattern among them). A diskSize is never refused for its value, since the
+//     HTTP path gains no refusal the templates did not have: one the values
+//     schemas refuse but the templates print ("20 Gi", 1.5, true) is forwarded
+//     with a warning that the pool release's install fails its schema
+//     validation, one that is no positive quantity ("0", -5) with a warning
+//     that the API server rejects the disk; 0, false and "" are unset to the
+//     chart's 20Gi, and say nothing.
 //   - InvalidValue: a value of a type the values schemas refuse (a list
 //     where a map belongs, a number where a string belongs, a map or a list
 //     where a size belongs, a fraction where a whole number belongs, a

@@ -22,13 +22,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/computeplane"
 )
 
-// The pre-feature computeplane chart's forwarding of a node group's disk,
-// said again in the tests' own words (notes: charts.md 4.1-4.3; SPEC
-// section 13), so that the property compares the pool releases with the
-// chart and not with the package: computeplane writes the groups with
-// toYaml into the wrapped kubernetes chart's values, which reads them back
-// with fromYaml (a number stays the float64 Flux handed Helm), and renders
-// each group's disk-system entry with
+// The pre-feature computeplane chart's forwarding of a node group's disk, said
+// again in the tests' own words (the charts as measured), so that the property
+// compares the pool releases with the chart and not with the package:
+// computeplane writes the groups with toYaml into the wrapped kubernetes
+// chart's values, which reads them back with fromYaml (a number stays the
+// float64 Flux handed Helm), and renders each group's disk-system entry with
 //
 //	storage: {{ .group.diskSize | default "20Gi" | quote }}
 //	{{- with .group.storageClass | default $.Values.storageClass }}
@@ -85,7 +84,7 @@ var schemaQuantity = regexp.MustCompile(`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+)
 // sizeWarned is whether the planner warns InvalidQuantity at a group's
 // diskSize d that the wrapped chart renders as storage: the values schema
 // refuses it (a string off the pattern, a fraction, a boolean), or what
-// renders is no positive quantity, or one past 10^1000 (SPEC sections 3 and 13: the HTTP path
+// renders is no positive quantity, or one past 10^1000 (the HTTP path
 // gains no refusal). What the template's default reads as unset says
 // nothing: it is not forwarded, and the pool chart's 20Gi applies.
 func sizeWarned(d any) bool {
@@ -139,7 +138,7 @@ func poolSchemaRefuses(d any) bool {
 // size belongs, a class that is set, is no string and is not one the
 // template's default reads as unset (0, false), a maxReplicas that is no
 // whole number. And whether the group may run ingress: not when its roles
-// lack ingress-nginx or its maxReplicas is under 1 (SPEC section 7: an
+// lack ingress-nginx or its maxReplicas is under 1 (an
 // omitted one is the pool chart's 10); a refused roles or maxReplicas is
 // not guessed at.
 func plannerRefuses(name string, group map[string]any) (fields []string, ingress bool) {
@@ -224,7 +223,7 @@ func fluxGroup() *rapid.Generator[string] {
 	})
 }
 
-// TestPropertyPoolDiskIsTheWrappedChartsDisk (SPEC sections 7 and 13): for
+// TestPropertyPoolDiskIsTheWrappedChartsDisk: for
 // node groups as Flux hands them to Helm, every ComputePlane pool release
 // renders, through the pool chart's text (helm.DiskText of its plan, its
 // values decoded as Flux decodes its HelmRelease), the disk-system entry

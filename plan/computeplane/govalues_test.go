@@ -96,9 +96,9 @@ func TestPlanGoValues(t *testing.T) {
 // forwarded it, verbatim, "" included, but for storageClass: "". The wrapped
 // chart gave an empty class the application's replicated, never the cluster
 // default, so it is left out and the pool chart's default, replicated,
-// applies (SPEC section 13). An empty instanceType names none in both
+// applies. An empty instanceType names none in both
 // charts, and is forwarded; an empty diskSize or cpu matches no quantity,
-// and the values schema refuses it (SPEC 13 says diskSize: "" is 20Gi; the
+// and the values schema refuses it (a pool chart would take "" for 20Gi; the
 // computeplane chart refuses it).
 func TestPlanEmptyStrings(t *testing.T) {
 	cases := map[string]struct {
@@ -134,7 +134,7 @@ func TestPlanEmptyStrings(t *testing.T) {
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"], "kubelet": {"systemReservedMemory": ""}}`,
 		},
 		"EmptyDiskSize": {
-			reason: `diskSize: "" is not forwarded (SPEC section 13): the pool chart's 20Gi applies, and its values schema, which refuses "", never sees it.`,
+			reason: `diskSize: "" is not forwarded: the pool chart's 20Gi applies, and its values schema, which refuses "", never sees it.`,
 			group:  `{roles: [ingress-nginx], diskSize: ""}`,
 			values: `{"cluster": "computeplane-cluster", "roles": ["ingress-nginx"]}`,
 		},

@@ -103,7 +103,7 @@ func sizedByType(group map[string]any) bool {
 // chart's default, or no resources) says nothing. A resources.cpu or
 // memory (positive set) must be a positive quantity: InvalidQuantity. A
 // diskSize renders as the templates print it, since the HTTP path gains no
-// refusal the pre-feature templates did not have (SPEC sections 3 and 13):
+// refusal the pre-feature templates did not have:
 // one the values schemas refuse (a string off the quantity pattern, a
 // fraction, true) is a warning that the pool release's install fails its
 // schema validation, and one that is no positive quantity ("0", -5) a

@@ -235,7 +235,7 @@ func TestPlan(t *testing.T) {
 
 		// Quantities.
 		"DiskSizeMalformed": {
-			reason:   "A diskSize that is no quantity renders as the templates print it, with a warning that the values schema refuses it (SPEC sections 3 and 13).",
+			reason:   "A diskSize that is no quantity renders as the templates print it, with a warning that the values schema refuses it.",
 			values:   withEtcd + "nodeGroups:\n  md0: {diskSize: twenty}\n" + ingressGroup,
 			pools:    []string{"ing", "md0"},
 			warnings: []string{"InvalidQuantity nodeGroups.md0.diskSize"},
@@ -291,7 +291,7 @@ func TestPlan(t *testing.T) {
 			pools:  []string{"ing", "md0"},
 		},
 		"DiskSizeEmpty": {
-			reason: "An empty diskSize is not set, and not forwarded: the pool chart's 20Gi (SPEC section 13).",
+			reason: "An empty diskSize is not set, and not forwarded: the pool chart's 20Gi.",
 			values: withEtcd + "nodeGroups:\n  md0: {diskSize: \"\"}\n" + ingressGroup,
 			pools:  []string{"ing", "md0"},
 		},
@@ -597,7 +597,7 @@ nodeGroups:
 			"evictionHardMemory": "100Mi",
 			"evictionSoftMemory": "5%"
 		}
-	}`, got, "the allowlisted fields as the tenant wrote them; an empty storageClass is not set, so the pool chart's default applies (SPEC section 13)")
+	}`, got, "the allowlisted fields as the tenant wrote them; an empty storageClass is not set, so the pool chart's default applies")
 	assert.Equal(t, []string{
 		"DroppedField nodeGroups.md0.gpus[0].count",
 		"DroppedField nodeGroups.md0.kubelet.maxPods",

@@ -16,7 +16,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
-// forwardable is SPEC section 7's allowlist written out again, as patterns of
+// forwardable is the allowlist of forwarded fields written out again, as patterns of
 // value paths ("gpus[].name"), so that the properties do not trust the
 // package's own table. cluster is the module's.
 var forwardable = map[string]bool{
@@ -141,11 +141,10 @@ func join(rel, k string) string {
 	return rel + "." + k
 }
 
-// maybe sets key in raw and forwarded, or leaves it out. Values are
-// forwarded as written, but storageClass: "" is not set (SPEC section 13:
-// the pool chart's default applies), so it is neither forwarded nor
-// reported. A null, which the values schema refuses, is no well-typed
-// value.
+// maybe sets key in raw and forwarded, or leaves it out. Values are forwarded
+// as written, but storageClass: "" is not set (the pool chart's default
+// applies), so it is neither forwarded nor reported. A null, which the values
+// schema refuses, is no well-typed value.
 func maybe(t *rapid.T, raw, fwd map[string]any, key string, val func() (written, forwarded any)) {
 	if rapid.IntRange(0, 5).Draw(t, "presence "+key) < 2 {
 		return

@@ -10,7 +10,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 )
 
-// TestResultJSON pins SPEC section 8's computeplane shape: the keys, their
+// TestResultJSON pins the computeplane command's JSON shape: the keys, their
 // nesting, and [] rather than null for empty lists.
 func TestResultJSON(t *testing.T) {
 	cases := map[string]struct {

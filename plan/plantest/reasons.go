@@ -38,11 +38,11 @@ func IsRefusalReason(r guard.Reason) bool { return refusalReasons[r] }
 // refusals' reasons: a property that allows them says so.
 func IsWarningReason(r guard.Reason) bool { return warningReasons[r] }
 
-// WarnsOnHTTPPath reports whether the HTTP path reports a refusal's reason
-// r at field as a warning, as it renders what the pre-feature chart
-// rendered and gains no refusal that chart did not have (SPEC sections 9,
-// 10 and 11): InvalidQuantity, StorageClassNotFound and DiskUnrenderable
-// at any field, and a malformed talos.* identifier at that field.
+// WarnsOnHTTPPath reports whether the HTTP path reports a refusal's reason r at
+// field as a warning, as it renders what the pre-feature chart rendered and
+// gains no refusal that chart did not have: InvalidQuantity,
+// StorageClassNotFound and DiskUnrenderable at any field, and a malformed
+// talos.* identifier at that field.
 func WarnsOnHTTPPath(r guard.Reason, field string) bool {
 	switch r {
 	case guard.InvalidQuantity, guard.StorageClassNotFound, guard.DiskUnrenderable:

@@ -28,8 +28,7 @@ type Discovery interface {
 // Kubernetes API server does: /api or /apis fail, or the core group v1 is
 // not served (a wrong URL path, an ingress's default backend, a proxy that
 // answers 404 to everything). Nothing it answers says anything of the
-// cluster, so a caller stops rather than take every kind as unknown
-// (SPEC section 11).
+// cluster, so a caller stops rather than take every kind as unknown.
 type NotAPIServerError struct {
 	// What is the discovery request that failed ("/api", "/apis", "/api/v1").
 	What string

@@ -54,17 +54,16 @@ const (
 
 // classify sorts the error of a call.
 //
-// Without discovery, a kind the server does not serve (CDI not installed,
-// its CRD being installed, a RESTMapper not yet refreshed) shows as a 404
-// on its list or a no-match: unknown, not empty, since a 404 on a list
-// proves no object absent, and a refusal must not rest on it (SPEC section
-// 2). Nothing degrades for it: a worker disk is a DataVolume, which a
-// cluster without CDI cannot accept.
+// Without discovery, a kind the server does not serve (CDI not installed, its
+// CRD being installed, a RESTMapper not yet refreshed) shows as a 404 on its
+// list or a no-match: unknown, not empty, since a 404 on a list proves no
+// object absent, and a refusal must not rest on it. Nothing degrades for it: a
+// worker disk is a DataVolume, which a cluster without CDI cannot accept.
 //
 // With discovery (discovered), a kind is not served only when discovery
 // says so, and its calls are never made: a 404 on a kind it serves is a
 // server that does not answer as discovery said (a proxy, a wrong path),
-// a failed read (SPEC section 11).
+// a failed read.
 //
 // A get's NotFound proves the object absent only when the server said so
 // about that object; the plain "404 page not found" of a path the server

@@ -34,7 +34,7 @@ type Options struct {
 	// Served, when set, is what discovery says the server serves (Discover,
 	// Discovered.Kinds): a kind it does not serve is unknown without a call,
 	// and a 404 on a kind it serves is a failed read, never "not served"
-	// (SPEC section 11: a kind is not served only when discovery says so).
+	// (a kind is not served only when discovery says so).
 	// Nil is a reader without discovery: a 404 on a list, and a RESTMapper's
 	// no-match, are the kind not being served.
 	Served *Served

@@ -1,5 +1,5 @@
 // Command statefile writes the benchmark fleet's state file as kubectl
-// prints it, and measures reading one: the figures of issue 17 that a Go
+// prints it, and measures reading one: the scale figures that a Go
 // benchmark cannot give (the peak resident memory of a process that does
 // nothing else).
 //
@@ -9,11 +9,10 @@
 //	statefile -times 1 -pools 10000 > pools.yaml
 //	statefile -times 1 -catalog > catalog.yaml
 //
-// -pools writes that many KubernetesNodes documents that clone the
-// fleet's goldens, and -catalog the catalog values that serve them: with
-// the state, the inputs of the CLI's whole-process figure (issue 17:
-// `worker-image plan -f pools.yaml --catalog catalog.yaml --state
-// state.json -o chart`).
+// -pools writes that many KubernetesNodes documents that clone the fleet's
+// goldens, and -catalog the catalog values that serve them: with the state, the
+// inputs of the CLI's whole-process figure (`worker-image plan -f pools.yaml
+// --catalog catalog.yaml --state state.json -o chart`).
 //
 // -read prints the objects read, the time it took and the process's peak
 // resident set (VmHWM), and the peak as a multiple of the file's size.

@@ -1,4 +1,12 @@
-package cli
+// Package examplefiles embeds the walkthrough's example files, which the
+// CLI's --example runs from any checkout without paths: a tenant's
+// KubernetesNodes pools (one cloning the catalog's golden, one importing
+// over HTTP as before the catalog), a pool refused for a
+// StorageClassMismatch, the catalog's values, a cluster state as
+// `kubectl get -o yaml` prints it, and a ComputePlane's values. They are
+// the CLI's own; examples/cli holds the same files on disk for the README's
+// commands, and its test keeps the two byte for byte the same.
+package examplefiles
 
 import _ "embed"
 

@@ -202,7 +202,13 @@ func (a *app) runConsumers(o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := catalog.Consumers(args[0], v.snap, plan.PoolGolden)
+	return a.writeConsumers(o, v, catalog.Consumers(args[0], v.snap, plan.PoolGolden), true)
+}
+
+// writeConsumers reports what clones a golden, as consumers prints it;
+// pools adds each consumer's pool and the blast radius (the worker
+// catalog's goldens have pools, an image's none).
+func (a *app) writeConsumers(o *options, v view, res catalog.ConsumersResult, pools bool) error {
 	v.explain(res.Warnings)
 	// A kind that could not be read may hide a consumer: the list is a
 	// floor, not the answer, and the run is unverified.
@@ -227,9 +233,17 @@ func (a *app) runConsumers(o *options, args []string) error {
 		if unread {
 			count = "unverified, at least " + count
 		}
-		printf(a.stdout, "golden %s: %s; %s\n", res.Golden, count, pointAt(res.BlastRadius))
+		if pools {
+			printf(a.stdout, "golden %s: %s; %s\n", res.Golden, count, pointAt(res.BlastRadius))
+		} else {
+			printf(a.stdout, "golden %s: %s\n", res.Golden, count)
+		}
 		for _, c := range res.Consumers {
-			printf(a.stdout, "  %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
+			if pools {
+				printf(a.stdout, "  %s %s/%s pool %s\n", c.Kind, c.Namespace, c.Name, orNone(c.Pool))
+			} else {
+				printf(a.stdout, "  %s %s/%s\n", c.Kind, c.Namespace, c.Name)
+			}
 		}
 	}
 	printWarnings(a.stderr, res.Warnings, nil)

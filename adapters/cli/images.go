@@ -159,45 +159,7 @@ func (a *app) runImagesConsumers(o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := vmimages.Consumers(strings.TrimPrefix(args[0], vmimages.GoldenPrefix), v.snap)
-	v.explain(res.Warnings)
-	// A kind unread may hide a consumer: the list is a floor.
-	unread := v.isUnverified(o, res.Warnings)
-	var refusals guard.Refusals
-	if o.strict {
-		res.Warnings, refusals = strictRefusals(res.Warnings)
-	}
-	switch o.output {
-	case jsonOut, yamlOut:
-		out := withRefusals(res, refusals)
-		if unread {
-			out = withKey(out, "outcome", unverified)
-		}
-		if err := writeData(a.stdout, o.output, out); err != nil {
-			return err
-		}
-	case wideOut:
-		a.writeConsumersWide(res.Consumers)
-	default:
-		count := sprintf("%d %s", len(res.Consumers), plural(len(res.Consumers), "consumer"))
-		if unread {
-			count = "unverified, at least " + count
-		}
-		printf(a.stdout, "golden %s: %s\n", res.Golden, count)
-		for _, c := range res.Consumers {
-			printf(a.stdout, "  %s %s/%s\n", c.Kind, c.Namespace, c.Name)
-		}
-	}
-	printWarnings(a.stderr, res.Warnings, nil)
-	printRefusals(a.stderr, refusals)
-	if len(refusals) > 0 {
-		return errRefused
-	}
-	if unread {
-		v.sayUnread(a.stderr, "the consumers of "+res.Golden+" were listed without reading every kind that may clone it", unreadKinds(res.Warnings), false)
-		return errUnverified
-	}
-	return nil
+	return a.writeConsumers(o, v, vmimages.Consumers(strings.TrimPrefix(args[0], vmimages.GoldenPrefix), v.snap), false)
 }
 
 func (a *app) imagesPruneCommand() *cobra.Command {

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
@@ -28,9 +27,8 @@ var vmDiskResource = schema.GroupVersionResource{Group: "apps.cozystack.io", Ver
 // vmDiskResourceNames are the names `plan TYPE/NAME` takes for it.
 var vmDiskResourceNames = []string{"vmdisks", "vmdisk", "vmdisks.apps.cozystack.io", "vmdisks.v1alpha1.apps.cozystack.io"}
 
-// imagesRelease is the HelmRelease of Cozystack's vm-default-images
-// package: its values are the image catalog VMDisks clone from.
-var imagesRelease = types.NamespacedName{Namespace: "cozy-system", Name: "vm-default-images"}
+// imagesRelease is the image catalog's HelmRelease.
+var imagesRelease = catalogrelease.Images
 
 // isVMDiskType reports whether s names the VMDisk resource.
 func isVMDiskType(s string) bool {

@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -31,9 +31,8 @@ var vmDiskGK = schema.GroupKind{Group: "apps.cozystack.io", Kind: "VMDisk"}
 // The vm-disk chart's releases, as cozystack-api names and labels them.
 const vmDiskReleasePrefix = "vm-disk-"
 
-// imagesRelease is the HelmRelease of Cozystack's vm-default-images
-// package: its values are the image catalog VMDisks clone from.
-var imagesRelease = types.NamespacedName{Namespace: "cozy-system", Name: "vm-default-images"}
+// imagesRelease is the image catalog's HelmRelease.
+var imagesRelease = catalogrelease.Images
 
 // VMDisks is the webhook of VMDisks (apps.cozystack.io/v1alpha1), served
 // at VMDisksPath: each create or update is planned as the vm-disk chart

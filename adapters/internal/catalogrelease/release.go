@@ -27,6 +27,10 @@ var GVR = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: 
 // install namespace.
 var Default = types.NamespacedName{Namespace: "cozy-system", Name: "kubernetes-worker-image"}
 
+// Images is the HelmRelease of Cozystack's vm-default-images package: its
+// values are the image catalog VMDisks clone from.
+var Images = types.NamespacedName{Namespace: "cozy-system", Name: "vm-default-images"}
+
 // platformValues is the Secret every Cozystack release takes values from;
 // it holds the platform's "_" keys only, which the catalog drops.
 const platformValues = "cozystack-values"

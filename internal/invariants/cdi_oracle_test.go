@@ -84,6 +84,11 @@ type cdiVerdict struct {
 	// UnknownStrategy: the strategy CDI picks (once it picks one) is none
 	// it knows, and the clone fails for good.
 	UnknownStrategy bool
+	// ImageMayNotFit: a Block disk of a Filesystem golden whose rendered
+	// request is below the golden's. The oracle assumes the image fits
+	// (CDI's size-detection pod passes); the planner, which cannot measure
+	// the image, bounds it by the golden's request and refuses.
+	ImageMayNotFit bool
 }
 
 // workerDisk is the DataVolume CDI is given: its class (nil: the field is
@@ -520,6 +525,7 @@ func cdiDecide(st *state.State, d workerDisk, src *goldenSource) cdiVerdict {
 	// skips the populator's size check (pvc-clone-controller.go
 	// detectCloneSize, cdi.kubevirt.io/permissiveClone); assumed to fit.
 	permissive := r.Block && !g.Block
+	v.ImageMayNotFit = permissive && g.HasRequest && g.Request.Value() > r.Request
 
 	if !populator {
 		return done(cdiHostAssisted, causeNoPopulator)

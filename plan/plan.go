@@ -9,9 +9,9 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
-	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskentry"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
 	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
@@ -100,10 +100,9 @@ type planner struct {
 	res  Result
 	// unverified collects the kinds a guard needed but could not read.
 	unverified state.Kind
-	// textOnly keeps the disk's description in text in place of the
-	// DataVolume entry (PlanEntry).
-	textOnly bool
-	text     charttext.Disk
+	// entry, when set, receives the disk's description in place of the
+	// DataVolume object (planEntry).
+	entry *diskentry.Disk
 }
 
 func (p *planner) finish() {
@@ -292,7 +291,7 @@ func (p *planner) planHTTP(f *Factory) {
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
 			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", diskSize, DefaultDiskSize)
 	}
-	d := charttext.Disk{Name: DiskName, UsePopulator: "false", URL: naming.ImageURL(factory, id, ver), Size: diskSize}
+	d := diskentry.Disk{Name: DiskName, UsePopulator: "false", URL: naming.ImageURL(factory, id, ver), Size: diskSize}
 	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	if c := p.pool.Spec.StorageClass; c != "" {
 		p.res.StorageClass = storage.Resolution{Name: c, From: storage.Explicit}

@@ -36,9 +36,10 @@ var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 // carry 4 more spaces (nindent 4), and Helm removes the characters
 // "<no value>" from it after hashing; a value holding them is written
 // without them. On the clone path it is the same layout with the golden and
-// pool annotations, quoted, and the golden's pvc source. A renderer that
-// needs only this text calls plan.PlanEntry, which writes it at
-// ChartIndent without building the DataVolume object.
+// pool annotations, quoted, and the golden's pvc source. It is for a caller
+// that already holds a plan.Result (the CLI's -o chart); a renderer that
+// needs only the text calls PlanEntry, which never builds the DataVolume
+// object.
 func DiskText(r plan.Result, indent int) (string, error) {
 	if r.Outcome != plan.Planned {
 		return "", ErrRefused
@@ -50,5 +51,5 @@ func DiskText(r plan.Result, indent int) (string, error) {
 	if err != nil || (r.Source != plan.Clone && r.Source != plan.HTTP) {
 		return "", fmt.Errorf("the plan's source %q does not match its disk's source", r.Source)
 	}
-	return d.Text(indent), nil
+	return charttext.DiskText(&d, indent), nil
 }

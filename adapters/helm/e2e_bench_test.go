@@ -46,7 +46,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 		b.Run(name+"/PlanEntry", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := plan.PlanEntry(plan.DecodePool("tenant-demo", "demo-md0", values), cat, snap); err != nil {
+				if _, err := helm.PlanEntry(plan.DecodePool("tenant-demo", "demo-md0", values), cat, snap); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -212,7 +212,7 @@ func BenchmarkFleetText(b *testing.B) {
 	b.Run("PlanEntries", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			for _, e := range plan.PlanEntries(pools, cat, snap) {
+			for _, e := range helm.PlanEntries(pools, cat, snap) {
 				if e.Outcome == plan.Planned && e.Text == "" {
 					b.Fatal("a planned entry without text")
 				}

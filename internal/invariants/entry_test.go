@@ -30,10 +30,10 @@ func TestPlanEntryIsPlanThenText(t *testing.T) {
 		if rapid.Bool().Draw(t, "no catalog") {
 			cat = nil
 		}
-		fleet := plan.PlanEntries(s.Pools, cat, snap)
+		fleet := helm.PlanEntries(s.Pools, cat, snap)
 		for i, p := range s.Pools {
 			res, _ := plan.Plan(p, cat, snap)
-			e, err := plan.PlanEntry(p, cat, snap)
+			e, err := helm.PlanEntry(p, cat, snap)
 			if !sameError(err, res.Refusals) || !sameError(err, e.Refusals) {
 				t.Fatalf("pool %d: PlanEntry returned %v, its entry holds %v, Plan refused %v", i, err, e.Refusals, res.Refusals)
 			}

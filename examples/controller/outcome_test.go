@@ -31,7 +31,8 @@ func catalogWithPending() *catalog.Catalog {
 }
 
 func TestConditionAndEvents(t *testing.T) {
-	st, _, err := manifests.Read("cluster.yaml", bytes.NewReader(fixtures.ListYAML(fixtures.Cluster()...)))
+	rr, err := manifests.Read("cluster.yaml", bytes.NewReader(fixtures.ListYAML(fixtures.Cluster()...)))
+	st := rr.State
 	require.NoError(t, err)
 	snap := state.NewSnapshot(st)
 	pool := func(mutate func(*plan.Pool)) plan.Pool {

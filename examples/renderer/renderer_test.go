@@ -117,7 +117,8 @@ func values(t *testing.T, text string) map[string]any {
 // (examples/cli).
 func walkthrough(t *testing.T) renderer.Renderer {
 	t.Helper()
-	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	rr, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	st := rr.State
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,14 +85,14 @@ func TestConditionAndEvents(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, _ := plan.Plan(tc.pool, catalogWithPending(), snap)
-			c := Condition(res, 7)
+			c := condition(res, 7)
 			assert.Equal(t, ConditionType, c.Type)
 			assert.Equal(t, int64(7), c.ObservedGeneration, "the generation planned")
 			assert.Equal(t, tc.status, c.Status, tc.reason)
 			assert.Equal(t, tc.why, c.Reason, tc.reason)
 			assert.Len(t, strings.Split(c.Message, "\n"), tc.lines, tc.reason)
 			var got []string
-			for _, e := range Events(res) {
+			for _, e := range eventsOf(res) {
 				got = append(got, e.Type+" "+e.Reason)
 				assert.LessOrEqual(t, len(e.Note), noteLimit)
 			}

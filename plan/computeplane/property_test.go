@@ -112,7 +112,7 @@ var (
 	)
 	quantityValue = rapid.SampledFrom([]any{"20Gi", "50Gi", "1", "500m", json.Number("21474836480"), 4, float64(2)})
 	textValue     = rapid.Map(rapid.StringMatching(`[a-z0-9./-]{0,12}`), func(s string) any { return s })
-	rolesValue    = rapid.Map(rapid.SliceOfN(rapid.SampledFrom([]any{"worker", "gpu", IngressRole}), 0, 3), func(l []any) any { return l })
+	rolesValue    = rapid.Map(rapid.SliceOfN(rapid.SampledFrom([]any{"worker", "gpu", ingressRole}), 0, 3), func(l []any) any { return l })
 	kubeletValue  = rapid.SampledFrom([]any{"1Gi", "500m", "5%", "", "100"})
 	kubeletFields = []string{"systemReservedMemory", "kubeReservedMemory", "systemReservedCpu", "kubeReservedCpu", "evictionHardMemory", "evictionSoftMemory"}
 )
@@ -175,7 +175,7 @@ func tenantGroupOf(ingressGroup bool) *rapid.Generator[tenantGroup] {
 		raw, fwd := g.raw, g.forwarded
 		maybe(t, raw, fwd, "minReplicas", leaf(countValue, t, "minReplicas"))
 		if ingressGroup {
-			roles := []any{IngressRole}
+			roles := []any{ingressRole}
 			raw["roles"], fwd["roles"] = roles, roles
 			if rapid.Bool().Draw(t, "maxReplicas set") {
 				n := rapid.IntRange(1, 20).Draw(t, "maxReplicas")
@@ -252,7 +252,7 @@ func TestPropertyForwardsOnlyTheAllowlist(t *testing.T) {
 			if bad := outsideAllowlist(p.Values, ""); len(bad) > 0 {
 				t.Fatalf("pool %s carries fields outside the allowlist: %v", p.Name, bad)
 			}
-			if p.Values["cluster"] != ClusterRelease {
+			if p.Values["cluster"] != clusterRelease {
 				t.Fatalf("pool %s has cluster %v", p.Name, p.Values["cluster"])
 			}
 			got := maps.Clone(p.Values)

@@ -112,7 +112,8 @@ func ExampleRender_refusedEdit() {
 	cat := catalog.Compile(v)
 
 	// The golden exists at 6Gi.
-	shipped, _ := catalog.Compile(catalog.Default()).Lookup(catalog.Flavor{SchematicID: catalog.DefaultSchematicID, Version: catalog.DefaultVersion})
+	img := catalog.Default().Images[0] // the default flavor
+	shipped, _ := catalog.Compile(catalog.Default()).Lookup(catalog.Flavor{SchematicID: img.SchematicID, Version: img.Version})
 	live := catalog.NewGolden(shipped)
 	live.Status.Phase = cdiv1.Succeeded
 	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{live}})
@@ -130,7 +131,8 @@ func ExampleRender_refusedEdit() {
 
 // Before deleting a golden by hand, ask what still clones it.
 func ExampleConsumers() {
-	golden := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	img := catalog.Default().Images[0] // the default flavor
+	golden := naming.GoldenPrefix + img.SchematicID + "-" + img.Version
 	disk := func(ns, name, pool string) corev1.PersistentVolumeClaim {
 		return corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{
 			naming.GoldenAnnotation: golden, naming.PoolAnnotation: pool,
@@ -151,7 +153,8 @@ func ExampleConsumers() {
 // Twenty workers on the default flavor fetch the ~4.15 GiB Talos raw image
 // once instead of twenty times.
 func ExampleSavings() {
-	golden := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	img := catalog.Default().Images[0] // the default flavor
+	golden := naming.GoldenPrefix + img.SchematicID + "-" + img.Version
 	rep := catalog.Savings([]catalog.PoolWorkers{
 		{Golden: golden, Replicas: 12},
 		{Golden: golden, Replicas: 8},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -82,7 +83,7 @@ func TestDataSourceOfTheCoreGroup(t *testing.T) {
 func TestPVCOnlyGoldenWhileDataVolumesUnknown(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	golden := fixtures.GoldenClaim(catalog.DefaultSchematicID, catalog.DefaultVersion).Class("replicated").Size("7Gi").Obj()
+	golden := fixtures.GoldenClaim(chartdefaults.SchematicID, chartdefaults.Version).Class("replicated").Size("7Gi").Obj()
 	cases := map[string]struct {
 		reason   string
 		observed state.Kind
@@ -151,7 +152,7 @@ func TestFromClusterWithoutState(t *testing.T) {
 func TestEntryClassAgainstAnUnseenBinding(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	name := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	name := naming.GoldenPrefix + chartdefaults.SchematicID + "-" + chartdefaults.Version
 	e, ok := catalog.Compile(v).LookupGolden(name)
 	require.True(t, ok)
 	dv := catalog.NewGolden(e)

@@ -3,6 +3,7 @@ package catalog
 import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -37,7 +38,7 @@ func (r *renderer) checkRenders(e *Entry) {
 	switch {
 	case g.UnrenderableSize:
 		r.col.Refuse(guard.DiskUnrenderable, e.Path().Child("storage"), e.Storage,
-			"%s: %s, so golden %s never exists; use a size such as %s", e.Describe(), g.Unrenderable, e.Golden, DefaultStorage)
+			"%s: %s, so golden %s never exists; use a size such as %s", e.Describe(), g.Unrenderable, e.Golden, chartdefaults.Storage)
 	case g.ClassMissing:
 		r.col.Refuse(guard.StorageClassNotFound, fld, class,
 			"%s: class %q is not among the cluster's StorageClasses, so CDI never renders golden %s's PVC; set the entry's storageClass to a class that exists, or create %q",

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -19,7 +20,7 @@ import (
 // field.
 func FuzzPlan(f *testing.F) {
 	f.Add("demo-md0", "demo", "20Gi", "replicated", "", "", "", uint8(1))
-	f.Add("demo-md0", "demo", "6144Mi", "", plan.DefaultSchematicID, plan.DefaultVersion, "", uint8(1))
+	f.Add("demo-md0", "demo", "6144Mi", "", chartdefaults.SchematicID, chartdefaults.Version, "", uint8(1))
 	f.Add("x", "", "-1", "local", "ABC", "v01.2.3", "ftp://x", uint8(3))
 	f.Add("demo-md1", "demo", "1e3", "", "abc", "v1.2.3", "https://f.example/", uint8(2))
 	f.Add("demo-", "demo", "", "", "", "", "", uint8(0))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -19,7 +20,7 @@ import (
 // disk's storage request written as the chart renders diskSize, also when it is
 // no quantity.
 func TestResultJSON(t *testing.T) {
-	const installer = `"installerImage": "factory.talos.dev/installer/` + plan.DefaultSchematicID + `:` + plan.DefaultVersion + `"`
+	const installer = `"installerImage": "factory.talos.dev/installer/` + chartdefaults.SchematicID + `:` + chartdefaults.Version + `"`
 	cases := map[string]struct {
 		reason string
 		pool   plan.Pool

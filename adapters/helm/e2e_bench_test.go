@@ -14,6 +14,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -143,10 +144,10 @@ func chartDefaults() map[string]any {
 	return map[string]any{
 		"diskSize": "20Gi", "storageClass": "replicated",
 		"talos": map[string]any{
-			"schematicID":         plan.DefaultSchematicID,
-			"version":             plan.DefaultVersion,
-			"imageFactoryURL":     plan.DefaultImageFactoryURL,
-			"installerRepository": plan.DefaultInstallerRepository,
+			"schematicID":         chartdefaults.SchematicID,
+			"version":             chartdefaults.Version,
+			"imageFactoryURL":     chartdefaults.ImageFactoryURL,
+			"installerRepository": chartdefaults.InstallerRepository,
 		},
 	}
 }

@@ -46,7 +46,7 @@ type Entry struct {
 // refusal.
 func PlanEntry(pool plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) (Entry, error) {
 	var d diskentry.Disk
-	r := diskentry.Plan[plan.Pool, plan.Result](pool, cat, snap, &d)
+	r := diskentry.Plan[plan.Pool, *catalog.Catalog, *state.Snapshot, plan.Result](pool, cat, snap, &d)
 	e := Entry{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: r.Warnings, Refusals: r.Refusals}
 	if r.Outcome == plan.Planned {
 		e.Source, e.Golden, e.InstallerImage = r.Source, r.Golden, r.InstallerImage

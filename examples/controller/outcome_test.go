@@ -12,6 +12,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -26,7 +27,7 @@ const pendingVersion = "v1.13.5"
 func catalogWithPending() *catalog.Catalog {
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: plan.DefaultSchematicID, Version: pendingVersion})
+	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: pendingVersion})
 	return catalog.Compile(v)
 }
 

@@ -10,11 +10,6 @@
 // sight of importers, and its text is written where the text lives.
 package diskentry
 
-import (
-	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/plan/state"
-)
-
 // Disk is what the disk-system entry's text is written from.
 type Disk struct {
 	// Name is the entry's name, disk-system.
@@ -39,19 +34,22 @@ type Disk struct {
 	Class string
 }
 
-// Func is the object-free plan: the plan of pool P as result R, without
-// the DataVolume object, the disk described in *Disk when it is planned.
-type Func[P, R any] func(pool P, cat *catalog.Catalog, snap *state.Snapshot, d *Disk) R
+// Func is the object-free plan: the plan of pool P against catalog C and
+// snapshot S as result R, without the DataVolume object, the disk
+// described in *Disk when it is planned. The types are parameters so that
+// this package imports none of the planner's (whose tests import it).
+type Func[P, C, S, R any] func(pool P, cat C, snap S, d *Disk) R
 
 var planner any
 
 // Register records package plan's object-free plan; plan calls it once,
 // when it is initialised.
-func Register[P, R any](f Func[P, R]) { planner = f }
+func Register[P, C, S, R any](f Func[P, C, S, R]) { planner = f }
 
-// Plan runs the registered plan. P and R are plan.Pool and plan.Result:
-// any other pair is a bug that the first call reports by panicking, which
-// every test of adapters/helm makes.
-func Plan[P, R any](pool P, cat *catalog.Catalog, snap *state.Snapshot, d *Disk) R {
-	return planner.(Func[P, R])(pool, cat, snap, d)
+// Plan runs the registered plan. P, C, S and R are plan.Pool,
+// *catalog.Catalog, *state.Snapshot and plan.Result: any other types are a
+// bug that the first call reports by panicking, which every test of
+// adapters/helm makes.
+func Plan[P, C, S, R any](pool P, cat C, snap S, d *Disk) R {
+	return planner.(Func[P, C, S, R])(pool, cat, snap, d)
 }

@@ -2,7 +2,6 @@ package catalog_test
 
 import (
 	"encoding/json"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,21 +117,6 @@ func TestRenderJSONListsAreNeverNull(t *testing.T) {
 	out, err = json.Marshal(catalog.RenderResult{Unmanaged: []string{goldenA}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"goldens":[],"unmanaged":["`+goldenA+`"],"warnings":[],"refusals":[]}`, string(out), "neighbour: a list with names")
-}
-
-// TestSavingsCountsWorkersOnly: a pool with no workers clones nothing and
-// costs no import; bytes saturate only when the product overflows.
-func TestSavingsCountsWorkersOnly(t *testing.T) {
-	rep := catalog.Savings([]catalog.PoolWorkers{{Golden: goldenA, Replicas: 0}, {Golden: goldenB, Replicas: 1}}, resource.MustParse("4Gi"))
-	assert.Equal(t, 1, rep.Imports, "only goldenB is imported")
-	assert.Equal(t, 1, rep.Workers)
-	assert.Equal(t, []catalog.GoldenSavings{{Golden: goldenB, Workers: 1}}, rep.ByGolden)
-
-	half := int64(math.MaxInt64 / 2)
-	rep = catalog.Savings([]catalog.PoolWorkers{{Golden: goldenA, Replicas: 3}}, *resource.NewQuantity(half, resource.BinarySI))
-	assert.Equal(t, 2*half, rep.BytesAvoided, "two imports of MaxInt64/2 bytes fit exactly")
-	rep = catalog.Savings([]catalog.PoolWorkers{{Golden: goldenA, Replicas: 4}}, *resource.NewQuantity(half, resource.BinarySI))
-	assert.Equal(t, int64(math.MaxInt64), rep.BytesAvoided, "neighbour: three do not, and saturate")
 }
 
 // TestFromClusterWithoutState: a catalog read back from no state at all

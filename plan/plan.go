@@ -195,8 +195,8 @@ func (p *planner) checkFlavor(id, version, factory string, idPath, versionPath, 
 // validLabel and validSubdomain remember apimachinery's answers: a
 // controller plans the same pools on every reconcile.
 var (
-	validLabel     = memo.NewBool(func(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 })
-	validSubdomain = memo.NewBool(func(s string) bool { return len(validation.IsDNS1123Subdomain(s)) == 0 })
+	validLabel     = memo.New(func(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 })
+	validSubdomain = memo.New(func(s string) bool { return len(validation.IsDNS1123Subdomain(s)) == 0 })
 )
 
 // checkName refuses a KubernetesNodes name that is not "<cluster>-<pool>",

@@ -65,7 +65,7 @@
 // A pool that warns GoldenUnavailable runs on a golden that is gone, failed
 // or unmanaged: AddBlastRadius says how many pools and
 // KubevirtMachineTemplates in the whole cluster still point at it
-// (catalog.Radius), from a catalog.ConsumerIndex of what BlastRadiusNeeds
+// (catalog.Radius), from a catalog.ConsumerIndex of what catalog.ConsumersNeeds
 // reads. It is information, never a refusal, and never a plan's own need:
 // Needs reads only what decides the pool's disk (state.PlanKinds), so an
 // unread consumer kind warns nothing of a plan, and a radius over one says

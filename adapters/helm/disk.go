@@ -13,18 +13,14 @@ import (
 // template.
 const ChartIndent = charttext.Indent
 
-// MaxIndent is the deepest indentation DiskText writes; a deeper one is an
-// error, as a negative one is.
-const MaxIndent = charttext.MaxIndent
-
 // ErrRefused is DiskText's error for a refused plan: a refused pool has no
 // disk to render.
 var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 
 // DiskText writes a planned pool's disk-system dataVolumeTemplates entry as
 // the kubernetes-nodes chart renders it, its "- metadata:" line indented by
-// indent spaces (ChartIndent inside the chart; at most MaxIndent), each
-// line ending in "\n".
+// indent spaces (ChartIndent inside the chart; at most 1024, a deeper one
+// an error as a negative one is), each line ending in "\n".
 //
 // On the HTTP path the text is byte for byte the pre-feature chart's, the
 // text of its kubevirtmachinetemplate define that names the

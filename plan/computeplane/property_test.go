@@ -13,7 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 // forwardable is the allowlist of forwarded fields written out again, as patterns of
@@ -322,7 +322,7 @@ func TestPropertyAnyValues(t *testing.T) {
 			t.Fatalf("error %v with refusals %v", err, res.Refusals)
 		}
 		for _, r := range res.Refusals {
-			if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+			if !fixtures.IsRefusalReason(r.Reason) || r.Field == "" {
 				t.Fatalf("refusal %q at %q", r.Reason, r.Field)
 			}
 		}
@@ -334,7 +334,7 @@ func TestPropertyAnyValues(t *testing.T) {
 			// A diskSize that is no positive quantity renders as given, as
 			// the pre-feature chart rendered it: a warning there.
 			sizeWarning := w.Reason == guard.InvalidQuantity && strings.HasSuffix(w.Field, ".diskSize")
-			if !plantest.IsWarningReason(w.Reason) && !sizeWarning || w.Field == "" {
+			if !fixtures.IsWarningReason(w.Reason) && !sizeWarning || w.Field == "" {
 				t.Fatalf("warning %q at %q", w.Reason, w.Field)
 			}
 			if w.Reason == guard.DroppedField {

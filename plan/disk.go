@@ -41,8 +41,8 @@ func (p *planner) writeClone(cl *clone, class storage.Resolution) {
 // of the disk: the entry's size request is size when sizeOK (else none, as
 // the API server then rejects the text's size).
 func (p *planner) writeDisk(d *diskentry.Disk, size resource.Quantity, sizeOK bool) {
-	if p.entry != nil {
-		*p.entry = *d
+	if p.entryOnly {
+		p.entry = *d
 		return
 	}
 	parts := &diskParts{}

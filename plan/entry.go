@@ -9,12 +9,12 @@ import (
 func init() { diskentry.Register(planEntry) }
 
 // planEntry plans a pool as Plan does, with the same guards, warnings and
-// refusals, and describes its disk in *d in place of building the
-// DataVolume object: the result's Disk is empty. adapters/helm writes the
-// chart's text from d.
-func planEntry(pool Pool, cat *catalog.Catalog, snap *state.Snapshot, d *diskentry.Disk) Result {
+// refusals, and describes its disk in place of building the DataVolume
+// object: the result's Disk is empty. adapters/helm writes the chart's
+// text from the description.
+func planEntry(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, diskentry.Disk) {
 	p := newPlanner(pool, cat, snap)
-	p.entry = d
+	p.entryOnly = true
 	p.run()
-	return p.res
+	return p.res, p.entry
 }

@@ -101,9 +101,10 @@ type planner struct {
 	res  Result
 	// unverified collects the kinds a guard needed but could not read.
 	unverified state.Kind
-	// entry, when set, receives the disk's description in place of the
+	// entryOnly keeps the disk's description in entry in place of the
 	// DataVolume object (planEntry).
-	entry *diskentry.Disk
+	entryOnly bool
+	entry     diskentry.Disk
 }
 
 func (p *planner) finish() {

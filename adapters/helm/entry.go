@@ -45,8 +45,7 @@ type Entry struct {
 // osImage.factory gets no text and a guard.ConflictingImageSource
 // refusal.
 func PlanEntry(pool plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) (Entry, error) {
-	var d diskentry.Disk
-	r := diskentry.Plan[plan.Pool, *catalog.Catalog, *state.Snapshot, plan.Result](pool, cat, snap, &d)
+	r, d := diskentry.Plan[plan.Pool, *catalog.Catalog, *state.Snapshot, plan.Result](pool, cat, snap)
 	e := Entry{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: r.Warnings, Refusals: r.Refusals}
 	if r.Outcome == plan.Planned {
 		e.Source, e.Golden, e.InstallerImage = r.Source, r.Golden, r.InstallerImage

@@ -35,10 +35,11 @@ type Disk struct {
 }
 
 // Func is the object-free plan: the plan of pool P against catalog C and
-// snapshot S as result R, without the DataVolume object, the disk
-// described in *Disk when it is planned. The types are parameters so that
-// this package imports none of the planner's (whose tests import it).
-type Func[P, C, S, R any] func(pool P, cat C, snap S, d *Disk) R
+// snapshot S as result R, without the DataVolume object, and the disk's
+// description when it is planned (returned by value, so that it stays on
+// the caller's stack). The types are parameters so that this package
+// imports none of the planner's (whose tests import it).
+type Func[P, C, S, R any] func(pool P, cat C, snap S) (R, Disk)
 
 var planner any
 
@@ -50,6 +51,6 @@ func Register[P, C, S, R any](f Func[P, C, S, R]) { planner = f }
 // *catalog.Catalog, *state.Snapshot and plan.Result: any other types are a
 // bug that the first call reports by panicking, which every test of
 // adapters/helm makes.
-func Plan[P, C, S, R any](pool P, cat C, snap S, d *Disk) R {
-	return planner.(Func[P, C, S, R])(pool, cat, snap, d)
+func Plan[P, C, S, R any](pool P, cat C, snap S) (R, Disk) {
+	return planner.(Func[P, C, S, R])(pool, cat, snap)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -45,6 +46,10 @@ func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 		set  map[string]any
 	}{
 		"defaults": {},
+		"read back, on another port": {
+			args: []string{"--set", "catalogRelease.name=", "--set", "webhook.port=10250"},
+			set:  map[string]any{"catalogRelease": map[string]any{"name": ""}, "webhook": map[string]any{"port": 10250}},
+		},
 		"Ignore, a provided Secret": {
 			args: []string{"--set", "webhook.failurePolicy=Ignore", "--set", "webhook.tls.certManager=false",
 				"--set", "webhook.tls.secretName=tls", "--set", "webhook.tls.caBundle=Q0E="},
@@ -59,8 +64,10 @@ func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 			require.NoError(t, err, "helm template: %s", stderr.String())
 			byHelm := map[string]map[string]any{}
 			for _, doc := range strings.Split(string(text), "\n---\n") {
+				j, err := yaml.YAMLToJSON([]byte(doc))
+				require.NoError(t, err)
 				var m map[string]any
-				require.NoError(t, yaml.Unmarshal([]byte(doc), &m))
+				require.NoError(t, utiljson.Unmarshal(j, &m), "whole numbers as int64, as the API machinery and the renderer decode them")
 				if len(m) == 0 {
 					continue
 				}

@@ -33,9 +33,11 @@ func helmBinary(t *testing.T) string {
 }
 
 // Helm itself lints the chart, and renders it to the very objects the
-// tests' renderer does, for the default values and for the other
-// failurePolicy without cert-manager: what the tests assert of the chart
-// holds of what Helm installs.
+// renderer does (the one the tests and `webhook manifests` use), for the
+// default values, the catalog read back on another port, the webhook
+// alone, and the other failurePolicy without cert-manager: what the tests
+// assert of the chart and what the command prints hold of what Helm
+// installs.
 func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 	helm := helmBinary(t)
 	out, err := exec.Command(helm, "lint", "--strict", ".").CombinedOutput()
@@ -49,6 +51,12 @@ func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 		"read back, on another port": {
 			args: []string{"--set", "catalogRelease.name=", "--set", "webhook.port=10250"},
 			set:  map[string]any{"catalogRelease": map[string]any{"name": ""}, "webhook": map[string]any{"port": 10250}},
+		},
+		"the webhook alone, as webhook manifests renders it": {
+			args: []string{"--set", "controller.enabled=false", "--set", "monitoring.serviceMonitor=false",
+				"--set", "monitoring.prometheusRule=false", "--set", "monitoring.grafanaDashboard=false"},
+			set: map[string]any{"controller": map[string]any{"enabled": false},
+				"monitoring": map[string]any{"serviceMonitor": false, "prometheusRule": false, "grafanaDashboard": false}},
 		},
 		"Ignore, a provided Secret": {
 			args: []string{"--set", "webhook.failurePolicy=Ignore", "--set", "webhook.tls.certManager=false",

@@ -13,7 +13,7 @@ import (
 // indent is the indentation of the dataVolumeTemplates key, and of its
 // "- metadata:" entries, inside the kubernetes-nodes chart's
 // KubevirtMachineTemplate: the chart writes a sequence at its key's
-// indentation, the one PlanEntry writes the entry at.
+// indentation, the one helm.PlanEntry writes the entry at.
 const indent = helm.ChartIndent
 
 // Renderer writes the dataVolumeTemplates of pools' KubevirtMachineTemplates

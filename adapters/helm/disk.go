@@ -11,7 +11,7 @@ import (
 // ChartIndent is the indentation of the disk-system entry's "- metadata:"
 // line inside the kubernetes-nodes chart's KubevirtMachineTemplate
 // template.
-const ChartIndent = charttext.Indent
+const ChartIndent = 6
 
 // ErrRefused is DiskText's error for a refused plan: a refused pool has no
 // disk to render.

@@ -141,7 +141,9 @@ func TestCatalogImagesCountsVMDiskReleases(t *testing.T) {
 
 	consumers := exe(t, "", "catalog", "images", "consumers", "centos", "--state", st, "--observed", "all", "-o", "json")
 	require.Equal(t, 0, consumers.code, "%s%s", consumers.stdout, consumers.stderr)
-	var got struct{ Consumers []struct{ Kind, Namespace, Name string } }
+	var got struct {
+		Consumers []struct{ Kind, Namespace, Name string }
+	}
 	require.NoError(t, json.Unmarshal([]byte(consumers.stdout), &got), consumers.stdout)
 	assert.Equal(t, []struct{ Kind, Namespace, Name string }{{"HelmRelease", "tenant-demo", "vm-disk-fresh"}}, got.Consumers)
 

@@ -32,9 +32,9 @@ func rulesOn(t *testing.T, objs []*unstructured.Unstructured) map[string][]rbacv
 	return out
 }
 
-// The catalog releases' valuesFrom objects are granted by name, to the
-// reader that reads them with the verbs it uses (the webhook gets, the
-// controller gets and watches), in the release's namespace; with none
+// The catalog releases' valuesFrom objects are granted by name, to each
+// reader with the verbs it uses (the webhook gets, the controller gets and
+// watches), in the release's namespace; with none
 // named, nothing is granted on ConfigMaps or Secrets at all, since a rule
 // without resourceNames would grant every one.
 func TestChartGrantsValuesFromByName(t *testing.T) {
@@ -60,6 +60,9 @@ func TestChartGrantsValuesFromByName(t *testing.T) {
 		"Role/cozy-system/worker-image-controller-images-values": {
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"images-values"}, Verbs: readWatch},
 		},
+		"Role/cozy-system/worker-image-webhook-images": {
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"images-values"}, Verbs: []string{"get"}},
+		},
 	}, rulesOn(t, objs))
 	for _, name := range []string{"worker-image-controller-catalog-values", "worker-image-controller-images-values"} {
 		var b rbacv1.RoleBinding
@@ -76,6 +79,7 @@ func TestChartGrantsValuesFromByName(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got := rulesOn(t, objs)
-	assert.Len(t, got, 1)
+	assert.Len(t, got, 2)
 	assert.Contains(t, got, "Role/cozy-system/worker-image-controller-images-values")
+	assert.Contains(t, got, "Role/cozy-system/worker-image-webhook-images")
 }

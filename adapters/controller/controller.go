@@ -29,6 +29,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
@@ -152,7 +153,8 @@ type reconciler struct {
 	client   client.Client
 	values   catalogrelease.Source
 	compiler catalogrelease.Compiler
-	images   imagesMemo
+	catalogs memo[*catalog.Catalog]
+	images   memo[*vmimages.Catalog]
 	watches  *valuesWatches
 	reader   state.Reader
 	recorder events.EventRecorder
@@ -284,8 +286,10 @@ func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
 	if r.opts.CatalogRelease.Name == "" {
 		return nil, nil
 	}
-	cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
-	return cat, err
+	return r.catalogs.get(ctx, r.client, r.opts.CatalogRelease, func(*unstructured.Unstructured) (*catalog.Catalog, error) {
+		cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
+		return cat, err
+	})
 }
 
 // unverified is the outcome of a plan that passed without reading a kind

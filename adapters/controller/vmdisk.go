@@ -68,7 +68,7 @@ func (r *reconciler) planDisk(ctx context.Context, req ref) (ctrl.Result, error)
 		r.forget(req)
 		return ctrl.Result{}, nil // not a VM disk: nothing to watch
 	}
-	images, err := r.images.catalog(ctx, r.client, r.values)
+	images, err := r.imageCatalog(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -140,44 +140,68 @@ func diskSummary(res vmdisk.Result) string {
 	return fmt.Sprintf("DataVolume %s is a %s disk, which needs no clone", name, res.Source)
 }
 
-// imagesMemo reads the image catalog from its release (the HelmRelease
-// vm-default-images, its spec.valuesFrom included) and decodes it once
-// per state of the release: its uid and resourceVersion, and the epoch,
-// which a change to an object its spec.valuesFrom names moves.
-type imagesMemo struct {
+// memo keeps what was made of one state of a catalog release: the
+// release's uid and resourceVersion, and the epoch, which a change to an
+// object its spec.valuesFrom names moves. Without it, every plan would
+// read those objects from the API server again.
+type memo[T any] struct {
 	epoch atomic.Uint64
 	mu    sync.Mutex
 	key   string
-	cat   *vmimages.Catalog
+	val   T
 }
 
 // changed says an object the release's values come from changed.
-func (m *imagesMemo) changed() { m.epoch.Add(1) }
+func (m *memo[T]) changed() { m.epoch.Add(1) }
 
-// catalog is the image catalog; nil (no catalog: an image clones whatever
-// golden the cluster holds, as the webhook and the CLI plan it) when its
-// release does not exist.
-func (m *imagesMemo) catalog(ctx context.Context, c client.Reader, src catalogrelease.Source) (*vmimages.Catalog, error) {
+// get is what build makes of the release key names (release is nil when
+// it does not exist), made again only when the release or the epoch
+// moved.
+func (m *memo[T]) get(ctx context.Context, c client.Reader, key types.NamespacedName,
+	build func(release *unstructured.Unstructured) (T, error)) (T, error) {
 	epoch := m.epoch.Load()
+	var zero T
 	hr := &unstructured.Unstructured{}
 	hr.SetGroupVersionKind(helmReleaseGVK)
-	err := c.Get(ctx, catalogrelease.Images, hr)
+	err := c.Get(ctx, key, hr)
+	version := string(hr.GetUID()) + "/" + hr.GetResourceVersion()
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return nil, nil
+		hr, version = nil, "absent"
 	case err != nil:
-		return nil, fmt.Errorf("the image catalog's HelmRelease %s: %w", catalogrelease.Images, err)
+		return zero, err
 	}
-	key := string(hr.GetUID()) + "/" + hr.GetResourceVersion() + "/" + strconv.FormatUint(epoch, 10)
+	version += "/" + strconv.FormatUint(epoch, 10)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.key == key {
-		return m.cat, nil
+	if m.key == version {
+		return m.val, nil
 	}
-	rel, err := catalogrelease.Values(ctx, hr.Object, src)
+	v, err := build(hr)
+	if err != nil {
+		return zero, err
+	}
+	m.key, m.val = version, v
+	return v, nil
+}
+
+// imageCatalog is the image catalog, read from its release (the HelmRelease
+// vm-default-images, its spec.valuesFrom included); nil (no catalog: an
+// image clones whatever golden the cluster holds, as the webhook and the
+// CLI plan it) when the release does not exist.
+func (r *reconciler) imageCatalog(ctx context.Context) (*vmimages.Catalog, error) {
+	cat, err := r.images.get(ctx, r.client, catalogrelease.Images, func(hr *unstructured.Unstructured) (*vmimages.Catalog, error) {
+		if hr == nil {
+			return nil, nil
+		}
+		rel, err := catalogrelease.Values(ctx, hr.Object, r.values)
+		if err != nil {
+			return nil, err
+		}
+		return vmimages.Decode(rel.Values), nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("the image catalog's HelmRelease %s: %w", catalogrelease.Images, err)
 	}
-	m.key, m.cat = key, vmimages.Decode(rel.Values)
-	return m.cat, nil
+	return cat, nil
 }

@@ -340,6 +340,7 @@ func (r *reconciler) catalogChanged(q queue, release types.NamespacedName, trigg
 		r.enqueue(q, at, trigger, func(d deps) bool { return d.disk && d.image })
 	}
 	if r.opts.CatalogRelease.Name != "" && release == r.opts.CatalogRelease {
+		r.catalogs.changed()
 		r.enqueue(q, at, trigger, func(d deps) bool { return !d.disk })
 		r.stamp(goldens, at, trigger)
 		q.Add(goldens)

@@ -137,7 +137,7 @@ func diskSummary(res vmdisk.Result) string {
 	case res.Clones != "":
 		return fmt.Sprintf("DataVolume %s clones %s on StorageClass %s", name, res.Clones, res.StorageClass.Name)
 	}
-	return fmt.Sprintf("DataVolume %s is a %s disk, which needs no clone", name, res.Source)
+	return fmt.Sprintf("DataVolume %s needs no clone: its source is %s", name, res.Source)
 }
 
 // memo keeps what was made of one state of a catalog release: the

@@ -336,9 +336,9 @@ func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 && len(x.unde
 // namespace: what may hide a consumer.
 func (x *ConsumerIndex) Unobserved() state.Kind { return x.unobserved }
 
-// result is the consumers of a golden with a StateUnverified warning per
+// Result is the consumers of a golden with a StateUnverified warning per
 // consumer kind that was not observed in every namespace.
-func (x *ConsumerIndex) result(golden string) ConsumersResult {
+func (x *ConsumerIndex) Result(golden string) ConsumersResult {
 	res := ConsumersResult{Golden: golden, Consumers: append([]Consumer{}, x.Of(golden)...), BlastRadius: x.Radius(golden)}
 	for _, k := range x.unobserved.Each() {
 		res.Warnings = append(res.Warnings, unverified(k, field.NewPath("consumers"),
@@ -371,7 +371,7 @@ func orUnnamed(pool string) string {
 // reading pools with pools (see NewConsumerIndex). To ask about many
 // goldens, build a ConsumerIndex once.
 func Consumers(golden string, snap *state.Snapshot, pools PoolReader) ConsumersResult {
-	return NewConsumerIndex(snap, pools).result(golden)
+	return NewConsumerIndex(snap, pools).Result(golden)
 }
 
 // isGolden reports whether the disk is the golden itself.

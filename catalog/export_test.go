@@ -19,5 +19,3 @@ func (c *Catalog) LookupGolden(name string) (Entry, bool) { return c.lookupGolde
 func (c *Catalog) Len() int { return len(c.entries) }
 
 func (r Radius) Known() bool { return r.known() }
-
-func (x *ConsumerIndex) Result(golden string) ConsumersResult { return x.result(golden) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -723,7 +724,7 @@ func TestPlannedClone(t *testing.T) {
 	assert.Equal(t, &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: "cozy-public", Name: golden}}, res.Disk.Spec.Source)
 	q := res.Disk.Spec.Storage.Resources.Requests[corev1.ResourceStorage]
 	assert.Equal(t, "20Gi", q.String())
-	assert.Equal(t, "factory.talos.dev/installer/"+plan.DefaultSchematicID+":"+plan.DefaultVersion, res.InstallerImage)
+	assert.Equal(t, "factory.talos.dev/installer/"+chartdefaults.SchematicID+":"+chartdefaults.Version, res.InstallerImage)
 }
 
 func TestInstallerFollowsEffectiveFlavor(t *testing.T) {

@@ -27,15 +27,17 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 )
 
-// Setup serves the webhooks on mgr's webhook server, reading through mgr's
-// client, so from its cache, and adds to mgr a liveness check "ping", and
-// readiness checks "webhook" (the server answers TLS) and "cache" (the
-// informers of every kind an admission reads have synced: until then an
-// admission would wait on them). The manager's scheme must hold CDI's
-// types (controllerruntime.AddToScheme), its client must cache
-// unstructured objects (client.CacheOptions{Unstructured: true}) for the
-// catalog release to be read from the cache, and its cache should be made
-// with CacheOptions(o), which caches that one release and no other.
+// Setup serves the webhooks on mgr's webhook server, reading the
+// cluster's state from mgr's cache (a pool's disks through an index of
+// their pool annotation, which the warm-up adds), and adds to mgr a
+// liveness check "ping", and readiness checks "webhook" (the server
+// answers TLS) and "cache" (the informers of every kind an admission reads
+// have synced: until then an admission would wait on them). The manager's
+// scheme must hold CDI's types (controllerruntime.AddToScheme), its client
+// must cache unstructured objects (client.CacheOptions{Unstructured: true})
+// for the catalog release to be read from the cache, and its cache should
+// be made with CacheOptions(o), which caches that one release and no
+// other.
 func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	v := New(mgr.GetClient(), o)
 	// The cluster's state is read from the cache itself: over it, a

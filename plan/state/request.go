@@ -42,7 +42,9 @@ func init() {
 }
 
 // Merge adds o to r, dropping repeats, and returns r. A cluster-wide list
-// covers the namespaced lists and the gets of its kind.
+// covers the namespaced lists and the gets of its kind. A namespace whose
+// disks one request needs only for some pools (plan.Needs) is read whole
+// when the other needs it whole.
 func (r Request) Merge(o Request) Request {
 	disks := mergeDisks(r, o)
 	r.Gets = append(append([]Ref(nil), r.Gets...), o.Gets...)

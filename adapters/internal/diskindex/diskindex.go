@@ -32,16 +32,28 @@ func Of(o client.Object) []string {
 	return []string{pool}
 }
 
-// Add indexes the DataVolumes and PVCs of fi (a cache, or a manager's
-// field indexer) by Of, starting their informers if need be. A kind the
-// server does not serve is skipped; adding an index fi already has is an
-// error of fi's (client-go's "indexer conflict").
-func Add(ctx context.Context, fi client.FieldIndexer) error {
+// Add indexes the DataVolumes and PVCs of c (a cache) by Of, starting
+// their informers if need be, unless c has the index already (a first
+// read added it). A kind the server does not serve is skipped.
+func Add(ctx context.Context, c Cache) error {
 	var errs []error
-	for _, o := range []client.Object{&cdiv1.DataVolume{}, &corev1.PersistentVolumeClaim{}} {
-		if err := fi.IndexField(ctx, o, Field, Of); err != nil && !meta.IsNoMatchError(err) {
+	for _, k := range []struct {
+		obj  client.Object
+		list client.ObjectList
+	}{{&cdiv1.DataVolume{}, &cdiv1.DataVolumeList{}}, {&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{}}} {
+		err := c.List(ctx, k.list, client.MatchingFields{Field: ""}, client.UnsafeDisableDeepCopy)
+		if err == nil || meta.IsNoMatchError(err) {
+			continue
+		}
+		if err := c.IndexField(ctx, k.obj, Field, Of); err != nil && !meta.IsNoMatchError(err) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Cache is what Add needs of a cache.
+type Cache interface {
+	client.FieldIndexer
+	client.Reader
 }

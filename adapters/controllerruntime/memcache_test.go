@@ -6,17 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
@@ -27,7 +31,7 @@ import (
 
 // memoryCache is a controller-runtime cache made with CacheOptions whose
 // informers list objs and watch nothing, in place of an API server.
-func memoryCache(b *testing.B, objs []client.Object) cache.Cache {
+func memoryCache(b testing.TB, objs []client.Object) cache.Cache {
 	b.Helper()
 	scheme := fixtures.Scheme()
 	mapper := meta.NewDefaultRESTMapper(nil)
@@ -125,4 +129,22 @@ func BenchmarkReadPool(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestDiskIndexAdd: the warm-up's index is added once, and a second add
+// (or a read that added it first) is no error; the index answers a pool.
+func TestDiskIndexAdd(t *testing.T) {
+	a := map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0", naming.GoldenAnnotation: "talos-worker-x-v1.0.0"}
+	objs := []client.Object{
+		&cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "own", Annotations: a}},
+		&cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "no-golden", Annotations: map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0"}}},
+	}
+	c := memoryCache(t, objs)
+	ctx := context.Background()
+	require.NoError(t, diskindex.Add(ctx, c))
+	require.NoError(t, diskindex.Add(ctx, c), "added already")
+	var l cdiv1.DataVolumeList
+	require.NoError(t, c.List(ctx, &l, client.InNamespace("t"), client.MatchingFields{diskindex.Field: "kubernetes-demo-md0"}))
+	require.Len(t, l.Items, 1, "a disk without a golden annotation proves no clone, and is not indexed")
+	assert.Equal(t, "own", l.Items[0].Name)
 }

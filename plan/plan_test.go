@@ -17,6 +17,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskscope"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -892,4 +893,16 @@ func TestUnknownGaps(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
 	}
+}
+
+// TestNeedsPoolDisks: a pool's plan reads, of its namespace, its own
+// disks; a pool in the goldens' namespace reads it whole (its list answers
+// the golden's gets), and so does a fleet.
+func TestNeedsPoolDisks(t *testing.T) {
+	p := builtinPool()
+	assert.Equal(t, []string{naming.PoolCAPIName(p.Name)}, diskscope.Pools(plan.Needs(p), p.Namespace))
+	assert.Nil(t, diskscope.Pools(plan.Needs(httpPool()), httpPool().Namespace), "the HTTP path lists no disk")
+	p.Namespace = naming.GoldenNamespace
+	assert.Nil(t, diskscope.Pools(plan.Needs(p), p.Namespace))
+	assert.Nil(t, diskscope.Pools(plan.NeedsAll([]plan.Pool{builtinPool()}), builtinPool().Namespace))
 }

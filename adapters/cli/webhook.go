@@ -117,6 +117,9 @@ type valueFiles []string
 
 func (v *valueFiles) String() string { return strings.Join(*v, ",") }
 
+// Type names the flag's value in help.
+func (v *valueFiles) Type() string { return "file" }
+
 func (v *valueFiles) Set(s string) error {
 	if s == "" {
 		return errors.New("give a values file, or - for standard input")

@@ -70,6 +70,10 @@ func (a *app) webhookManifests(o *options, w *webhookOptions) error {
 	if errors.As(err, &required) {
 		return unusable("the chart needs a value: %s (give it in a --values file)", required.Message)
 	}
+	if err != nil && len(w.values) > 0 {
+		// The flags alone always render: a value of a file made it fail.
+		return unusable("the chart cannot render with these values (%v): fix the --values files", err)
+	}
 	if err != nil {
 		return failed("render the chart: %v", err)
 	}
@@ -249,10 +253,13 @@ func checkShape(file string, m, chartMap map[string]any, path []string) error {
 				file, k, chartvalues.Nearest(k, names), strings.Join(names, ", "))
 		}
 		dm, isMap := def.(map[string]any)
+		at := append(slices.Clone(path), k)
+		if isMap && v == nil && len(path) == 0 {
+			return unusable("%s: %s is null, and the chart's templates read its fields: leave %s out to keep the chart's defaults", file, k, k)
+		}
 		if !isMap || v == nil {
 			continue
 		}
-		at := append(slices.Clone(path), k)
 		vm, ok := v.(map[string]any)
 		if !ok {
 			return unusable("%s: %s is %s, and the chart's %s is a map of values", file, strings.Join(at, "."), chartvalues.Describe(v), strings.Join(at, "."))

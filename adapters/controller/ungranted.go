@@ -22,9 +22,12 @@ type ungranted struct {
 	release types.NamespacedName
 	// value is the chart's value that grants them, by name, in the
 	// release's namespace: catalogRelease or imageCatalog.
-	value   string
-	objects []valuesObject
-	err     error
+	value string
+	// objects are those it may not get; named every object the release
+	// names (the platform's Secret aside), which the chart value lists,
+	// since a list given to helm --set replaces the one before.
+	objects, named []valuesObject
+	err            error
 }
 
 func (u *ungranted) Error() string {
@@ -42,12 +45,19 @@ func (u *ungranted) names() string {
 	return strings.Join(out, ", ")
 }
 
-// grant is the chart's values that grant the objects:
-// catalogRelease.valuesFrom.secrets={catalog-values}, as helm --set takes
-// a list.
+// grant is the chart's values that grant the objects, and keep granted
+// the others the release names: catalogRelease.valuesFrom.secrets={a,b},
+// as helm --set takes a list, for each kind of which one is forbidden.
 func (u *ungranted) grant() string {
 	byKind := map[string][]string{}
+	forbidden := map[string]bool{}
 	for _, o := range u.objects {
+		forbidden[o.Kind] = true
+	}
+	for _, o := range u.named {
+		if !forbidden[o.Kind] {
+			continue
+		}
 		byKind[o.Kind] = append(byKind[o.Kind], o.Name)
 	}
 	var out []string
@@ -88,9 +98,10 @@ func (r *reconciler) ungrantedOf(ctx context.Context, hr *unstructured.Unstructu
 	u := &ungranted{release: types.NamespacedName{Namespace: hr.GetNamespace(), Name: hr.GetName()}, value: value, err: err}
 	for _, ref := range refs {
 		o := valuesObject{Kind: ref.Kind, Namespace: hr.GetNamespace(), Name: ref.Name}
-		if slices.Contains(u.objects, o) {
+		if slices.Contains(u.named, o) {
 			continue
 		}
+		u.named = append(u.named, o)
 		if _, _, gerr := r.values(ctx, ref.Kind, o.Namespace, o.Name); apierrors.IsForbidden(gerr) {
 			u.objects = append(u.objects, o)
 		}

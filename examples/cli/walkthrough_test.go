@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -305,5 +306,38 @@ func TestUnrunBlocksFound(t *testing.T) {
 		if _, err := consoleSteps(page); err == nil {
 			t.Errorf("%s: not reported", name)
 		}
+	}
+}
+
+// TestNoConsoleBlockElsewhere: a console block is in the README or a page
+// of docs/, where the walkthrough runs it; one in another Markdown file of
+// the module would go unchecked.
+func TestNoConsoleBlockElsewhere(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	run := walkthroughFiles(t)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") || slices.Contains(run, path) {
+			return nil
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for line := range strings.SplitSeq(string(text), "\n") {
+			if strings.TrimSpace(line) == "```console" {
+				t.Errorf("%s holds a console block, which the walkthrough does not run: move it to docs/, or show it as sh", path)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -38,16 +38,16 @@ spec:
 `
 
 // localVMDisk is vmdisk.yaml of the page's example: a VMDisk cloned from
-// the image ubuntu into linstor-local.
+// the image alpine into linstor-local.
 const localVMDisk = `apiVersion: apps.cozystack.io/v1alpha1
 kind: VMDisk
 metadata:
-  name: ubuntu-local
+  name: alpine-local
   namespace: tenant-demo
 spec:
   source:
     image:
-      name: ubuntu
+      name: alpine
   storage: 20Gi
   storageClass: linstor-local
 `
@@ -73,14 +73,16 @@ func TestAdmissionDocument(t *testing.T) {
 	apiserver.WaitCached(t, s.mgr.GetCache(), pending, cat)
 
 	// The VM disks' part, as the VMDisk webhook's own test has it: the image
-	// ubuntu on replicated, and linstor-local, a class of the image's
-	// LINSTOR driver that binds WaitForFirstConsumer.
+	// alpine on replicated, and linstor-local, a class of the image's
+	// LINSTOR driver that binds WaitForFirstConsumer. (The suite's API server
+	// never removes a deleted PVC, which keeps its protection finalizer, so
+	// the image is another than that test's.)
 	const local = "linstor-local"
-	const golden = "vm-default-images-ubuntu"
+	const golden = "vm-default-images-alpine"
 	linstor := fixtures.ReplicatedProvisioner
 	class := fixtures.StorageClass(local).Provisioner(linstor).Expansion(true).Binding(storagev1.VolumeBindingWaitForFirstConsumer).Obj()
 	profile := fixtures.Profile(local, linstor, corev1.PersistentVolumeBlock, cdiv1.CloneStrategyCsiClone)
-	dv := fixtures.DataVolume(naming.GoldenNamespace, golden).HTTP("https://cloud-images.example.com/ubuntu.img").
+	dv := fixtures.DataVolume(naming.GoldenNamespace, golden).HTTP("https://cloud-images.example.com/alpine.img").
 		Size("20Gi").Class(fixtures.ReplicatedClass).Phase(cdiv1.Succeeded).Obj()
 	pvc := fixtures.PVC(naming.GoldenNamespace, golden).Class(fixtures.ReplicatedClass).Size("20Gi").
 		VolumeMode(corev1.PersistentVolumeBlock).AccessModes(corev1.ReadWriteMany).Bound().Obj()
@@ -91,7 +93,7 @@ func TestAdmissionDocument(t *testing.T) {
 		removed(t, e, o)
 	}
 	images := helmRelease("cozy-system", "vm-default-images", map[string]any{"values": map[string]any{"images": []any{
-		map[string]any{"name": "ubuntu", "url": "https://cloud-images.example.com/ubuntu.img", "storage": "20Gi"},
+		map[string]any{"name": "alpine", "url": "https://cloud-images.example.com/alpine.img", "storage": "20Gi"},
 	}}})
 	require.NoError(t, e.Client.Create(ctx, images))
 	removed(t, e, images)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,9 +33,11 @@ func helmBinary(t *testing.T) string {
 }
 
 // Helm itself lints the chart, and renders it to the very objects the
-// tests' renderer does, for the default values and for the other
-// failurePolicy without cert-manager: what the tests assert of the chart
-// holds of what Helm installs.
+// renderer does (the one the tests and `webhook manifests` use), for the
+// default values, the catalog read back on another port, the webhook
+// alone, and the other failurePolicy without cert-manager: what the tests
+// assert of the chart and what the command prints hold of what Helm
+// installs.
 func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 	helm := helmBinary(t)
 	out, err := exec.Command(helm, "lint", "--strict", ".").CombinedOutput()
@@ -45,6 +48,16 @@ func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 		set  map[string]any
 	}{
 		"defaults": {},
+		"read back, on another port": {
+			args: []string{"--set", "catalogRelease.name=", "--set", "webhook.port=10250"},
+			set:  map[string]any{"catalogRelease": map[string]any{"name": ""}, "webhook": map[string]any{"port": 10250}},
+		},
+		"the webhook alone, as webhook manifests renders it": {
+			args: []string{"--set", "controller.enabled=false", "--set", "monitoring.serviceMonitor=false",
+				"--set", "monitoring.prometheusRule=false", "--set", "monitoring.grafanaDashboard=false"},
+			set: map[string]any{"controller": map[string]any{"enabled": false},
+				"monitoring": map[string]any{"serviceMonitor": false, "prometheusRule": false, "grafanaDashboard": false}},
+		},
 		"Ignore, a provided Secret": {
 			args: []string{"--set", "webhook.failurePolicy=Ignore", "--set", "webhook.tls.certManager=false",
 				"--set", "webhook.tls.secretName=tls", "--set", "webhook.tls.caBundle=Q0E="},
@@ -59,8 +72,10 @@ func TestHelmRendersWhatTheTestsRender(t *testing.T) {
 			require.NoError(t, err, "helm template: %s", stderr.String())
 			byHelm := map[string]map[string]any{}
 			for _, doc := range strings.Split(string(text), "\n---\n") {
+				j, err := yaml.YAMLToJSON([]byte(doc))
+				require.NoError(t, err)
 				var m map[string]any
-				require.NoError(t, yaml.Unmarshal([]byte(doc), &m))
+				require.NoError(t, utiljson.Unmarshal(j, &m), "whole numbers as int64, as the API machinery and the renderer decode them")
 				if len(m) == 0 {
 					continue
 				}

@@ -1,16 +1,11 @@
 package chart_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"text/template"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,111 +13,17 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/chart"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
-	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartrender"
 )
 
-// render renders the chart's templates as Helm does for the functions they
-// use (include, toYaml, nindent, default, required, list, and text/
-// template's own), with the chart's values.yaml under set, into its
-// objects. A failed required is the error.
+// render renders the chart as Helm installs it in namespace, with set
+// over its values.yaml.
 func render(t *testing.T, namespace string, set map[string]any) ([]*unstructured.Unstructured, error) {
 	t.Helper()
-	raw, err := os.ReadFile("values.yaml")
-	require.NoError(t, err)
-	var values map[string]any
-	require.NoError(t, yaml.Unmarshal(raw, &values))
-	merge(values, set)
-	root := template.New("chart")
-	root.Funcs(template.FuncMap{
-		"include": func(name string, data any) (string, error) {
-			var b bytes.Buffer
-			err := root.ExecuteTemplate(&b, name, data)
-			return b.String(), err
-		},
-		"toYaml": func(v any) (string, error) {
-			b, err := yaml.Marshal(v)
-			return strings.TrimSuffix(string(b), "\n"), err
-		},
-		"nindent": func(n int, s string) string {
-			pad := strings.Repeat(" ", n)
-			return "\n" + pad + strings.ReplaceAll(s, "\n", "\n"+pad)
-		},
-		"default": func(d, v any) any {
-			if v == nil || v == "" || v == false {
-				return d
-			}
-			return v
-		},
-		"required": func(msg string, v any) (any, error) {
-			if v == nil || v == "" {
-				return nil, fmt.Errorf("%s", msg)
-			}
-			return v, nil
-		},
-		"list": func(v ...any) []any { return v },
-	})
-	files, err := filepath.Glob("templates/*")
-	require.NoError(t, err)
-	slices.Sort(files)
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		require.NoError(t, err)
-		_, err = root.New(filepath.Base(f)).Parse(string(text))
-		require.NoError(t, err, f)
-	}
-	data := map[string]any{
-		"Values":  values,
-		"Release": map[string]any{"Namespace": namespace, "Name": "worker-image", "Service": "Helm"},
-		"Files":   chartFiles{t},
-	}
-	var objs []*unstructured.Unstructured
-	for _, f := range files {
-		name := filepath.Base(f)
-		if strings.HasPrefix(name, "_") {
-			continue
-		}
-		var b bytes.Buffer
-		if err := root.ExecuteTemplate(&b, name, data); err != nil {
-			return nil, err
-		}
-		for _, doc := range strings.Split(b.String(), "\n---\n") {
-			var m map[string]any
-			require.NoError(t, yaml.Unmarshal([]byte(doc), &m), "%s renders YAML:\n%s", name, doc)
-			if len(m) == 0 {
-				continue
-			}
-			objs = append(objs, &unstructured.Unstructured{Object: m})
-		}
-	}
-	return objs, nil
-}
-
-// chartFiles are the chart's files as Helm's .Files serves them to a
-// template: Get is a file's text, "" when it does not exist.
-type chartFiles struct{ t *testing.T }
-
-func (f chartFiles) Get(name string) string {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		f.t.Logf("the chart has no file %s", name)
-		return ""
-	}
-	return string(b)
-}
-
-func merge(dst, src map[string]any) {
-	for k, v := range src {
-		if sv, ok := v.(map[string]any); ok {
-			if dv, ok := dst[k].(map[string]any); ok {
-				merge(dv, sv)
-				continue
-			}
-		}
-		dst[k] = v
-	}
+	return chartrender.Render(chart.Files(), chartrender.Release{Name: "worker-image", Namespace: namespace, Service: "Helm"}, set)
 }
 
 func find(objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
@@ -188,55 +89,6 @@ func TestChartRenders(t *testing.T) {
 	assert.Equal(t, "{{ $value }} worker pool(s) refused: {{ $labels.reason }}", annotations["summary"], "Prometheus's own template reaches it unrendered")
 }
 
-// The webhook's part of the chart is what `webhook manifests` writes for
-// the same namespace and failurePolicy: the webhooks (their rules,
-// selectors and match conditions), the read RBAC, the catalog release's
-// Role, the container's arguments.
-func TestChartIsTheWebhookManifests(t *testing.T) {
-	for _, policy := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
-		t.Run(string(policy), func(t *testing.T) {
-			objs, err := render(t, ns, map[string]any{"webhook": map[string]any{"failurePolicy": string(policy)}})
-			require.NoError(t, err)
-			want := map[string]runtime.Object{}
-			for _, o := range webhook.Manifests(webhook.ManifestOptions{Namespace: ns, FailurePolicy: policy,
-				Options: webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()}}) {
-				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-				require.NoError(t, err)
-				obj := &unstructured.Unstructured{Object: u}
-				want[obj.GetKind()+"/"+obj.GetName()] = o
-			}
-			var cfg admissionregistrationv1.ValidatingWebhookConfiguration
-			typed(t, find(objs, "ValidatingWebhookConfiguration", "worker-image-webhook"), &cfg)
-			wantCfg := want["ValidatingWebhookConfiguration/worker-image-webhook"].(*admissionregistrationv1.ValidatingWebhookConfiguration)
-			assert.Equal(t, canonical(t, wantCfg.Webhooks), canonical(t, cfg.Webhooks))
-			assert.Equal(t, wantCfg.Annotations, cfg.Annotations)
-
-			var role rbacv1.ClusterRole
-			typed(t, find(objs, "ClusterRole", "worker-image-webhook"), &role)
-			assert.ElementsMatch(t, want["ClusterRole/worker-image-webhook"].(*rbacv1.ClusterRole).Rules, role.Rules)
-			var release rbacv1.Role
-			typed(t, find(objs, "Role", "worker-image-webhook"), &release)
-			assert.Equal(t, want["Role/worker-image-webhook"].(*rbacv1.Role).Rules, release.Rules)
-			assert.Equal(t, want["Role/worker-image-webhook"].(*rbacv1.Role).Namespace, release.Namespace)
-			var images rbacv1.Role
-			typed(t, find(objs, "Role", "worker-image-webhook-images"), &images)
-			assert.Equal(t, want["Role/worker-image-webhook-images"].(*rbacv1.Role).Rules, images.Rules)
-			assert.Equal(t, want["Role/worker-image-webhook-images"].(*rbacv1.Role).Namespace, images.Namespace)
-		})
-	}
-}
-
-// canonical is v as JSON, so that a nil and an empty list compare alike.
-func canonical(t *testing.T, v any) string {
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	var m any
-	require.NoError(t, json.Unmarshal(b, &m))
-	out, err := json.MarshalIndent(m, "", " ")
-	require.NoError(t, err)
-	return string(out)
-}
-
 // Each RBAC grants reads of exactly the kinds a plan and a catalog render
 // read, and the controller's nothing it does not use.
 func TestChartRBACIsLeastPrivilege(t *testing.T) {
@@ -278,8 +130,9 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 // by the value's name, rather than render a webhook no API server trusts.
 func TestChartWithoutCertManager(t *testing.T) {
 	_, err := render(t, ns, map[string]any{"webhook": map[string]any{"tls": map[string]any{"certManager": false, "secretName": "mine"}}})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "webhook.tls.caBundle")
+	var required *chartrender.RequiredError
+	require.ErrorAs(t, err, &required)
+	assert.True(t, strings.HasPrefix(required.Message, "webhook.tls.caBundle:"), "it names the value: %s", required.Message)
 
 	objs, err := render(t, ns, map[string]any{"webhook": map[string]any{"tls": map[string]any{"certManager": false, "secretName": "mine", "caBundle": "Q0E="}}})
 	require.NoError(t, err)

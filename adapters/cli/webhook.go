@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/go-logr/logr/funcr"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -34,7 +33,7 @@ var webhookCommand = &command{
 	summary: "serve the admission webhook, or print its manifests",
 	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--context NAME] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
 		"  [--max-request-bytes N] [--header-timeout D] [--read-timeout D] [--max-in-flight N]\n" +
-		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--failure-policy Fail|Ignore] [--ca-bundle FILE] [--catalog-release NS/NAME]",
+		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--replicas N] [--failure-policy Fail|Ignore] [--timeout S] [--ca-bundle FILE] [--catalog-release NS/NAME] [--pool-resource R] [--port N]",
 	about: `Serves the admission webhook that refuses pools at the API door: a
 KubernetesNodes, or a HelmRelease of the kubernetes-nodes chart, whose plan the
 planner refuses is denied with an Invalid status whose causes are the refusals'
@@ -51,9 +50,12 @@ read, a client that takes longer than --header-timeout for its headers or
 --read-timeout for its whole request is cut, and past --max-in-flight requests
 at once (or bodies of four of the largest) a request is answered 429.
 
-"webhook manifests" prints what deploys it, as YAML to apply: the
-ValidatingWebhookConfiguration, the Service, the Deployment and least-privilege
-RBAC (read-only, on exactly the kinds a plan and a catalog render read).`,
+"webhook manifests" prints what deploys it, as YAML to apply: the webhook of
+the worker-image Helm chart (the chart embedded in this command), rendered for
+the flags as its values, with the namespace: the ValidatingWebhookConfiguration,
+the Service, the Deployment, its PodDisruptionBudget and least-privilege RBAC
+(read-only, on exactly the kinds a plan and a catalog render read). helm install
+of the chart installs the same webhook, and the controller with it.`,
 	example: `worker-image webhook --cert-dir /tmp/k8s-webhook-server/serving-certs --port 9443 --kubeconfig ~/.kube/config
 worker-image webhook manifests --image registry.example.com/worker-image:v1 | kubectl apply -f -`,
 	flags: webhookFlags,
@@ -82,7 +84,7 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	w := &webhookOptions{}
 	webhookRuns.Store(o, w)
 	fs.StringVar(&w.certDir, "cert-dir", "", "the folder holding the serving certificate, tls.crt and tls.key (required to serve)")
-	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on")
+	fs.IntVar(&w.port, "port", webhook.DefaultPort, "the port to serve the webhook on (manifests: webhook.port)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster to watch (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context of the cluster to watch (default: the kubeconfig's current context; naming one reads a kubeconfig, never the in-cluster config)")
 	fs.StringVar(&w.release, "catalog-release", webhook.DefaultCatalogRelease().String(), `the catalog's HelmRelease NAMESPACE/NAME, whose values (spec.values over spec.valuesFrom) pools are planned against ("" reads the catalog back from the goldens)`)
@@ -94,13 +96,14 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.DurationVar(&w.limits.HeaderTimeout, "header-timeout", l.HeaderTimeout, "how long a client may take to send its request's headers, TLS handshake included")
 	fs.DurationVar(&w.limits.ReadTimeout, "read-timeout", l.ReadTimeout, "how long a client may take to send its whole request, headers and body")
 	fs.IntVar(&w.limits.MaxInFlight, "max-in-flight", l.MaxInFlight, "how many requests are read and judged at once; more are answered 429")
-	fs.StringVar(&o.namespace, "namespace", webhook.DefaultNamespace, "manifests: the namespace the webhook runs in")
-	fs.StringVar(&w.image, "image", webhook.DefaultImage, "manifests: the image of the worker-image command")
-	fs.IntVar(&w.replicas, "replicas", 2, "manifests: how many replicas serve")
-	fs.StringVar(&w.failurePolicy, "failure-policy", string(admissionregistrationv1.Fail), "manifests: Fail keeps pools out while the webhook is down, Ignore lets them through unchecked")
-	fs.IntVar(&w.timeout, "timeout", webhook.DefaultTimeoutSeconds, "manifests: seconds the API server waits for an answer (1 to 30)")
-	fs.StringVar(&w.caBundle, "ca-bundle", "", "manifests: the serving certificate's CA (PEM file), for a Secret made by hand; without it cert-manager issues the certificate")
-	fs.StringVar(&w.poolResource, "pool-resource", webhook.DefaultPoolResource, "manifests: the resource KubernetesNodes are served as")
+	// The manifests' flags set the chart's values, and default to them.
+	fs.StringVar(&o.namespace, "namespace", manifestsNamespace, "manifests: the namespace the webhook runs in")
+	fs.StringVar(&w.image, "image", chartValue("image", "repository")+":"+chartValue("image", "tag"), "manifests: the image of the worker-image command (image.repository:image.tag)")
+	fs.IntVar(&w.replicas, "replicas", chartInt("webhook", "replicas"), "manifests: how many replicas serve (webhook.replicas)")
+	fs.StringVar(&w.failurePolicy, "failure-policy", chartValue("webhook", "failurePolicy"), "manifests: Fail keeps pools out while the webhook is down, Ignore lets them through unchecked (webhook.failurePolicy)")
+	fs.IntVar(&w.timeout, "timeout", chartInt("webhook", "timeoutSeconds"), "manifests: seconds the API server waits for an answer, 1 to 30 (webhook.timeoutSeconds)")
+	fs.StringVar(&w.caBundle, "ca-bundle", "", "manifests: the serving certificate's CA (PEM file), for a Secret worker-image-webhook-tls made by hand; without it cert-manager issues the certificate (webhook.tls)")
+	fs.StringVar(&w.poolResource, "pool-resource", chartValue("webhook", "poolResource"), "manifests: the resource KubernetesNodes are served as (webhook.poolResource)")
 }
 
 func runWebhook(a *app, o *options, args []string) error {
@@ -128,44 +131,6 @@ func (w *webhookOptions) catalogRelease() (types.NamespacedName, error) {
 		return types.NamespacedName{}, badUsage("--catalog-release %q is not NAMESPACE/NAME", w.release)
 	}
 	return types.NamespacedName{Namespace: ns, Name: name}, nil
-}
-
-func (a *app) webhookManifests(o *options, w *webhookOptions) error {
-	if o.catalog != "" || o.kubeconfig != "" || o.context != "" || w.certDir != "" {
-		return badUsage("manifests takes no --catalog, --kubeconfig, --context or --cert-dir: they are the server's")
-	}
-	policy := admissionregistrationv1.FailurePolicyType(w.failurePolicy)
-	if policy != admissionregistrationv1.Fail && policy != admissionregistrationv1.Ignore {
-		return badUsage("--failure-policy %q is neither Fail nor Ignore", w.failurePolicy)
-	}
-	if w.timeout < 1 || w.timeout > 30 {
-		return badUsage("--timeout %d is not between 1 and 30 seconds, which the API server allows", w.timeout)
-	}
-	if w.replicas < 1 {
-		return badUsage("--replicas %d: at least one replica must serve", w.replicas)
-	}
-	key, err := w.catalogRelease()
-	if err != nil {
-		return err
-	}
-	m := webhook.ManifestOptions{
-		Namespace: o.namespace, Image: w.image, Replicas: int32(w.replicas), FailurePolicy: policy,
-		TimeoutSeconds: int32(w.timeout), PoolResource: w.poolResource, Port: int32(w.port),
-		Options: webhook.Options{CatalogRelease: key}, ReadBack: key.Name == "",
-	}
-	if w.caBundle != "" {
-		data, _, err := a.readFile(w.caBundle)
-		if err != nil {
-			return err
-		}
-		m.CABundle = data
-	}
-	text, err := webhook.ManifestsYAML(m)
-	if err != nil {
-		return failed("write the manifests: %v", err)
-	}
-	_, err = a.stdout.Write(text)
-	return err
 }
 
 // serveWebhook runs the webhook until SIGTERM or SIGINT.

@@ -48,10 +48,11 @@
 // readiness checks (the server answers, the informers synced); CacheOptions
 // caches the catalog release alone; the metrics (admissions by outcome,
 // refusals and warnings by reason, latency) are on controller-runtime's
-// registry, so on the manager's metrics endpoint. Manifests and
-// ManifestsYAML print what deploys it: the ValidatingWebhookConfiguration,
+// registry, so on the manager's metrics endpoint. The worker-image Helm
+// chart (package chart) deploys it: the ValidatingWebhookConfiguration,
 // Service, Deployment and least-privilege RBAC. The command `worker-image
-// webhook` serves it and `worker-image webhook manifests` prints them.
+// webhook` serves it and `worker-image webhook manifests` prints the chart's
+// webhook for kubectl apply.
 //
 // # KubernetesNodes and the aggregated API server
 //

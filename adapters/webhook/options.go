@@ -21,6 +21,17 @@ const (
 	ReleasesPath = "/validate-helmreleases"
 )
 
+// DefaultPort is the port the webhook serves on, the chart's webhook.port.
+const DefaultPort = 9443
+
+// DisableLabel opts a namespace out of the webhook: label the namespace
+// with it set to "disabled" (the chart's webhook configuration selects
+// namespaces without it). It is the way around the webhook when it is down
+// and failurePolicy is Fail, and an administrator's act: a namespace's
+// labels are not its tenant's to set. A KubernetesNodes or a HelmRelease
+// carrying it is validated as any other: no object opts itself out.
+const DisableLabel = "kubernetes-worker-image.cozystack.io/admission"
+
 // helmReleaseGVK is Flux's HelmRelease, read as unstructured.
 var helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
 
@@ -84,8 +95,8 @@ var catalogChart = Chart{Name: "kubernetes-worker-image"}
 // Set it as Options.CatalogRelease to read the catalog there.
 func DefaultCatalogRelease() types.NamespacedName { return catalogrelease.Default }
 
-// defaultReadTimeout bounds an admission's reads, below the
-// timeoutSeconds (DefaultTimeoutSeconds) of the manifests.
+// defaultReadTimeout bounds an admission's reads, below the chart's
+// timeoutSeconds, 5.
 const defaultReadTimeout = 4 * time.Second
 
 // Options say what the webhook plans pools against and which HelmReleases

@@ -20,7 +20,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -179,13 +178,7 @@ func TestWebhookCommandForbidden(t *testing.T) {
 	e := apiserver.Get(t)
 	e.Cluster(t)
 	helmReleasesServed(t, e)
-	var rules []rbacv1.PolicyRule
-	for _, o := range webhook.Manifests(webhook.ManifestOptions{}) {
-		if r, ok := o.(*rbacv1.ClusterRole); ok {
-			rules = r.Rules
-		}
-	}
-	require.NotEmpty(t, rules)
+	rules := chartWebhook(t, map[string]any{}).rules
 	// The ClusterRole, without the Role that lets it read the catalog
 	// release.
 	user := e.User(t, "worker-image-webhook-without-role", rules...)

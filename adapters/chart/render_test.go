@@ -83,7 +83,7 @@ func TestChartRenders(t *testing.T) {
 		alerts = append(alerts, r.(map[string]any)["alert"].(string))
 		assert.NotEmpty(t, r.(map[string]any)["expr"])
 	}
-	assert.Equal(t, []string{"WorkerImagePoolRefused", "WorkerImageGoldenFailed", "WorkerImageGoldenStalled",
+	assert.Equal(t, []string{"WorkerImagePoolRefused", "WorkerImageVMDiskRefused", "WorkerImageGoldenFailed", "WorkerImageGoldenStalled",
 		"WorkerImageHostAssistedClonePredicted", "WorkerImageControllerAbsent"}, alerts)
 	annotations, _, _ := unstructured.NestedMap(groups[0].(map[string]any)["rules"].([]any)[0].(map[string]any), "annotations")
 	assert.Equal(t, "{{ $value }} worker pool(s) refused: {{ $labels.reason }}", annotations["summary"], "Prometheus's own template reaches it unrendered")
@@ -118,7 +118,7 @@ func TestChartRBACIsLeastPrivilege(t *testing.T) {
 		}
 		extra := map[string]bool{}
 		if name == "worker-image-controller" {
-			extra = map[string]bool{"apps.cozystack.io/kubernetesnodes": true, "helm.toolkit.fluxcd.io/helmreleases": true}
+			extra = map[string]bool{"apps.cozystack.io/kubernetesnodes": true, "apps.cozystack.io/vmdisks": true, "helm.toolkit.fluxcd.io/helmreleases": true}
 		}
 		all := maps.Clone(want)
 		maps.Copy(all, extra)

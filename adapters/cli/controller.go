@@ -21,21 +21,27 @@ import (
 
 var controllerCommand = &command{
 	name:     "controller",
-	summary:  "plan every pool and golden continuously, record Events and export metrics",
+	summary:  "plan every pool, VM disk and golden continuously, record Events and export metrics",
 	synopsis: "controller [--kubeconfig PATH] [--catalog-release NS/NAME] [--leader-elect=false] [--leader-election-namespace NS]",
 	about: `Plans every KubernetesNodes pool, every HelmRelease of the kubernetes-nodes
-chart and every golden of the catalog from the manager's cache, and plans again
-the pools a change can move: a StorageClass, StorageProfile, CDI, CDIConfig,
-CSIDriver or VolumeSnapshotClass, a golden's DataVolume or PVC, a pool's own
-disks, the catalog release (--catalog-release, "" to read the catalog back from
-the goldens). It writes no workload object: it records an Event on a pool when
-its verdict changes, and serves Prometheus metrics on --metrics-bind-address
-(worker_image_pools, worker_image_pool_warnings, worker_image_goldens,
-worker_image_predicted_host_assisted_clones,
-worker_image_replan_duration_seconds). One replica plans at a time (leader
-election, in --leader-election-namespace); readiness (/readyz) and liveness
-(/healthz) are served on --health-probe-bind-address. It stops on SIGTERM or
-SIGINT.`,
+chart, every VMDisk and HelmRelease of the vm-disk chart, and every golden of
+the catalog from the manager's cache, and plans again the pools and disks a
+change can move: a StorageClass, StorageProfile, CDI, CDIConfig, CSIDriver or
+VolumeSnapshotClass, a golden's DataVolume or PVC, a pool's own disks, a VM
+disk's own DataVolume or its source's, the catalog release (--catalog-release,
+"" to read the catalog back from the goldens), the image catalog's release
+cozy-system/vm-default-images, and the ConfigMaps and Secrets either release's
+spec.valuesFrom names (watched one by one, by name: grant get, list and watch
+on exactly those). It writes no workload object: it records an Event on a pool
+or VM disk when its verdict changes, and serves Prometheus metrics on
+--metrics-bind-address (worker_image_pools, worker_image_pool_warnings,
+worker_image_goldens, worker_image_predicted_host_assisted_clones,
+worker_image_vm_disks, worker_image_vm_disk_warnings,
+worker_image_vm_disk_predicted_host_assisted_clones,
+worker_image_replan_duration_seconds, worker_image_plan_read_failures_total).
+One replica plans at a time (leader election, in --leader-election-namespace);
+readiness (/readyz) and liveness (/healthz) are served on
+--health-probe-bind-address. It stops on SIGTERM or SIGINT.`,
 	example: `worker-image controller --kubeconfig ~/.kube/config --leader-elect=false`,
 	flags:   controllerFlags,
 	run:     runController,

@@ -137,8 +137,9 @@ func (a *app) imagesConsumersCommand() *cobra.Command {
 		Short: "list what clones an image's golden: VM disks, VirtualMachines, DataSources",
 		Long: `Lists everything, in any namespace, that clones the golden of image IMAGE
 (vm-default-images-IMAGE, or that name itself): the DataVolumes of VMDisks
-(vm-disk-<name>) and every other disk, VirtualMachine and DataSource that
-clones it.`,
+(vm-disk-<name>), the vm-disk HelmReleases cozystack-api serves every VMDisk
+from (whose source.image.name names the image, before the DataVolume exists),
+and every other disk, VirtualMachine and DataSource that clones it.`,
 		RunE: a.runE(o, a.runImagesConsumers),
 	}
 	fs := cmd.Flags()
@@ -168,7 +169,8 @@ func (a *app) imagesPruneCommand() *cobra.Command {
 		Use:   "prune [--images IMAGES.yaml] (--state STATE.yaml [--observed KIND,...] | --kubeconfig PATH) [-o yaml|json]",
 		Short: "report the unmanaged image goldens that are safe to delete",
 		Long: `Reports, of the goldens in cozy-public no image of the catalog manages, those
-nothing clones (safe to delete) and those still cloned, with their consumers.
+nothing clones (safe to delete) and those still cloned, with their consumers
+(a VMDisk counts through its vm-disk HelmRelease before its DataVolume exists).
 A report only: nothing is deleted. When a kind that may clone a golden could
 not be read everywhere, nothing is reported safe to delete.`,
 		Args: noArgs,

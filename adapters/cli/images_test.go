@@ -111,3 +111,51 @@ func TestCatalogImages(t *testing.T) {
 	assert.Equal(t, 2, missing.code, "%s%s", missing.stdout, missing.stderr)
 	assert.Contains(t, missing.stderr, "--images IMAGES.yaml is required")
 }
+
+// vmDiskRelease is the HelmRelease cozystack-api made for VMDisk fresh,
+// whose DataVolume does not exist yet: it clones the retired image.
+const vmDiskRelease = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: vm-disk-fresh
+  namespace: tenant-demo
+  labels:
+    apps.cozystack.io/application.kind: VMDisk
+    apps.cozystack.io/application.group: apps.cozystack.io
+spec:
+  valuesFrom:
+  - kind: Secret
+    name: cozystack-values
+  values:
+    source:
+      image:
+        name: centos
+    storage: 20Gi
+`
+
+// A VMDisk clones its image before its DataVolume exists: its release is
+// a consumer, and prune keeps the golden it names.
+func TestCatalogImagesCountsVMDiskReleases(t *testing.T) {
+	st := write(t, "state.yaml", readExample(t, exampleState)+"\n---\n"+imageGoldenDocs+"---\n"+retiredImage+"---\n"+vmDiskRelease)
+	images := write(t, "images.yaml", imagesValues)
+
+	consumers := exe(t, "", "catalog", "images", "consumers", "centos", "--state", st, "--observed", "all", "-o", "json")
+	require.Equal(t, 0, consumers.code, "%s%s", consumers.stdout, consumers.stderr)
+	var got struct {
+		Consumers []struct{ Kind, Namespace, Name string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(consumers.stdout), &got), consumers.stdout)
+	assert.Equal(t, []struct{ Kind, Namespace, Name string }{{"HelmRelease", "tenant-demo", "vm-disk-fresh"}}, got.Consumers)
+
+	prune := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st, "--observed", "all", "-o", "json")
+	require.Equal(t, 0, prune.code, "%s%s", prune.stdout, prune.stderr)
+	var rep struct {
+		SafeToDelete []string
+		Kept         []struct{ Name string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(prune.stdout), &rep), prune.stdout)
+	assert.Empty(t, rep.SafeToDelete, "the golden a VMDisk will clone is not safe to delete")
+	assert.Equal(t, []struct{ Name string }{{"vm-default-images-centos"}}, rep.Kept)
+	text := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st, "--observed", "all")
+	assert.Contains(t, text.stdout, "HelmRelease tenant-demo/vm-disk-fresh")
+}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +29,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
@@ -61,8 +63,8 @@ var (
 	helmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
 )
 
-// ref is what the controller plans: a pool, of one of two kinds, or the
-// catalog's goldens (kind goldensKind).
+// ref is what the controller plans: a pool, of one of two kinds, a VM
+// disk, of one of two kinds, or the catalog's goldens (kind goldensKind).
 type ref struct {
 	Kind      string
 	Namespace string
@@ -72,18 +74,29 @@ type ref struct {
 const (
 	kubernetesNodes = "KubernetesNodes"
 	helmRelease     = "HelmRelease"
-	goldensKind     = "Goldens"
+	vmDisk          = "VMDisk"
+	// vmDiskRelease is a HelmRelease of the vm-disk chart.
+	vmDiskRelease = "VMDiskRelease"
+	goldensKind   = "Goldens"
 )
 
 var goldens = ref{Kind: goldensKind}
 
 // Setup adds the controller to mgr: it plans every KubernetesNodes pool,
-// every HelmRelease of the kubernetes-nodes chart and the catalog's goldens
-// from mgr's cache, again whenever something that can move a verdict
-// changes (a StorageClass, StorageProfile, CDI, CDIConfig, CSIDriver,
-// VolumeSnapshotClass, a golden's or a pool's disk's DataVolume or PVC,
-// the catalog release), records an Event on a pool when its verdict
-// changes, and exports the metrics. It writes no other object.
+// every HelmRelease of the kubernetes-nodes chart, every VMDisk and
+// HelmRelease of the vm-disk chart, and the catalog's goldens from mgr's
+// cache, again whenever something that can move a verdict changes (a
+// StorageClass, StorageProfile, CDI, CDIConfig, CSIDriver,
+// VolumeSnapshotClass, a golden's, a pool's disk's or a VM disk's source's
+// DataVolume or PVC, the catalog release, the image catalog's release
+// vm-default-images, a ConfigMap or Secret either release's
+// spec.valuesFrom names), records an Event on a pool or VM disk when its
+// verdict changes, and exports the metrics. It writes no other object.
+//
+// The ConfigMaps and Secrets are watched one by one, by name, in the
+// release's namespace, and only their metadata is held: this identity
+// needs get, list and watch on exactly those (resourceNames), never on
+// every Secret.
 //
 // mgr's scheme must hold CDI's types (controllerruntime.AddToScheme), its
 // cache should be made with controllerruntime.CacheOptions and its client
@@ -101,6 +114,10 @@ func Setup(mgr manager.Manager, o Options) error {
 	if err := m.register(o.Registerer); err != nil {
 		return fmt.Errorf("register the metrics: %w", err)
 	}
+	mc, err := metadata.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("a metadata client: %w", err)
+	}
 	r := &reconciler{
 		client: mgr.GetClient(),
 		// The objects the catalog release's valuesFrom names are read
@@ -110,9 +127,13 @@ func Setup(mgr manager.Manager, o Options) error {
 		recorder: mgr.GetEventRecorder(Name),
 		opts:     o,
 		metrics:  m,
-		pools:    map[ref]*entry{},
+		planned:  map[ref]*entry{},
 		pending:  map[ref]pending{},
 		goldens:  map[string]int{},
+		watches:  newValuesWatches(mc, mgr.GetLogger().WithName(Name)),
+	}
+	if err := mgr.Add(manager.RunnableFunc(r.watches.run)); err != nil {
+		return err
 	}
 	if err := r.watch(mgr); err != nil {
 		return err
@@ -127,18 +148,23 @@ func Setup(mgr manager.Manager, o Options) error {
 	})
 }
 
-// reconciler plans pools and goldens.
+// reconciler plans pools, VM disks and goldens.
 type reconciler struct {
 	client   client.Client
 	values   catalogrelease.Source
 	compiler catalogrelease.Compiler
+	catalogs memo[*catalog.Catalog]
+	images   memo[*vmimages.Catalog]
+	watches  *valuesWatches
 	reader   state.Reader
 	recorder events.EventRecorder
 	opts     Options
 	metrics  *metrics
 
-	mu      sync.Mutex
-	pools   map[ref]*entry
+	mu sync.Mutex
+	// planned are the pools and VM disks planned, each with what was
+	// last concluded of it.
+	planned map[ref]*entry
 	pending map[ref]pending
 	goldens map[string]int // phase → goldens, as last exported
 }
@@ -150,7 +176,8 @@ type pending struct {
 	trigger string
 }
 
-// entry is what the controller last concluded about a pool.
+// entry is what the controller last concluded about a pool or a VM disk
+// (deps.disk).
 type entry struct {
 	verdict  string
 	outcome  string
@@ -160,9 +187,11 @@ type entry struct {
 	deps     deps
 }
 
-// deps are what a pool's plan rested on: a change to any of them may move
-// its verdict.
+// deps are what a pool's or a VM disk's plan rested on: a change to any
+// of them may move its verdict.
 type deps struct {
+	// disk: a VM disk's plan, not a pool's.
+	disk        bool
 	namespace   string
 	capiName    string
 	classes     []string
@@ -171,13 +200,24 @@ type deps struct {
 	defaultUsed bool
 	// any: the plan resolved no class, so any class may matter.
 	any bool
+	// cluster: the plan read the cluster's CDI and CDIConfig (a VM disk's
+	// does only for a clone).
+	cluster bool
+	// objects are the DataVolumes and PVCs, "namespace/name", the plan
+	// read by name: a VM disk's own DataVolume and its source's.
+	objects []string
+	// image: a VM disk that clones an image of the image catalog.
+	image bool
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	if req.Kind == goldensKind {
+	switch req.Kind {
+	case goldensKind:
 		return ctrl.Result{}, r.planGoldens(ctx)
+	case vmDisk, vmDiskRelease:
+		return r.planDisk(ctx, req)
 	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(poolGVK)
@@ -219,7 +259,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error
 	e := summarize(pool, res, snap)
 	changed := r.record(req, e)
 	if changed {
-		r.events(obj, res)
+		r.events(obj, res.Refusals, res.Warnings, summary(res))
 	}
 	return ctrl.Result{}, nil
 }
@@ -246,8 +286,10 @@ func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
 	if r.opts.CatalogRelease.Name == "" {
 		return nil, nil
 	}
-	cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
-	return cat, err
+	return r.catalogs.get(ctx, r.client, r.opts.CatalogRelease, func(*unstructured.Unstructured) (*catalog.Catalog, error) {
+		cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
+		return cat, err
+	})
 }
 
 // unverified is the outcome of a plan that passed without reading a kind
@@ -256,9 +298,9 @@ func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
 const unverified = "unverified"
 
 // unread are the kinds a plan's StateUnverified warnings name.
-func unread(res plan.Result) []string {
+func unread(ws guard.Warnings) []string {
 	var kinds []string
-	for _, w := range res.Warnings {
+	for _, w := range ws {
 		if w.Reason == guard.StateUnverified && w.Kind != "" && !slices.Contains(kinds, w.Kind) {
 			kinds = append(kinds, w.Kind)
 		}
@@ -266,23 +308,31 @@ func unread(res plan.Result) []string {
 	return kinds
 }
 
-// summarize is what the controller keeps of a plan.
+// summarize is what the controller keeps of a pool's plan.
 func summarize(pool plan.Pool, res plan.Result, snap *state.Snapshot) *entry {
-	e := &entry{outcome: string(res.Outcome), reason: "Planned"}
-	if res.Outcome == plan.Planned && len(unread(res)) > 0 {
+	e := judge(res.Outcome, res.Refusals, res.Warnings)
+	e.deps = depsOf(pool, res, snap)
+	return e
+}
+
+// judge is the verdict of a plan: its outcome, its first refusal's reason,
+// its warnings' reasons and whether it predicts a host-assisted clone.
+func judge(outcome plan.Outcome, refusals guard.Refusals, warnings guard.Warnings) *entry {
+	e := &entry{outcome: string(outcome), reason: "Planned"}
+	if outcome == plan.Planned && len(unread(warnings)) > 0 {
 		e.outcome, e.reason = unverified, "Unverified"
 	}
 	reasons := []string{e.outcome}
-	if len(res.Refusals) > 0 {
-		e.reason = string(res.Refusals[0].Reason)
-		for _, f := range res.Refusals {
+	if len(refusals) > 0 {
+		e.reason = string(refusals[0].Reason)
+		for _, f := range refusals {
 			reasons = append(reasons, string(f.Reason))
 			if f.Reason == guard.HostAssistedClone {
 				e.host = true
 			}
 		}
 	}
-	for _, w := range res.Warnings {
+	for _, w := range warnings {
 		if !slices.Contains(e.warnings, string(w.Reason)) {
 			e.warnings = append(e.warnings, string(w.Reason))
 		}
@@ -293,14 +343,13 @@ func summarize(pool plan.Pool, res plan.Result, snap *state.Snapshot) *entry {
 	}
 	slices.Sort(reasons)
 	e.verdict = strings.Join(reasons, ",")
-	e.deps = depsOf(pool, res, snap)
 	return e
 }
 
 // depsOf is what a plan rested on: the pool's class and its golden's, their
 // drivers, the golden, and the cluster default when a class is left to it.
 func depsOf(pool plan.Pool, res plan.Result, snap *state.Snapshot) deps {
-	d := deps{namespace: pool.Namespace, capiName: naming.PoolCAPIName(pool.Name), golden: res.Golden}
+	d := deps{namespace: pool.Namespace, capiName: naming.PoolCAPIName(pool.Name), golden: res.Golden, cluster: true}
 	add := func(class string) {
 		if class == "" || slices.Contains(d.classes, class) {
 			return
@@ -323,26 +372,26 @@ func depsOf(pool plan.Pool, res plan.Result, snap *state.Snapshot) deps {
 	return d
 }
 
-// record keeps a pool's entry and moves the metrics by the difference; it
-// reports whether the verdict changed.
+// record keeps a pool's or a VM disk's entry and moves the metrics by the
+// difference; it reports whether the verdict changed.
 func (r *reconciler) record(req ref, e *entry) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.pools[req]
+	old := r.planned[req]
 	r.move(old, -1)
 	r.move(e, 1)
-	r.pools[req] = e
+	r.planned[req] = e
 	r.observe(req)
 	return old == nil || old.verdict != e.verdict
 }
 
-// forget drops a pool that is gone.
+// forget drops a pool or a VM disk that is gone.
 func (r *reconciler) forget(req ref) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old := r.pools[req]; old != nil {
+	if old := r.planned[req]; old != nil {
 		r.move(old, -1)
-		delete(r.pools, req)
+		delete(r.planned, req)
 	}
 	delete(r.pending, req)
 }
@@ -351,12 +400,16 @@ func (r *reconciler) move(e *entry, by float64) {
 	if e == nil {
 		return
 	}
-	r.metrics.pools.WithLabelValues(e.outcome, e.reason).Add(by)
+	objects, warnings, host := r.metrics.pools, r.metrics.warnings, r.metrics.hostAssisted
+	if e.deps.disk {
+		objects, warnings, host = r.metrics.disks, r.metrics.diskWarnings, r.metrics.diskHostAssisted
+	}
+	objects.WithLabelValues(e.outcome, e.reason).Add(by)
 	for _, w := range e.warnings {
-		r.metrics.warnings.WithLabelValues(w).Add(by)
+		warnings.WithLabelValues(w).Add(by)
 	}
 	if e.host {
-		r.metrics.hostAssisted.Add(by)
+		host.Add(by)
 	}
 }
 
@@ -373,12 +426,13 @@ const noteLimit = 1024
 
 // events records a verdict that changed: a Warning per refusal reason, or
 // a Normal Planned (a Warning Unverified when the plan could not read a
-// kind it needed) and a Warning per warning reason.
-func (r *reconciler) events(obj runtime.Object, res plan.Result) {
-	if len(res.Refusals) > 0 {
+// kind it needed) and a Warning per warning reason. summary says what the
+// plan is, in a sentence.
+func (r *reconciler) events(obj runtime.Object, refusals guard.Refusals, warnings guard.Warnings, summary string) {
+	if len(refusals) > 0 {
 		byReason := map[guard.Reason][]string{}
 		var order []guard.Reason
-		for _, f := range res.Refusals {
+		for _, f := range refusals {
 			if _, ok := byReason[f.Reason]; !ok {
 				order = append(order, f.Reason)
 			}
@@ -389,15 +443,15 @@ func (r *reconciler) events(obj runtime.Object, res plan.Result) {
 		}
 		return
 	}
-	if kinds := unread(res); len(kinds) > 0 {
+	if kinds := unread(warnings); len(kinds) > 0 {
 		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "Unverified", "Plan", "%s", note(fmt.Sprintf(
 			"unverified: %s, without reading %s, which its guards need (this identity may not list and watch them in every namespace, or they are not served): grant list and watch on %s",
-			summary(res), strings.Join(kinds, ", "), strings.Join(kinds, ", "))))
+			summary, strings.Join(kinds, ", "), strings.Join(kinds, ", "))))
 	} else {
-		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary(res)))
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary))
 	}
 	seen := map[guard.Reason]bool{}
-	for _, w := range res.Warnings {
+	for _, w := range warnings {
 		if !seen[w.Reason] {
 			seen[w.Reason] = true
 			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, string(w.Reason), "Plan", "%s", note(w.Message()))

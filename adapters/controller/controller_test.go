@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -297,4 +298,49 @@ func (p *unstructuredProfile) obj() client.Object {
 	o.SetGroupVersionKind(schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "StorageProfile"})
 	o.SetName(p.class)
 	return o
+}
+
+// The catalog release's values come through a ConfigMap its valuesFrom
+// names: an edit to it re-plans every pool, and an edit to another
+// ConfigMap of the namespace re-plans nothing.
+func TestCatalogValuesFrom(t *testing.T) {
+	e := apiserver.Get(t)
+	e.Cluster(t)
+	helmReleases(t, e)
+	ctx := context.Background()
+	e.Namespace(t, catalogRelease.Namespace)
+	reg := run(t, e.Config)
+	configMap := func(name, values string) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: catalogRelease.Namespace, Name: name}, Data: map[string]string{"values.yaml": values}}
+		require.NoError(t, e.Client.Create(ctx, cm))
+		t.Cleanup(func() { _ = e.Client.Delete(ctx, cm) })
+		return cm
+	}
+	edit := func(cm *corev1.ConfigMap, values string) {
+		patch(t, e, cm, map[string]any{"data": map[string]any{"values.yaml": values}}, false)
+	}
+	values := configMap("worker-image-values", "enabled: true\n")
+	other := configMap("other-values", "enabled: true\n")
+	hr := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"valuesFrom": []any{
+		map[string]any{"kind": "ConfigMap", "name": values.Name},
+	}}}}
+	hr.SetGroupVersionKind(helmReleaseGVK)
+	hr.SetNamespace(catalogRelease.Namespace)
+	hr.SetName(catalogRelease.Name)
+	require.NoError(t, e.Client.Create(ctx, hr))
+	t.Cleanup(func() { _ = e.Client.Delete(ctx, hr) })
+	pool := newPool(t, e, "tenant-values", "demo-md0", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}})
+	eventually(t, "the catalog's values, from the ConfigMap: planned", func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "planned", "reason", "Planned"))
+		assert.Equal(c, 1, events(c, e, pool, "Planned"))
+	})
+	replans := metric(t, reg, "worker_image_replan_duration_seconds", "trigger", "ValuesFrom")
+	edit(other, "enabled: false\n")
+	edit(values, "enabled: false\n")
+	eventually(t, "the catalog disabled through its ConfigMap: refused", func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "GoldenNotInCatalog"))
+		assert.Equal(c, 1, events(c, e, pool, "GoldenNotInCatalog"))
+	})
+	assert.Equal(t, replans+2, metric(t, reg, "worker_image_replan_duration_seconds", "trigger", "ValuesFrom"),
+		"the pool and the goldens are planned again, once each: the other ConfigMap is not watched")
 }

@@ -9,13 +9,16 @@ import (
 // the kinds that trigger a re-plan), so their number stays bounded
 // whatever the cluster holds.
 type metrics struct {
-	pools         *prometheus.GaugeVec
-	warnings      *prometheus.GaugeVec
-	goldens       *prometheus.GaugeVec
-	hostAssisted  prometheus.Gauge
-	replan        *prometheus.HistogramVec
-	planFailures  prometheus.Counter
-	collectorList []prometheus.Collector
+	pools            *prometheus.GaugeVec
+	warnings         *prometheus.GaugeVec
+	goldens          *prometheus.GaugeVec
+	hostAssisted     prometheus.Gauge
+	replan           *prometheus.HistogramVec
+	planFailures     prometheus.Counter
+	disks            *prometheus.GaugeVec
+	diskWarnings     *prometheus.GaugeVec
+	diskHostAssisted prometheus.Gauge
+	collectorList    []prometheus.Collector
 }
 
 func newMetrics() *metrics {
@@ -38,15 +41,28 @@ func newMetrics() *metrics {
 		}),
 		replan: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "worker_image_replan_duration_seconds",
-			Help:    "Time from a change that can move a pool's verdict, as the controller's cache saw it, to the pool planned again, by the kind that changed.",
+			Help:    "Time from a change that can move a pool's or a VM disk's verdict, as the controller's cache saw it, to it planned again, by the kind that changed (ValuesFrom: a ConfigMap or Secret a catalog release's spec.valuesFrom names).",
 			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30},
 		}, []string{"trigger"}),
 		planFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "worker_image_plan_read_failures_total",
 			Help: "Plans that could not read the cluster (a timeout, a cache not synced) and were requeued.",
 		}),
+		disks: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "worker_image_vm_disks",
+			Help: "VM disks (VMDisks and vm-disk HelmReleases) by the outcome of their plan (planned, unverified or refused) and its reason: Planned, Unverified, or the first refusal's reason.",
+		}, []string{"outcome", "reason"}),
+		diskWarnings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "worker_image_vm_disk_warnings",
+			Help: "VM disks whose plan warns, by the warning's reason.",
+		}, []string{"reason"}),
+		diskHostAssisted: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "worker_image_vm_disk_predicted_host_assisted_clones",
+			Help: "VM disks not yet created whose DataVolume CDI would copy host-assisted (over the pod network) instead of cloning it in the storage: refused, or warned, HostAssistedClone.",
+		}),
 	}
-	m.collectorList = []prometheus.Collector{m.pools, m.warnings, m.goldens, m.hostAssisted, m.replan, m.planFailures}
+	m.collectorList = []prometheus.Collector{m.pools, m.warnings, m.goldens, m.hostAssisted, m.replan, m.planFailures,
+		m.disks, m.diskWarnings, m.diskHostAssisted}
 	return m
 }
 
@@ -69,5 +85,8 @@ func (m *metrics) register(r prometheus.Registerer) error {
 	m.hostAssisted = m.collectorList[3].(prometheus.Gauge)
 	m.replan = m.collectorList[4].(*prometheus.HistogramVec)
 	m.planFailures = m.collectorList[5].(prometheus.Counter)
+	m.disks = m.collectorList[6].(*prometheus.GaugeVec)
+	m.diskWarnings = m.collectorList[7].(*prometheus.GaugeVec)
+	m.diskHostAssisted = m.collectorList[8].(prometheus.Gauge)
 	return nil
 }

@@ -4,13 +4,18 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/plan/vmdisk"
 )
 
 func release(spec map[string]any) *unstructured.Unstructured {
@@ -88,4 +93,53 @@ func TestSummarizeUnverified(t *testing.T) {
 	refused := plan.Result{Outcome: plan.Refused, Refusals: guard.Refusals{{Reason: guard.GoldenNotInCatalog}}, Warnings: planned.Warnings}
 	e = summarize(pool, refused, snap)
 	assert.Equal(t, []string{"refused", "GoldenNotInCatalog"}, []string{e.outcome, e.reason}, "a refusal wins")
+}
+
+// A VM disk's plan rests on its own DataVolume and, for a clone planned
+// as a create, its source, its class and the source's, their drivers and
+// CDI; an HTTP import, or a disk whose DataVolume exists, on its own
+// DataVolume (and the source's, which decides nothing then) alone.
+func TestDiskDeps(t *testing.T) {
+	decode := func(spec map[string]any) vmdisk.VMDisk {
+		d, err := vmdisk.Decode(map[string]any{"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "VMDisk",
+			"metadata": map[string]any{"namespace": "tenant-demo", "name": "root"}, "spec": spec})
+		require.NoError(t, err)
+		return d
+	}
+	const linstor = "linstor.csi.linbit.com"
+	golden := fixtures.DataVolume("cozy-public", "vm-default-images-ubuntu").HTTP("https://e.example/u.img").Size("20Gi").Class("replicated").Phase(cdiv1.Succeeded).Obj()
+	objs := []client.Object{
+		fixtures.StorageClass("replicated").Provisioner(linstor).Default().Obj(),
+		fixtures.StorageClass("local").Provisioner("local.csi.openebs.io").Obj(),
+		golden,
+		fixtures.PVC("cozy-public", "vm-default-images-ubuntu").Class("replicated").Size("20Gi").Bound().Obj(),
+	}
+	snap := state.NewSnapshot(fixtures.State(state.AllKinds, objs...))
+	depsOf := func(d vmdisk.VMDisk, snap *state.Snapshot) deps {
+		res, _ := vmdisk.Plan(d, nil, snap)
+		return diskDeps(d, vmdisk.Needs(d), res, snap)
+	}
+
+	clone := depsOf(decode(map[string]any{"source": map[string]any{"image": map[string]any{"name": "ubuntu"}}, "storageClass": "local"}), snap)
+	assert.True(t, clone.disk && clone.cluster && clone.image)
+	assert.ElementsMatch(t, []string{"tenant-demo/vm-disk-root", "cozy-public/vm-default-images-ubuntu"}, clone.objects)
+	assert.ElementsMatch(t, []string{"local", "replicated"}, clone.classes, "the disk's class and the golden's")
+	assert.ElementsMatch(t, []string{"local.csi.openebs.io", linstor}, clone.drivers)
+	assert.False(t, clone.defaultUsed, "an explicit class")
+	assert.True(t, disk(golden)(clone), "its golden's DataVolume moves it")
+	other := fixtures.DataVolume("cozy-public", "vm-default-images-debian").Obj()
+	assert.False(t, disk(other)(clone), "another golden does not")
+
+	onDefault := depsOf(decode(map[string]any{"source": map[string]any{"image": map[string]any{"name": "ubuntu"}}, "storageClass": ""}), snap)
+	assert.True(t, onDefault.defaultUsed, "a class left to the cluster default: the default's move moves it")
+
+	http := depsOf(decode(map[string]any{"source": map[string]any{"http": map[string]any{"url": "https://e.example/x.img"}}}), snap)
+	assert.Equal(t, deps{disk: true, namespace: "tenant-demo", objects: []string{"tenant-demo/vm-disk-root"}}, http)
+
+	live := fixtures.DataVolume("tenant-demo", "vm-disk-root").HTTP("https://e.example/u.img").Size("20Gi").Class("local").Obj()
+	exists := depsOf(decode(map[string]any{"source": map[string]any{"image": map[string]any{"name": "ubuntu"}}, "storageClass": "local"}),
+		state.NewSnapshot(fixtures.State(state.AllKinds, append(objs, live)...)))
+	assert.False(t, exists.cluster, "the chart keeps a DataVolume that exists: no class or CDI moves it")
+	assert.Empty(t, exists.classes)
+	assert.True(t, disk(live)(exists), "its own DataVolume going away does")
 }

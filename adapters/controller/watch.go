@@ -11,8 +11,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -23,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -58,13 +61,21 @@ func (r *reconciler) watch(mgr manager.Manager) error {
 	pool := &unstructured.Unstructured{}
 	pool.SetGroupVersionKind(poolGVK)
 	watch(pool, func() source.TypedSource[ref] {
-		return source.TypedKind[*unstructured.Unstructured, ref](c, pool, r.objects(kubernetesNodes))
+		return source.TypedKind[*unstructured.Unstructured, ref](c, pool, r.objects(kubernetesNodes, generationChanged))
+	})
+	vmd := &unstructured.Unstructured{}
+	vmd.SetGroupVersionKind(vmDiskGVK)
+	watch(vmd, func() source.TypedSource[ref] {
+		// cozystack-api serves VMDisks from their releases, and need not
+		// move a generation: the spec is what is compared.
+		return source.TypedKind[*unstructured.Unstructured, ref](c, vmd, r.objects(vmDisk, specChanged))
 	})
 	hr := &unstructured.Unstructured{}
 	hr.SetGroupVersionKind(helmReleaseGVK)
 	watch(hr, func() source.TypedSource[ref] {
 		return source.TypedKind[*unstructured.Unstructured, ref](c, hr, r.releases())
 	})
+	b = b.WatchesRawSource(source.TypedChannel[*metav1.PartialObjectMetadata, ref](r.watches.events, r.valuesChanges()))
 
 	watch(&storagev1.StorageClass{}, func() source.TypedSource[ref] {
 		return source.TypedKind[*storagev1.StorageClass, ref](c, &storagev1.StorageClass{}, changes(r, "StorageClass",
@@ -93,11 +104,11 @@ func (r *reconciler) watch(mgr manager.Manager) error {
 	})
 	watch(&cdiv1.CDI{}, func() source.TypedSource[ref] {
 		return source.TypedKind[*cdiv1.CDI, ref](c, &cdiv1.CDI{}, changes(r, "CDI",
-			func(*cdiv1.CDI) affects { return func(deps) bool { return true } }, false))
+			func(*cdiv1.CDI) affects { return func(d deps) bool { return d.cluster } }, false))
 	})
 	watch(&cdiv1.CDIConfig{}, func() source.TypedSource[ref] {
 		return source.TypedKind[*cdiv1.CDIConfig, ref](c, &cdiv1.CDIConfig{}, changes(r, "CDIConfig",
-			func(*cdiv1.CDIConfig) affects { return func(deps) bool { return true } }, false))
+			func(*cdiv1.CDIConfig) affects { return func(d deps) bool { return d.cluster } }, false))
 	})
 	watch(&cdiv1.DataVolume{}, func() source.TypedSource[ref] {
 		return source.TypedKind[*cdiv1.DataVolume, ref](c, &cdiv1.DataVolume{}, changes(r, "DataVolume", disk[*cdiv1.DataVolume], true))
@@ -138,17 +149,21 @@ func isDefault(c *storagev1.StorageClass) bool {
 }
 
 // disk is what a DataVolume's or a PVC's change affects: the pools that
-// clone it when it is a golden, the pool it is a disk of otherwise.
+// clone it when it is a golden, the pool it is a disk of otherwise, and
+// the VM disks that read it by name (their own DataVolume, their source).
 func disk[T client.Object](o T) affects {
 	ns, name := o.GetNamespace(), o.GetName()
-	if ns == naming.GoldenNamespace {
-		return func(d deps) bool { return d.golden == name }
-	}
+	key := ns + "/" + name
 	pool := o.GetAnnotations()[naming.PoolAnnotation]
-	if pool == "" {
-		return func(deps) bool { return false }
+	return func(d deps) bool {
+		switch {
+		case d.disk:
+			return slices.Contains(d.objects, key)
+		case ns == naming.GoldenNamespace:
+			return d.golden == name
+		}
+		return pool != "" && d.namespace == ns && d.capiName == pool
 	}
-	return func(d deps) bool { return d.namespace == ns && d.capiName == pool }
 }
 
 // changes enqueues the pools a change to an object of kind affects, as of
@@ -207,7 +222,7 @@ func same[T client.Object](a, b T) bool {
 func (r *reconciler) enqueue(q queue, at time.Time, trigger string, f affects) {
 	r.mu.Lock()
 	var refs []ref
-	for k, e := range r.pools {
+	for k, e := range r.planned {
 		if f(e.deps) {
 			refs = append(refs, k)
 			if _, ok := r.pending[k]; !ok {
@@ -229,9 +244,17 @@ func (r *reconciler) stamp(k ref, at time.Time, trigger string) {
 	}
 }
 
-// objects enqueues a pool when it is created, deleted, or its spec
-// changes (its generation).
-func (r *reconciler) objects(kind string) handler.TypedEventHandler[*unstructured.Unstructured, ref] {
+func generationChanged(a, b *unstructured.Unstructured) bool {
+	return a.GetGeneration() != b.GetGeneration()
+}
+
+func specChanged(a, b *unstructured.Unstructured) bool {
+	return !equality.Semantic.DeepEqual(a.Object["spec"], b.Object["spec"])
+}
+
+// objects enqueues a pool or a VM disk when it is created, deleted, or its
+// spec changes (as changed tells).
+func (r *reconciler) objects(kind string, changed func(old, cur *unstructured.Unstructured) bool) handler.TypedEventHandler[*unstructured.Unstructured, ref] {
 	key := func(o *unstructured.Unstructured) ref {
 		return ref{Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
 	}
@@ -243,7 +266,7 @@ func (r *reconciler) objects(kind string) handler.TypedEventHandler[*unstructure
 			q.Add(key(e.Object))
 		},
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*unstructured.Unstructured], q queue) {
-			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+			if changed(e.ObjectOld, e.ObjectNew) {
 				k := key(e.ObjectNew)
 				r.stamp(k, time.Now(), kind)
 				q.Add(k)
@@ -253,42 +276,86 @@ func (r *reconciler) objects(kind string) handler.TypedEventHandler[*unstructure
 }
 
 // releases enqueues every pool and the goldens when the catalog release
-// changes, and a kubernetes-nodes release as a pool.
+// changes, every VM disk when the image catalog's release does (each also
+// names the ConfigMaps and Secrets to watch), a kubernetes-nodes release as
+// a pool and a vm-disk release as a VM disk.
 func (r *reconciler) releases() handler.TypedEventHandler[*unstructured.Unstructured, ref] {
-	pools := r.objects(helmRelease)
-	isCatalog := func(o *unstructured.Unstructured) bool {
-		k := r.opts.CatalogRelease
-		return k.Name != "" && o.GetNamespace() == k.Namespace && o.GetName() == k.Name
+	pools := r.objects(helmRelease, generationChanged)
+	disks := r.objects(vmDiskRelease, generationChanged)
+	catalogs := func(o *unstructured.Unstructured) (types.NamespacedName, bool) {
+		k := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+		return k, k == catalogrelease.Images || (r.opts.CatalogRelease.Name != "" && k == r.opts.CatalogRelease)
 	}
-	all := func(q queue) {
-		at := time.Now()
-		r.enqueue(q, at, "CatalogRelease", func(deps) bool { return true })
-		r.stamp(goldens, at, "CatalogRelease")
-		q.Add(goldens)
+	of := func(o *unstructured.Unstructured) handler.TypedEventHandler[*unstructured.Unstructured, ref] {
+		if isVMDiskRelease(o) {
+			return disks
+		}
+		return pools
 	}
 	return handler.TypedFuncs[*unstructured.Unstructured, ref]{
 		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*unstructured.Unstructured], q queue) {
-			if isCatalog(e.Object) {
-				all(q)
+			if k, ok := catalogs(e.Object); ok {
+				r.watches.set(k, e.Object)
+				r.catalogChanged(q, k, "CatalogRelease")
 				return
 			}
-			pools.Create(ctx, e, q)
+			of(e.Object).Create(ctx, e, q)
 		},
 		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*unstructured.Unstructured], q queue) {
-			if isCatalog(e.Object) {
-				all(q)
+			if k, ok := catalogs(e.Object); ok {
+				r.watches.set(k, nil)
+				r.catalogChanged(q, k, "CatalogRelease")
 				return
 			}
-			pools.Delete(ctx, e, q)
+			of(e.Object).Delete(ctx, e, q)
 		},
 		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*unstructured.Unstructured], q queue) {
-			if isCatalog(e.ObjectNew) {
+			if k, ok := catalogs(e.ObjectNew); ok {
 				if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
-					all(q)
+					r.watches.set(k, e.ObjectNew)
+					r.catalogChanged(q, k, "CatalogRelease")
 				}
 				return
 			}
-			pools.Update(ctx, e, q)
+			if isVMDiskRelease(e.ObjectOld) != isVMDiskRelease(e.ObjectNew) {
+				// Its labels made it a VM disk's release, or no longer
+				// one: plan it as both, and each keeps what it is.
+				pools.Delete(ctx, event.TypedDeleteEvent[*unstructured.Unstructured]{Object: e.ObjectOld}, q)
+				disks.Delete(ctx, event.TypedDeleteEvent[*unstructured.Unstructured]{Object: e.ObjectOld}, q)
+				of(e.ObjectNew).Create(ctx, event.TypedCreateEvent[*unstructured.Unstructured]{Object: e.ObjectNew}, q)
+				return
+			}
+			of(e.ObjectNew).Update(ctx, e, q)
+		},
+	}
+}
+
+// catalogChanged enqueues what a catalog release's values move: the
+// image catalog's, every VM disk that clones an image; the worker
+// catalog's, every pool and the goldens.
+func (r *reconciler) catalogChanged(q queue, release types.NamespacedName, trigger string) {
+	at := time.Now()
+	if release == catalogrelease.Images {
+		r.images.changed()
+		r.enqueue(q, at, trigger, func(d deps) bool { return d.disk && d.image })
+	}
+	if r.opts.CatalogRelease.Name != "" && release == r.opts.CatalogRelease {
+		r.catalogs.changed()
+		r.enqueue(q, at, trigger, func(d deps) bool { return !d.disk })
+		r.stamp(goldens, at, trigger)
+		q.Add(goldens)
+	}
+}
+
+// valuesChanges plans again what the releases that name a changed
+// ConfigMap or Secret move.
+func (r *reconciler) valuesChanges() handler.TypedEventHandler[*metav1.PartialObjectMetadata, ref] {
+	return handler.TypedFuncs[*metav1.PartialObjectMetadata, ref]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[*metav1.PartialObjectMetadata], q queue) {
+			o := valuesObject{Kind: e.Object.Kind, Namespace: e.Object.Namespace, Name: e.Object.Name}
+			for _, rel := range r.watches.naming(o) {
+				r.catalogChanged(q, rel, "ValuesFrom")
+			}
 		},
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
-	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/vmdisk"
 )
@@ -106,8 +105,9 @@ func (v *Validator) admitVMDisk(ctx context.Context, t target, disk vmdisk.VMDis
 }
 
 // images reads the image catalog: the values of the vm-default-images
-// release, read from the API server (not the cache: VMDisks are few, and
-// the release one object a Role grants by name). A release that does not
+// release, its spec.valuesFrom included (as the CLI and the controller
+// read them), read from the API server (not the cache: VMDisks are few,
+// and the release one object a Role grants by name). A release that does not
 // exist is no catalog, which note says: an image then clones whatever
 // golden the cluster holds.
 func (v *Validator) images(ctx context.Context) (*vmimages.Catalog, string, error) {
@@ -122,7 +122,11 @@ func (v *Validator) images(ctx context.Context) (*vmimages.Catalog, string, erro
 	case err != nil:
 		return nil, "", err
 	}
-	return vmimages.Decode(poolrelease.Values(hr.Object)), "", nil
+	rel, err := catalogrelease.Values(ctx, hr.Object, v.values)
+	if err != nil {
+		return nil, "", fmt.Errorf("the image catalog's HelmRelease %s: %w", imagesRelease, err)
+	}
+	return vmimages.Decode(rel.Values), "", nil
 }
 
 // fillMeta gives an object the request's namespace and name where its

@@ -118,3 +118,29 @@ func TestVMDiskWithoutImageCatalog(t *testing.T) {
 	require.True(t, r.Allowed, "%+v", r.Result)
 	assert.True(t, strings.Contains(strings.Join(r.Warnings, "\n"), "vm-default-images does not exist"), "%q", r.Warnings)
 }
+
+// The image catalog's values come through the Secret its release's
+// valuesFrom names, as the CLI and the controller read them: an image
+// only that Secret lists is the catalog's, and a VMDisk of it, whose
+// golden is not imported yet, is admitted, pending; without the Secret's
+// values no catalog makes its golden, and it is refused.
+func TestVMDiskImagesFromValuesFrom(t *testing.T) {
+	images := release("cozy-system", "vm-default-images", map[string]any{"valuesFrom": []any{
+		map[string]any{"kind": "Secret", "name": "cozystack-values"},
+		map[string]any{"kind": "Secret", "name": "images-values"},
+	}})
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cozy-system", Name: "images-values"},
+		Data: map[string][]byte{"values.yaml": []byte("images: [{name: debian, url: 'https://cloud-images.example.com/debian.img', storage: 20Gi}]\n")}}
+	debian := map[string]any{"source": map[string]any{"image": map[string]any{"name": "debian"}}, "storage": "20Gi", "storageClass": "replicated"}
+
+	hook := validator(append(linstorCluster(false), images, secret)...).VMDisks()
+	r := hook.Handle(context.Background(), request(t, admissionv1.Create, vmDiskKind, vmDisk("debian", debian), nil))
+	assert.True(t, r.Allowed, "%+v", r.Result)
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "GoldenPending")
+
+	secret.Data = map[string][]byte{"values.yaml": []byte("images: []\n")}
+	hook = validator(append(linstorCluster(false), images, secret)...).VMDisks()
+	r = hook.Handle(context.Background(), request(t, admissionv1.Create, vmDiskKind, vmDisk("debian", debian), nil))
+	require.False(t, r.Allowed)
+	assert.Equal(t, []cause{{"GoldenNotInCatalog", "spec.source.image.name"}}, causes(r))
+}

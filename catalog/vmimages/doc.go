@@ -11,7 +11,8 @@
 // turns the catalog into those DataVolumes and checks that CDI can render
 // each (its class exists, its StorageProfile has access modes, a default
 // class exists for an entry that names none). Consumers lists what clones
-// an image; Prune says which goldens no entry manages any more and which of
+// an image, a VMDisk's vm-disk HelmRelease included before its DataVolume
+// exists; Prune says which goldens no entry manages any more and which of
 // those nothing clones.
 //
 // # Rules

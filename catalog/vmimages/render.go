@@ -201,7 +201,7 @@ func (r *renderer) checkUnchanged(e *entry, g *golden.Golden) {
 // upgrade deletes it, and the clones of the disks that still need it never
 // finish.
 func (r *renderer) warnDropped(names []string) {
-	idx := catalog.NewConsumerIndex(r.snap, noPools)
+	idx := newIndex(r.snap)
 	for _, n := range names {
 		cs := idx.Of(n)
 		if len(cs) == 0 {

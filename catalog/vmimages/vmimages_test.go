@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -263,4 +264,66 @@ func TestDroppingAClonedImage(t *testing.T) {
 	res, _ = vmimages.Render(vmimages.Decode(values(t, `images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}, {name: debian, url: 'https://e.example/d.img', storage: 20Gi}]`)), snap)
 	assert.Empty(t, res.Warnings, "neighbour: kept, nothing to warn of")
 	assert.Empty(t, res.Unmanaged)
+}
+
+// diskRelease is the HelmRelease cozystack-api makes for a VMDisk, with
+// its values.
+func diskRelease(namespace, name string, labels map[string]string, values map[string]any) unstructured.Unstructured {
+	hr := unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"values": values}}}
+	hr.SetAPIVersion("helm.toolkit.fluxcd.io/v2")
+	hr.SetKind("HelmRelease")
+	hr.SetNamespace(namespace)
+	hr.SetName(name)
+	hr.SetLabels(labels)
+	return hr
+}
+
+// TestConsumersBeforeTheirDisk: a VMDisk whose DataVolume does not exist
+// yet clones its image once the chart renders it; its vm-disk release
+// (cozystack-api's storage of every VMDisk) is the image's consumer, and
+// prune keeps the golden. A release of another chart, or of a disk that
+// clones no image, is none.
+func TestConsumersBeforeTheirDisk(t *testing.T) {
+	vmDiskLabels := map[string]string{"apps.cozystack.io/application.kind": "VMDisk", "apps.cozystack.io/application.group": "apps.cozystack.io"}
+	image := map[string]any{"source": map[string]any{"image": map[string]any{"name": "debian"}}, "storage": "20Gi"}
+	st := fixtures.State(state.AllKinds, append(classes(),
+		liveGolden("ubuntu", "https://e.example/u.img", "20Gi", "replicated"),
+		liveGolden("debian", "https://e.example/d.img", "20Gi", "replicated"))...)
+	st.HelmReleases = []unstructured.Unstructured{
+		diskRelease("tenant-a", "vm-disk-new", vmDiskLabels, image),
+		diskRelease("tenant-b", "vm-disk-unlabelled", nil, image),
+		diskRelease("tenant-a", "vm-disk-imported", vmDiskLabels, map[string]any{"source": map[string]any{"http": map[string]any{"url": "https://e.example/x.img"}}}),
+		diskRelease("tenant-a", "vm-disk-db", map[string]string{"apps.cozystack.io/application.kind": "Postgres"}, image),
+		diskRelease("tenant-a", "debian", vmDiskLabels, image),
+	}
+	snap := state.NewSnapshot(st)
+
+	res := vmimages.Consumers("debian", snap)
+	var names []string
+	for _, c := range res.Consumers {
+		names = append(names, c.Kind+" "+c.Namespace+"/"+c.Name+" pool="+c.Pool)
+	}
+	assert.Equal(t, []string{"HelmRelease tenant-a/vm-disk-new pool=", "HelmRelease tenant-b/vm-disk-unlabelled pool="}, names)
+	assert.Empty(t, res.Warnings)
+	assert.Zero(t, res.BlastRadius.Pools, "a VM disk is no pool")
+
+	cat := vmimages.Decode(values(t, "images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}]"))
+	rep := vmimages.Prune(cat, snap)
+	assert.Empty(t, rep.SafeToDelete, "a golden a VMDisk will clone is never safe to delete")
+	require.Len(t, rep.Kept, 1)
+	assert.Equal(t, "vm-default-images-debian", rep.Kept[0].Name)
+
+	// Just clear of it: the same releases cloning no image leave the
+	// golden safe to delete.
+	st.HelmReleases = st.HelmReleases[2:]
+	assert.Equal(t, []string{"vm-default-images-debian"}, vmimages.Prune(cat, state.NewSnapshot(st)).SafeToDelete)
+
+	// A release whose values come from elsewhere may name any image:
+	// nothing is safe to delete.
+	hidden := diskRelease("tenant-a", "vm-disk-hidden", vmDiskLabels, nil)
+	hidden.Object["spec"].(map[string]any)["valuesFrom"] = []any{map[string]any{"kind": "ConfigMap", "name": "disk-values"}}
+	st.HelmReleases = append(st.HelmReleases, hidden)
+	rep = vmimages.Prune(cat, state.NewSnapshot(st))
+	assert.Empty(t, rep.SafeToDelete)
+	assert.Contains(t, fixtures.Warned(rep.Warnings), f(guard.StateUnverified, "safeToDelete"))
 }

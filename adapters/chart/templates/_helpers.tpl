@@ -29,6 +29,34 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
   verbs: [get, list, watch]
 {{- end -}}
 
+{{- /*
+The rules that grant verbs (index 1) on exactly the ConfigMaps and Secrets a
+catalog release's spec.valuesFrom names (index 0: {configMaps, secrets}); none
+for an empty list, which in a rule would mean every object of the kind.
+*/ -}}
+{{- define "worker-image.valuesFromRules" -}}
+{{- $from := index . 0 -}}
+{{- $verbs := index . 1 -}}
+{{- if $from.configMaps }}
+- apiGroups: [""]
+  resources: [configmaps]
+  resourceNames:
+  {{- range $from.configMaps }}
+  - {{ printf "%q" . }}
+  {{- end }}
+  verbs: [{{ $verbs }}]
+{{- end }}
+{{- if $from.secrets }}
+- apiGroups: [""]
+  resources: [secrets]
+  resourceNames:
+  {{- range $from.secrets }}
+  - {{ printf "%q" . }}
+  {{- end }}
+  verbs: [{{ $verbs }}]
+{{- end }}
+{{- end -}}
+
 {{- define "worker-image.securityContext" -}}
 securityContext:
   allowPrivilegeEscalation: false

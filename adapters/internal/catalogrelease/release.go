@@ -112,7 +112,7 @@ func Values(ctx context.Context, hr map[string]any, src Source) (Release, error)
 	}
 	result := map[string]any{}
 	for _, r := range refs {
-		if r.Kind == "Secret" && r.Name == platformValues && r.TargetPath == "" {
+		if isPlatform(r) {
 			out.Notes = append(out.Notes, fmt.Sprintf("spec.valuesFrom %s: not read; it holds the platform's \"_\" keys only, which the catalog does not read", r))
 			continue
 		}
@@ -168,6 +168,33 @@ func Values(ctx context.Context, hr map[string]any, src Source) (Release, error)
 	}
 	out.Values = result
 	return out, nil
+}
+
+// Refs are the spec.valuesFrom entries of a HelmRelease object (hr) that
+// Values reads, in order: every one but Cozystack's platform Secret
+// (cozystack-values without targetPath). They are what a reader of the
+// release must watch to see its values change. A spec.valuesFrom that is
+// not a list of entries with a kind ConfigMap or Secret and a name is an
+// error, as it is to Values.
+func Refs(hr map[string]any) ([]Ref, error) {
+	spec, _ := hr["spec"].(map[string]any)
+	refs, err := refsOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	out := refs[:0]
+	for _, r := range refs {
+		if !isPlatform(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// isPlatform reports whether an entry is Cozystack's platform Secret,
+// which Values never reads.
+func isPlatform(r Ref) bool {
+	return r.Kind == "Secret" && r.Name == platformValues && r.TargetPath == ""
 }
 
 // refsOf reads spec.valuesFrom.

@@ -117,3 +117,31 @@ func TestTyped(t *testing.T) {
 		assert.Equal(t, want, typed(in), "%q", in)
 	}
 }
+
+// Refs are the entries Values reads, in order: the platform's Secret is
+// left out, unless a targetPath makes it a value; a malformed list is the
+// error Values gives.
+func TestRefs(t *testing.T) {
+	hr := release(t, `
+metadata: {namespace: cozy-system, name: kubernetes-worker-image}
+spec:
+  valuesFrom:
+  - {kind: Secret, name: cozystack-values}
+  - {kind: ConfigMap, name: catalog-values, valuesKey: custom.yaml}
+  - {kind: Secret, name: cozystack-values, targetPath: images}
+  - {kind: Secret, name: catalog-secret, optional: true}
+`)
+	refs, err := Refs(hr)
+	require.NoError(t, err)
+	assert.Equal(t, []Ref{
+		{Kind: "ConfigMap", Name: "catalog-values", ValuesKey: "custom.yaml"},
+		{Kind: "Secret", Name: "cozystack-values", TargetPath: "images"},
+		{Kind: "Secret", Name: "catalog-secret", Optional: true},
+	}, refs)
+
+	refs, err = Refs(release(t, "spec: {valuesFrom: [{kind: Secret, name: cozystack-values}]}"))
+	require.NoError(t, err)
+	assert.Empty(t, refs, "the platform's Secret alone: nothing to watch")
+	_, err = Refs(release(t, "spec: {valuesFrom: [{kind: Deployment, name: x}]}"))
+	assert.ErrorContains(t, err, "spec.valuesFrom[0]")
+}

@@ -50,8 +50,8 @@ func (e Entry) Path() *field.Path { return field.NewPath("images").Index(e.Index
 // inherits are included, at the global field.
 func (e Entry) Refusals() guard.Refusals { return clone(e.refusals) }
 
-// Describe names the entry: "catalog entry images[2] (ce4c…/v1.13.6)".
-func (e Entry) Describe() string {
+// describe names the entry: "catalog entry images[2] (ce4c…/v1.13.6)".
+func (e Entry) describe() string {
 	return fmt.Sprintf("catalog entry %s (%s)", e.Path(), e.Flavor)
 }
 
@@ -97,7 +97,7 @@ func Compile(v Values) *Catalog {
 		own := entryRefusals(c.unreadable, e.Path())
 		add := func(rs guard.Refusals) {
 			for _, r := range rs {
-				r.Detail = e.Describe() + ": " + r.Detail
+				r.Detail = e.describe() + ": " + r.Detail
 				own = append(own, r)
 				all = append(all, r)
 			}
@@ -129,7 +129,7 @@ func Compile(v Values) *Catalog {
 
 		if j, dup := c.byKey[e.Flavor]; dup {
 			dupErr := guard.NewRefusal(guard.DuplicateCatalogEntry, p, e.Flavor.String(),
-				"%s: repeats images[%d]; a flavor has one golden, so remove one of the two entries", e.Describe(), j)
+				"%s: repeats images[%d]; a flavor has one golden, so remove one of the two entries", e.describe(), j)
 			own = append(own, dupErr)
 			all = append(all, dupErr)
 		} else {
@@ -139,7 +139,7 @@ func Compile(v Values) *Catalog {
 	}
 	for i, r := range all {
 		cp := *r
-		cp.Subject = Subject
+		cp.Subject = subject
 		all[i] = &cp
 	}
 	c.refusals = all
@@ -196,9 +196,6 @@ func (c *Catalog) Entries() iter.Seq[Entry] {
 	}
 }
 
-// Len is the number of entries.
-func (c *Catalog) Len() int { return len(c.entries) }
-
 // Refusals returns every refusal of the catalog's values (without cluster
 // state), nil when there are none. The catalog is validated even when
 // disabled.
@@ -228,8 +225,8 @@ func (c *Catalog) Lookup(f Flavor) (Entry, bool) {
 	return c.entries[i], true
 }
 
-// LookupGolden finds the entry of a golden by its name.
-func (c *Catalog) LookupGolden(name string) (Entry, bool) {
+// lookupGolden finds the entry of a golden by its name.
+func (c *Catalog) lookupGolden(name string) (Entry, bool) {
 	id, v, ok := naming.ParseGoldenName(name)
 	if !ok {
 		return Entry{}, false

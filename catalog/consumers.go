@@ -20,13 +20,13 @@ import (
 
 // Kinds of a consumer: every kind that clones a golden, or will.
 const (
-	KindDataVolume              = "DataVolume"
-	KindPersistentVolumeClaim   = "PersistentVolumeClaim"
-	KindKubevirtMachineTemplate = "KubevirtMachineTemplate"
-	KindVirtualMachine          = "VirtualMachine"
-	KindDataSource              = "DataSource"
-	KindKubernetesNodes         = "KubernetesNodes"
-	KindHelmRelease             = "HelmRelease"
+	kindDataVolume              = "DataVolume"
+	kindPersistentVolumeClaim   = "PersistentVolumeClaim"
+	kindKubevirtMachineTemplate = "KubevirtMachineTemplate"
+	kindVirtualMachine          = "VirtualMachine"
+	kindDataSource              = "DataSource"
+	kindKubernetesNodes         = "KubernetesNodes"
+	kindHelmRelease             = "HelmRelease"
 )
 
 // Consumer is an object that clones a golden, or will when it is next
@@ -37,10 +37,11 @@ const (
 // KubernetesNodes, its kubernetes-nodes HelmRelease), though no disk or
 // template of it exists yet.
 type Consumer struct {
-	// Kind is one of the Kind constants: DataVolume, or
-	// PersistentVolumeClaim for a PVC whose same-named DataVolume does not
-	// clone the golden (or is gone), KubevirtMachineTemplate,
-	// VirtualMachine, DataSource, KubernetesNodes, HelmRelease.
+	// Kind is the consumer's Kubernetes kind, as state.Kind names it
+	// (state.DataVolume.String()): DataVolume, or PersistentVolumeClaim
+	// for a PVC whose same-named DataVolume does not clone the golden (or
+	// is gone), KubevirtMachineTemplate, VirtualMachine, DataSource,
+	// KubernetesNodes, HelmRelease.
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -125,15 +126,15 @@ func NewConsumerIndex(snap *state.Snapshot, pools PoolReader) *ConsumerIndex {
 	}
 	x.disks()
 	for t := range stateindex.Of(snap).KubevirtMachineTemplates() {
-		x.entries(KindKubevirtMachineTemplate, t.Namespace, t.Name, t.Pool(), t.DataVolumeTemplates())
+		x.entries(kindKubevirtMachineTemplate, t.Namespace, t.Name, t.Pool(), t.DataVolumeTemplates())
 	}
 	for vm := range stateindex.Of(snap).VirtualMachines() {
-		x.entries(KindVirtualMachine, vm.Namespace, vm.Name, capk.VirtualMachinePool(vm), vm.Spec.DataVolumeTemplates)
+		x.entries(kindVirtualMachine, vm.Namespace, vm.Name, capk.VirtualMachinePool(vm), vm.Spec.DataVolumeTemplates)
 	}
 	for ds := range stateindex.Of(snap).DataSources() {
 		x.found = x.found[:0]
 		x.dataSourceGoldens(ds, ds.Namespace)
-		x.add(KindDataSource, ds.Namespace, ds.Name, ds.Annotations[naming.PoolAnnotation])
+		x.add(kindDataSource, ds.Namespace, ds.Name, ds.Annotations[naming.PoolAnnotation])
 	}
 	for _, cs := range x.byGolden {
 		slices.SortFunc(cs, func(a, b Consumer) int {
@@ -180,8 +181,8 @@ func (x *indexer) pools(read PoolReader) {
 			}
 		}
 	}
-	each(state.KubernetesNodes, KindKubernetesNodes, stateindex.Of(x.snap).KubernetesNodes())
-	each(state.HelmRelease, KindHelmRelease, stateindex.Of(x.snap).HelmReleases())
+	each(state.KubernetesNodes, kindKubernetesNodes, stateindex.Of(x.snap).KubernetesNodes())
+	each(state.HelmRelease, kindHelmRelease, stateindex.Of(x.snap).HelmReleases())
 }
 
 func (x *indexer) disks() {
@@ -197,7 +198,7 @@ func (x *indexer) disks() {
 		if p := snap.PVC(dv.Namespace, dv.Name); pool == "" && p != nil {
 			pool = p.Annotations[naming.PoolAnnotation]
 		}
-		x.add(KindDataVolume, dv.Namespace, dv.Name, pool)
+		x.add(kindDataVolume, dv.Namespace, dv.Name, pool)
 	}
 	for p := range snap.PersistentVolumeClaims() {
 		x.found = x.found[:0]
@@ -222,7 +223,7 @@ func (x *indexer) disks() {
 		if pool == "" && dv != nil {
 			pool = dv.Annotations[naming.PoolAnnotation]
 		}
-		x.add(KindPersistentVolumeClaim, p.Namespace, p.Name, pool)
+		x.add(kindPersistentVolumeClaim, p.Namespace, p.Name, pool)
 	}
 }
 
@@ -398,5 +399,5 @@ func pvcGoldens(p *corev1.PersistentVolumeClaim, clone func(string)) {
 }
 
 func isPVCRef(group *string, kind string) bool {
-	return kind == KindPersistentVolumeClaim && (group == nil || *group == "")
+	return kind == kindPersistentVolumeClaim && (group == nil || *group == "")
 }

@@ -28,7 +28,7 @@ var (
 func DecodeValues(values any) (v Values) {
 	v = Default()
 	var c findings.Collector
-	c.Subject = Subject
+	c.Subject = subject
 	defer func() { v.refusals, v.warnings = c.Refusals(), c.Warnings() }()
 	if values == nil {
 		return v

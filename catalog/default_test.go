@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
@@ -17,10 +18,10 @@ func TestDefaultCatalogServesDefaultPool(t *testing.T) {
 	v := catalog.Default()
 	require.Len(t, v.Images, 1, "the shipped catalog holds exactly the pool's default flavor")
 	img := v.Images[0]
-	assert.Equal(t, plan.DefaultSchematicID, img.SchematicID, "catalog default schematic ID")
-	assert.Equal(t, plan.DefaultVersion, img.Version, "catalog default Talos version")
-	assert.Equal(t, plan.DefaultImageFactoryURL, v.ImageFactoryURL, "catalog default factory")
-	assert.Equal(t, plan.DefaultStorageClass, v.StorageClass, "the golden sits on the pool's default class, or every default pool is refused StorageClassMismatch")
+	assert.Equal(t, chartdefaults.SchematicID, img.SchematicID, "catalog default schematic ID")
+	assert.Equal(t, chartdefaults.Version, img.Version, "catalog default Talos version")
+	assert.Equal(t, chartdefaults.ImageFactoryURL, v.ImageFactoryURL, "catalog default factory")
+	assert.Equal(t, chartdefaults.StorageClass, v.StorageClass, "the golden sits on the pool's default class, or every default pool is refused StorageClassMismatch")
 	assert.False(t, v.Enabled, "the catalog is opt-in")
 
 	talos := plan.DefaultTalos()

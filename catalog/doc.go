@@ -8,10 +8,9 @@
 // flavors up in. Render turns an enabled catalog into its golden
 // DataVolumes and guards the goldens that already exist; ReadBack builds
 // the values back from the goldens in a cluster, for callers that see the
-// cluster but not the values. Consumers, Unmanaged, Prune and Savings answer
-// the questions that follow: what clones a golden, which goldens no entry
-// manages any more, which of those nothing clones, and what the catalog
-// saves. Everything here is pure: it reads a state.Snapshot, never the
+// cluster but not the values. Consumers, Unmanaged and Prune answer the
+// questions that follow: what clones a golden, which goldens no entry
+// manages any more, and which of those nothing clones. Everything here is pure: it reads a state.Snapshot, never the
 // cluster, and never deletes anything.
 //
 // # Rules

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/yaml"
@@ -112,7 +111,8 @@ func ExampleRender_refusedEdit() {
 	cat := catalog.Compile(v)
 
 	// The golden exists at 6Gi.
-	shipped, _ := catalog.Compile(catalog.Default()).Lookup(catalog.Flavor{SchematicID: catalog.DefaultSchematicID, Version: catalog.DefaultVersion})
+	img := catalog.Default().Images[0] // the default flavor
+	shipped, _ := catalog.Compile(catalog.Default()).Lookup(catalog.Flavor{SchematicID: img.SchematicID, Version: img.Version})
 	live := catalog.NewGolden(shipped)
 	live.Status.Phase = cdiv1.Succeeded
 	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{live}})
@@ -130,7 +130,8 @@ func ExampleRender_refusedEdit() {
 
 // Before deleting a golden by hand, ask what still clones it.
 func ExampleConsumers() {
-	golden := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	img := catalog.Default().Images[0] // the default flavor
+	golden := naming.GoldenPrefix + img.SchematicID + "-" + img.Version
 	disk := func(ns, name, pool string) corev1.PersistentVolumeClaim {
 		return corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{
 			naming.GoldenAnnotation: golden, naming.PoolAnnotation: pool,
@@ -146,18 +147,4 @@ func ExampleConsumers() {
 	// Output:
 	// PersistentVolumeClaim tenant-a prod-md1-q9z4m kubernetes-prod-md1
 	// PersistentVolumeClaim tenant-b demo-md0-x7k2p kubernetes-demo-md0
-}
-
-// Twenty workers on the default flavor fetch the ~4.15 GiB Talos raw image
-// once instead of twenty times.
-func ExampleSavings() {
-	golden := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
-	rep := catalog.Savings([]catalog.PoolWorkers{
-		{Golden: golden, Replicas: 12},
-		{Golden: golden, Replicas: 8},
-	}, resource.MustParse("4.15Gi"))
-	fmt.Printf("%d workers, %d import, %d avoided, %.1f GiB not fetched\n",
-		rep.Workers, rep.Imports, rep.ImportsAvoided, float64(rep.BytesAvoided)/(1<<30))
-	// Output:
-	// 20 workers, 1 import, 19 avoided, 78.9 GiB not fetched
 }

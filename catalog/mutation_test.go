@@ -2,7 +2,6 @@ package catalog_test
 
 import (
 	"encoding/json"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -82,7 +82,7 @@ func TestDataSourceOfTheCoreGroup(t *testing.T) {
 func TestPVCOnlyGoldenWhileDataVolumesUnknown(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	golden := fixtures.GoldenClaim(catalog.DefaultSchematicID, catalog.DefaultVersion).Class("replicated").Size("7Gi").Obj()
+	golden := fixtures.GoldenClaim(chartdefaults.SchematicID, chartdefaults.Version).Class("replicated").Size("7Gi").Obj()
 	cases := map[string]struct {
 		reason   string
 		observed state.Kind
@@ -119,21 +119,6 @@ func TestRenderJSONListsAreNeverNull(t *testing.T) {
 	assert.JSONEq(t, `{"goldens":[],"unmanaged":["`+goldenA+`"],"warnings":[],"refusals":[]}`, string(out), "neighbour: a list with names")
 }
 
-// TestSavingsCountsWorkersOnly: a pool with no workers clones nothing and
-// costs no import; bytes saturate only when the product overflows.
-func TestSavingsCountsWorkersOnly(t *testing.T) {
-	rep := catalog.Savings([]catalog.PoolWorkers{{Golden: goldenA, Replicas: 0}, {Golden: goldenB, Replicas: 1}}, resource.MustParse("4Gi"))
-	assert.Equal(t, 1, rep.Imports, "only goldenB is imported")
-	assert.Equal(t, 1, rep.Workers)
-	assert.Equal(t, []catalog.GoldenSavings{{Golden: goldenB, Workers: 1}}, rep.ByGolden)
-
-	half := int64(math.MaxInt64 / 2)
-	rep = catalog.Savings([]catalog.PoolWorkers{{Golden: goldenA, Replicas: 3}}, *resource.NewQuantity(half, resource.BinarySI))
-	assert.Equal(t, 2*half, rep.BytesAvoided, "two imports of MaxInt64/2 bytes fit exactly")
-	rep = catalog.Savings([]catalog.PoolWorkers{{Golden: goldenA, Replicas: 4}}, *resource.NewQuantity(half, resource.BinarySI))
-	assert.Equal(t, int64(math.MaxInt64), rep.BytesAvoided, "neighbour: three do not, and saturate")
-}
-
 // TestFromClusterWithoutState: a catalog read back from no state at all
 // has no entry, and says the goldens were not observed, so that no flavor
 // is refused for missing from it.
@@ -151,7 +136,7 @@ func TestFromClusterWithoutState(t *testing.T) {
 func TestEntryClassAgainstAnUnseenBinding(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	name := naming.GoldenPrefix + catalog.DefaultSchematicID + "-" + catalog.DefaultVersion
+	name := naming.GoldenPrefix + chartdefaults.SchematicID + "-" + chartdefaults.Version
 	e, ok := catalog.Compile(v).LookupGolden(name)
 	require.True(t, ok)
 	dv := catalog.NewGolden(e)

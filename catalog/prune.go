@@ -38,7 +38,7 @@ func (c *Catalog) manages(golden string) bool {
 	if c == nil || !c.enabled {
 		return false
 	}
-	_, ok := c.LookupGolden(golden)
+	_, ok := c.lookupGolden(golden)
 	return ok
 }
 

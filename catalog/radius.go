@@ -34,7 +34,7 @@ func (x *ConsumerIndex) Radius(golden string) Radius {
 	type pool struct{ namespace, name string }
 	pools := map[pool]bool{}
 	for _, c := range x.Of(golden) {
-		if c.Kind == KindKubevirtMachineTemplate {
+		if c.Kind == kindKubevirtMachineTemplate {
 			r.Templates++
 		}
 		if c.Pool != "" {
@@ -45,19 +45,19 @@ func (x *ConsumerIndex) Radius(golden string) Radius {
 	return r
 }
 
-// Known reports whether the counts are exact.
-func (r Radius) Known() bool { return len(r.Unobserved) == 0 }
+// known reports whether the counts are exact.
+func (r Radius) known() bool { return len(r.Unobserved) == 0 }
 
 // Counts says the counts: "2 pools and 1 template", "no pool or
 // template"; "at least 2 pools and 1 template" or "no pool or template
 // seen" when a consumer kind was not observed.
 func (r Radius) Counts() string {
 	switch zero := r.Pools+r.Templates == 0; {
-	case zero && r.Known():
+	case zero && r.known():
 		return "no pool or template"
 	case zero:
 		return "no pool or template seen"
-	case r.Known():
+	case r.known():
 		return count(r.Pools, "pool") + " and " + count(r.Templates, "template")
 	default:
 		return "at least " + count(r.Pools, "pool") + " and " + count(r.Templates, "template")
@@ -73,7 +73,7 @@ func (r Radius) String() string {
 	if r.Pools+r.Templates == 0 {
 		verb = " points at it"
 	}
-	if r.Known() {
+	if r.known() {
 		return r.Counts() + verb
 	}
 	return r.Counts() + verb + "; how many more is unknown: " + kindList(r.Unobserved) + " were not observed in every namespace"

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -32,7 +33,7 @@ func ReadBack(snap *state.Snapshot) (Values, guard.Warnings) {
 	if snap == nil {
 		snap = state.NewSnapshot(nil)
 	}
-	v := Values{Enabled: true, ImageFactoryURL: DefaultImageFactoryURL, Storage: DefaultStorage, Images: []Image{}}
+	v := Values{Enabled: true, ImageFactoryURL: chartdefaults.ImageFactoryURL, Storage: chartdefaults.Storage, Images: []Image{}}
 	names, missing := liveGoldens(snap)
 	for _, name := range names {
 		id, version, _ := naming.ParseGoldenName(name)

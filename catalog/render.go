@@ -17,8 +17,8 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
-// Subject names the catalog in its refusals and warnings.
-const Subject = "catalog"
+// subject names the catalog in its refusals and warnings.
+const subject = "catalog"
 
 // The golden DataVolume's type.
 var goldenType = metav1.TypeMeta{APIVersion: cdiv1.SchemeGroupVersion.String(), Kind: "DataVolume"}
@@ -77,7 +77,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (RenderResult, error) {
 		snap = state.NewSnapshot(nil)
 	}
 	r := renderer{snap: snap, def: stateindex.Of(snap).DefaultClass()}
-	r.col.Subject = Subject
+	r.col.Subject = subject
 	r.col.Add(cat.refusals)
 	for _, w := range cat.warnings {
 		r.col.AddWarning(w)
@@ -107,7 +107,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (RenderResult, error) {
 func unverified(k state.Kind, fld *field.Path, format string, args ...any) guard.Warning {
 	w := guard.NewWarning(guard.StateUnverified, fld, format, args...)
 	w.Kind = k.String()
-	w.Subject = Subject
+	w.Subject = subject
 	return w
 }
 

@@ -3,6 +3,7 @@ package catalog
 import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -23,7 +24,7 @@ func (r *renderer) checkRenders(e *Entry) {
 		case d.Name == "":
 			r.col.Refuse(guard.DefaultStorageClassUnresolvable, fld, "",
 				"%s: the entry names no class and the cluster has no default StorageClass that CDI reads, so CDI never renders golden %s's PVC; set storageClass on the entry or the catalog, or mark a class with %s: \"true\"",
-				e.Describe(), e.Golden, storage.DefaultAnnotation)
+				e.describe(), e.Golden, storage.DefaultAnnotation)
 			return
 		default:
 			class = d.Name
@@ -37,13 +38,13 @@ func (r *renderer) checkRenders(e *Entry) {
 	switch {
 	case g.UnrenderableSize:
 		r.col.Refuse(guard.DiskUnrenderable, e.Path().Child("storage"), e.Storage,
-			"%s: %s, so golden %s never exists; use a size such as %s", e.Describe(), g.Unrenderable, e.Golden, DefaultStorage)
+			"%s: %s, so golden %s never exists; use a size such as %s", e.describe(), g.Unrenderable, e.Golden, chartdefaults.Storage)
 	case g.ClassMissing:
 		r.col.Refuse(guard.StorageClassNotFound, fld, class,
 			"%s: class %q is not among the cluster's StorageClasses, so CDI never renders golden %s's PVC; set the entry's storageClass to a class that exists, or create %q",
-			e.Describe(), class, e.Golden, class)
+			e.describe(), class, e.Golden, class)
 	case g.Unrenderable != "":
 		r.col.Refuse(guard.DiskUnrenderable, fld, class,
-			"%s: CDI cannot render golden %s's PVC on class %q: %s; %s", e.Describe(), e.Golden, class, g.Unrenderable, g.Fix)
+			"%s: CDI cannot render golden %s's PVC on class %q: %s; %s", e.describe(), e.Golden, class, g.Unrenderable, g.Fix)
 	}
 }

@@ -1,17 +1,8 @@
 package catalog
 
-import "github.com/cozystack/kubernetes-worker-image/guard"
-
-// The catalog package's chart defaults (the kubernetes-worker-image values).
-// The default flavor, factory and class are also the pool chart's (plan's
-// DefaultSchematicID and the rest are these), so that the default golden is
-// the one a pool clones unless it names another.
-const (
-	DefaultImageFactoryURL = "https://factory.talos.dev"
-	DefaultStorageClass    = "replicated"
-	DefaultStorage         = "6Gi"
-	DefaultSchematicID     = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
-	DefaultVersion         = "v1.13.6"
+import (
+	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 )
 
 // Values are the catalog package's values, with the chart's defaults
@@ -51,10 +42,10 @@ type Image struct {
 // chart's default flavor.
 func Default() Values {
 	return Values{
-		ImageFactoryURL: DefaultImageFactoryURL,
-		StorageClass:    DefaultStorageClass,
-		Storage:         DefaultStorage,
-		Images:          []Image{{SchematicID: DefaultSchematicID, Version: DefaultVersion}},
+		ImageFactoryURL: chartdefaults.ImageFactoryURL,
+		StorageClass:    chartdefaults.StorageClass,
+		Storage:         chartdefaults.Storage,
+		Images:          []Image{{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version}},
 	}
 }
 

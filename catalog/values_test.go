@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
@@ -48,7 +49,7 @@ images:
   version: v1.13.6
   storageClass: local
 `,
-			want: Values{Enabled: true, ImageFactoryURL: DefaultImageFactoryURL, StorageClass: "", Storage: "8Gi",
+			want: Values{Enabled: true, ImageFactoryURL: chartdefaults.ImageFactoryURL, StorageClass: "", Storage: "8Gi",
 				Images: []Image{{SchematicID: idA, Version: v1136, StorageClass: "local"}}},
 		},
 	}

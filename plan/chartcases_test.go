@@ -11,10 +11,11 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
-const defaultInstaller = "factory.talos.dev/installer/" + plan.DefaultSchematicID + ":" + plan.DefaultVersion
+const defaultInstaller = "factory.talos.dev/installer/" + chartdefaults.SchematicID + ":" + chartdefaults.Version
 
 // chartEntry is the pre-feature kubernetes-nodes chart's disk-system entry
 // as it rendered, at its indentation inside the KubevirtMachineTemplate,

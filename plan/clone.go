@@ -6,6 +6,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
@@ -53,7 +54,7 @@ var (
 	workerPaths = cloneguard.Paths{Source: pathBuiltin, Class: pathStorageClass, Size: pathDiskSize}
 	workerWords = cloneguard.Words{
 		Disks: "the worker disks", Disk: "the worker disk", Owner: "the pool's disk",
-		ClassField: "storageClass", SizeField: "diskSize", SizeExample: DefaultDiskSize,
+		ClassField: "storageClass", SizeField: "diskSize", SizeExample: chartdefaults.DiskSize,
 		OtherSource: ", or pick another flavor",
 		MismatchFix: "set storageClass: %[1]s on the pool, or use a catalog entry on %[2]q",
 	}

@@ -76,7 +76,7 @@ func TestPlannedGoldenIsNeverSafeToDelete(t *testing.T) {
 func listsPool(consumers []catalog.Consumer, p plan.Pool) bool {
 	for _, c := range consumers {
 		if c.Namespace == p.Namespace && c.Pool == naming.PoolCAPIName(p.Name) &&
-			(c.Kind == catalog.KindKubernetesNodes || c.Kind == catalog.KindHelmRelease) {
+			(c.Kind == state.KubernetesNodes.String() || c.Kind == state.HelmRelease.String()) {
 			return true
 		}
 	}

@@ -73,7 +73,7 @@ func TestPoolConsumers(t *testing.T) {
 		"KubernetesNodes clones it": {
 			reason: "a pool whose spec clones the golden uses it before any disk of it exists",
 			objs:   []client.Object{poolObject(ns, "demo-md1", clonesOld())},
-			want:   []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
+			want:   []catalog.Consumer{{Kind: state.KubernetesNodes.String(), Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
 		},
 		"KubernetesNodes imports over HTTP": {
 			reason: "neighbour: a pool whose spec imports over HTTP clones nothing",
@@ -96,13 +96,13 @@ func TestPoolConsumers(t *testing.T) {
 			reason: "builtin {} takes both parts from talos.*, as the planner defaults them",
 			objs: []client.Object{poolObject(ns, "demo-md1", map[string]any{"cluster": "demo",
 				"talos": map[string]any{"version": fixtures.OldVersion}, "osImage": map[string]any{"builtin": map[string]any{}}})},
-			want: []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
+			want: []catalog.Consumer{{Kind: state.KubernetesNodes.String(), Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
 		},
 		"KubernetesNodes with builtin and factory": {
 			reason: "a plan refuses both, but which one a render takes is not known: keeping the golden is the safe answer",
 			objs: []client.Object{poolObject(ns, "demo-md1", map[string]any{"cluster": "demo", "osImage": map[string]any{
 				"builtin": map[string]any{"version": fixtures.OldVersion}, "factory": map[string]any{}}})},
-			want: []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
+			want: []catalog.Consumer{{Kind: state.KubernetesNodes.String(), Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"}},
 		},
 		"KubernetesNodes unobserved": {
 			reason:     "pools that could not be read may clone it: nothing is safe to delete",
@@ -113,19 +113,19 @@ func TestPoolConsumers(t *testing.T) {
 		"HelmRelease clones it": {
 			reason: "a kubernetes-nodes release, the pool as Flux installs it, named by its release without the prefix",
 			objs:   []client.Object{poolRelease(ns, "kubernetes-nodes-demo-md1", clonesOld(), nil)},
-			want:   []catalog.Consumer{{Kind: catalog.KindHelmRelease, Namespace: ns, Name: "kubernetes-nodes-demo-md1", Pool: "kubernetes-demo-md1"}},
+			want:   []catalog.Consumer{{Kind: state.HelmRelease.String(), Namespace: ns, Name: "kubernetes-nodes-demo-md1", Pool: "kubernetes-demo-md1"}},
 		},
 		"HelmRelease of a ComputePlane pool": {
 			reason: "a ComputePlane's pool comes through its release kubernetes-nodes-computeplane-cluster-<pool>",
 			objs:   []client.Object{poolRelease(ns, "kubernetes-nodes-computeplane-cluster-gpu", clonesOld(), nil)},
-			want: []catalog.Consumer{{Kind: catalog.KindHelmRelease, Namespace: ns, Name: "kubernetes-nodes-computeplane-cluster-gpu",
+			want: []catalog.Consumer{{Kind: state.HelmRelease.String(), Namespace: ns, Name: "kubernetes-nodes-computeplane-cluster-gpu",
 				Pool: "kubernetes-computeplane-cluster-gpu"}},
 		},
 		"HelmRelease by its chart's name": {
 			reason: "a release of the chart from a HelmRepository, as a person writes it",
 			objs: []client.Object{poolRelease(ns, "kubernetes-nodes-demo-md1", clonesOld(), map[string]any{"chartRef": nil,
 				"chart": map[string]any{"spec": map[string]any{"chart": "kubernetes-nodes"}}})},
-			want: []catalog.Consumer{{Kind: catalog.KindHelmRelease, Namespace: ns, Name: "kubernetes-nodes-demo-md1", Pool: "kubernetes-demo-md1"}},
+			want: []catalog.Consumer{{Kind: state.HelmRelease.String(), Namespace: ns, Name: "kubernetes-nodes-demo-md1", Pool: "kubernetes-demo-md1"}},
 		},
 		"HelmRelease of another chart": {
 			reason: "neighbour: the same values in a release of another chart clone nothing",
@@ -153,8 +153,8 @@ func TestPoolConsumers(t *testing.T) {
 			reason: "a KubernetesNodes and the release cozystack-api made of it are two consumers of one pool",
 			objs:   []client.Object{poolObject(ns, "demo-md1", clonesOld()), poolRelease(ns, "kubernetes-nodes-demo-md1", clonesOld(), nil)},
 			want: []catalog.Consumer{
-				{Kind: catalog.KindKubernetesNodes, Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"},
-				{Kind: catalog.KindHelmRelease, Namespace: ns, Name: "kubernetes-nodes-demo-md1", Pool: "kubernetes-demo-md1"},
+				{Kind: state.KubernetesNodes.String(), Namespace: ns, Name: "demo-md1", Pool: "kubernetes-demo-md1"},
+				{Kind: state.HelmRelease.String(), Namespace: ns, Name: "kubernetes-nodes-demo-md1", Pool: "kubernetes-demo-md1"},
 			},
 		},
 	}

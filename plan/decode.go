@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolkeys"
@@ -118,19 +119,19 @@ func decodeSpec(v any) (spec PoolSpec) {
 func decodeDiskSize(c *findings.Collector, raw any) string {
 	switch s, isString := raw.(string); {
 	case raw == nil:
-		return DefaultDiskSize
+		return chartdefaults.DiskSize
 	case s == "" && isString:
 		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-			`diskSize is "": the kubernetes-nodes values schema holds a diskSize string to its quantity pattern, which "" does not match, so Helm refuses the release; leave diskSize out for the chart's %s, or write a size`, DefaultDiskSize)
+			`diskSize is "": the kubernetes-nodes values schema holds a diskSize string to its quantity pattern, which "" does not match, so Helm refuses the release; leave diskSize out for the chart's %s, or write a size`, chartdefaults.DiskSize)
 		return ""
 	case isString:
 		return s
 	case !chartvalues.Quantity.Accepts(raw):
 		c.Refuse(guard.InvalidValue, pathDiskSize, raw,
-			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string there, so Helm refuses the release; write a size such as %q", chartvalues.Describe(raw), DefaultDiskSize)
+			"diskSize is %s: the kubernetes-nodes values schema takes a whole number of bytes or a quantity string there, so Helm refuses the release; write a size such as %q", chartvalues.Describe(raw), chartdefaults.DiskSize)
 		return ""
 	case chartvalues.Empty(raw):
-		return DefaultDiskSize
+		return chartdefaults.DiskSize
 	}
 	return chartvalues.Print(raw)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 )
 
 // decoding is what decoding a spec's values found, kept beside the fields
@@ -124,15 +125,15 @@ func (s *PoolSpec) setDefault(i int) {
 	case fieldDiskSize:
 		s.DiskSize = ""
 	case fieldStorageClass:
-		s.StorageClass = DefaultStorageClass
+		s.StorageClass = chartdefaults.StorageClass
 	case fieldTalosSchematicID:
-		s.Talos.SchematicID = DefaultSchematicID
+		s.Talos.SchematicID = chartdefaults.SchematicID
 	case fieldTalosVersion:
-		s.Talos.Version = DefaultVersion
+		s.Talos.Version = chartdefaults.Version
 	case fieldTalosImageFactoryURL:
-		s.Talos.ImageFactoryURL = DefaultImageFactoryURL
+		s.Talos.ImageFactoryURL = chartdefaults.ImageFactoryURL
 	case fieldTalosInstallerRepository:
-		s.Talos.InstallerRepository = DefaultInstallerRepository
+		s.Talos.InstallerRepository = chartdefaults.InstallerRepository
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskentry"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -15,7 +15,7 @@ import (
 // class the guards compared, its annotations what lets "does anything still
 // clone this golden?" be answered before a delete.
 func (p *planner) writeClone(cl *clone, class storage.Resolution) {
-	d := charttext.Disk{
+	d := diskentry.Disk{
 		Name: DiskName, Clone: true,
 		Golden: cl.goldenName, Pool: cl.pool,
 		PVCNamespace: naming.GoldenNamespace, PVCName: cl.goldenName,
@@ -36,13 +36,13 @@ func (p *planner) writeClone(cl *clone, class storage.Resolution) {
 }
 
 // writeDisk keeps the disk in the form its caller asked for: the
-// DataVolume entry Plan returns, or, for PlanEntry, the description the
-// chart's text is written from. Both are made from d, the one description
+// DataVolume entry Plan returns, or, for a renderer of the chart's text,
+// the description the text is written from. Both are made from d, the one description
 // of the disk: the entry's size request is size when sizeOK (else none, as
 // the API server then rejects the text's size).
-func (p *planner) writeDisk(d *charttext.Disk, size resource.Quantity, sizeOK bool) {
-	if p.textOnly {
-		p.text = *d
+func (p *planner) writeDisk(d *diskentry.Disk, size resource.Quantity, sizeOK bool) {
+	if p.entryOnly {
+		p.entry = *d
 		return
 	}
 	parts := &diskParts{}

@@ -65,7 +65,7 @@
 // A pool that warns GoldenUnavailable runs on a golden that is gone, failed
 // or unmanaged: AddBlastRadius says how many pools and
 // KubevirtMachineTemplates in the whole cluster still point at it
-// (catalog.Radius), from a catalog.ConsumerIndex of what BlastRadiusNeeds
+// (catalog.Radius), from a catalog.ConsumerIndex of what catalog.ConsumersNeeds
 // reads. It is information, never a refusal, and never a plan's own need:
 // Needs reads only what decides the pool's disk (state.PlanKinds), so an
 // unread consumer kind warns nothing of a plan, and a radius over one says
@@ -87,7 +87,8 @@
 // reads exactly that; TemplateNeeds what reading the pools' live
 // KubevirtMachineTemplates takes (a pool's newest template), for a caller
 // that compares a plan with what the workers boot from today.
-// A renderer that writes the chart's text and never the DataVolume object
-// calls PlanEntry (PlanEntries for a fleet): Plan's guards, warnings and
-// refusals, and the disk-system entry's text, without the object's maps.
+// A renderer that writes the chart's text calls adapters/helm's PlanEntry
+// (PlanEntries for a fleet) in place of Plan: the same guards, warnings and
+// refusals, and the disk-system entry's text, without building the
+// DataVolume object.
 package plan

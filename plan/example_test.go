@@ -88,31 +88,3 @@ func ExampleDecodePool_invalidValue() {
 	// Output:
 	// InvalidValue osImage.builtin.version
 }
-
-// A renderer writes a pool's disk-system entry at the chart's indentation
-// without building the DataVolume object: the same guards as Plan.
-func ExamplePlanEntry() {
-	pool := plan.DecodePool("tenant-demo", "demo-md0", map[string]any{"cluster": "demo", "diskSize": "40Gi"})
-	e, err := plan.PlanEntry(pool, nil, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(e.Source, e.InstallerImage)
-	fmt.Print(e.Text)
-	// Output:
-	// http factory.talos.dev/installer/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515:v1.13.6
-	//       - metadata:
-	//           name: disk-system
-	//           annotations:
-	//             cdi.kubevirt.io/storage.usePopulator: "false"
-	//         spec:
-	//           source:
-	//             http:
-	//               url: https://factory.talos.dev/image/ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515/v1.13.6/openstack-amd64.raw.xz
-	//           storage:
-	//             resources:
-	//               requests:
-	//                 storage: "40Gi"
-	//             storageClassName: "replicated"
-}

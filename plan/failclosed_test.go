@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
@@ -56,25 +57,25 @@ func TestTalosValuesOnTheHTTPPath(t *testing.T) {
 		"defaults": {
 			reason: "neighbour: the chart's defaults warn of nothing",
 			values: map[string]any{"cluster": "demo"},
-			url:    "https://factory.talos.dev/image/" + plan.DefaultSchematicID + "/" + plan.DefaultVersion + "/openstack-amd64.raw.xz",
+			url:    "https://factory.talos.dev/image/" + chartdefaults.SchematicID + "/" + chartdefaults.Version + "/openstack-amd64.raw.xz",
 		},
 		"version with a newline": {
 			reason:   "rendered as given, as the chart renders it, with a warning",
 			values:   map[string]any{"cluster": "demo", "talos": map[string]any{"version": "v1\n  evil: 1"}},
 			warnings: []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "talos.version"}},
-			url:      "https://factory.talos.dev/image/" + plan.DefaultSchematicID + "/v1\n  evil: 1/openstack-amd64.raw.xz",
+			url:      "https://factory.talos.dev/image/" + chartdefaults.SchematicID + "/v1\n  evil: 1/openstack-amd64.raw.xz",
 		},
 		"schematic ID with a path": {
 			reason:   "rendered as given, with a warning",
 			values:   map[string]any{"cluster": "demo", "talos": map[string]any{"schematicID": evil}},
 			warnings: []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: "talos.schematicID"}},
-			url:      "https://factory.talos.dev/image/" + evil + "/" + plan.DefaultVersion + "/openstack-amd64.raw.xz",
+			url:      "https://factory.talos.dev/image/" + evil + "/" + chartdefaults.Version + "/openstack-amd64.raw.xz",
 		},
 		"factory URL with a query": {
 			reason:   "rendered as given, with a warning",
 			values:   map[string]any{"cluster": "demo", "talos": map[string]any{"imageFactoryURL": "https://mirror.example?x=1"}},
 			warnings: []fixtures.Finding{{Reason: guard.InvalidImageFactoryURL, Field: "talos.imageFactoryURL"}},
-			url:      "https://mirror.example?x=1/image/" + plan.DefaultSchematicID + "/" + plan.DefaultVersion + "/openstack-amd64.raw.xz",
+			url:      "https://mirror.example?x=1/image/" + chartdefaults.SchematicID + "/" + chartdefaults.Version + "/openstack-amd64.raw.xz",
 		},
 		"factory override falling back to an invalid talos value": {
 			reason: "osImage.factory builds its URL from talos.schematicID: refused at the field it came from",
@@ -92,7 +93,7 @@ func TestTalosValuesOnTheHTTPPath(t *testing.T) {
 			reason: "neighbour: a valid override over valid defaults plans",
 			values: map[string]any{"cluster": "demo",
 				"osImage": map[string]any{"factory": map[string]any{"imageFactoryURL": "https://mirror.example/", "version": "v1.12.0"}}},
-			url: "https://mirror.example/image/" + plan.DefaultSchematicID + "/v1.12.0/openstack-amd64.raw.xz",
+			url: "https://mirror.example/image/" + chartdefaults.SchematicID + "/v1.12.0/openstack-amd64.raw.xz",
 		},
 	}
 	for name, tc := range cases {

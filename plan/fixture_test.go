@@ -11,6 +11,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -24,7 +25,7 @@ const (
 )
 
 var (
-	golden   = naming.GoldenPrefix + plan.DefaultSchematicID + "-" + plan.DefaultVersion
+	golden   = naming.GoldenPrefix + chartdefaults.SchematicID + "-" + chartdefaults.Version
 	otherID  = "abc123"
 	t0       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	blockVol = corev1.PersistentVolumeBlock
@@ -73,9 +74,9 @@ func profile(class string, mode corev1.PersistentVolumeMode, strategy cdiv1.CDIC
 func goldenDV(phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
 	return cdiv1.DataVolume{
 		ObjectMeta: metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: golden, Labels: map[string]string{naming.ManagedByLabel: naming.ManagedBy},
-			Annotations: map[string]string{naming.SchematicIDAnnotation: plan.DefaultSchematicID, naming.VersionAnnotation: plan.DefaultVersion}},
+			Annotations: map[string]string{naming.SchematicIDAnnotation: chartdefaults.SchematicID, naming.VersionAnnotation: chartdefaults.Version}},
 		Spec: cdiv1.DataVolumeSpec{
-			Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(plan.DefaultImageFactoryURL, plan.DefaultSchematicID, plan.DefaultVersion)}},
+			Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(chartdefaults.ImageFactoryURL, chartdefaults.SchematicID, chartdefaults.Version)}},
 			Storage: &cdiv1.StorageSpec{
 				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("6Gi")}},
 				StorageClassName: ptr.To("replicated"),

@@ -9,8 +9,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -19,7 +20,7 @@ import (
 // field.
 func FuzzPlan(f *testing.F) {
 	f.Add("demo-md0", "demo", "20Gi", "replicated", "", "", "", uint8(1))
-	f.Add("demo-md0", "demo", "6144Mi", "", plan.DefaultSchematicID, plan.DefaultVersion, "", uint8(1))
+	f.Add("demo-md0", "demo", "6144Mi", "", chartdefaults.SchematicID, chartdefaults.Version, "", uint8(1))
 	f.Add("x", "", "-1", "local", "ABC", "v01.2.3", "ftp://x", uint8(3))
 	f.Add("demo-md1", "demo", "1e3", "", "abc", "v1.2.3", "https://f.example/", uint8(2))
 	f.Add("demo-", "demo", "", "", "", "", "", uint8(0))
@@ -49,7 +50,7 @@ func FuzzPlan(f *testing.F) {
 // from YAML) reads the same spec with the same findings, every refusal is
 // typed with a refusal's reason and a field, and every warning a warning's
 // reason (or InvalidQuantity, or a refusal's reason the HTTP path warns,
-// plantest.WarnsOnHTTPPath) and a field. The
+// fixtures.WarnsOnHTTPPath) and a field. The
 // seed corpus is testdata/fuzz/FuzzDecodePool.
 func FuzzDecodePool(f *testing.F) {
 	f.Add([]byte("cluster: demo"))
@@ -91,7 +92,7 @@ func FuzzDecodePool(f *testing.F) {
 		img := pools[viaDecodePool].Spec.OSImage
 		clone := img != nil && img.Builtin != nil && img.Factory == nil
 		for _, w := range first.Warnings {
-			if !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(plantest.WarnsOnHTTPPath(w.Reason, w.Field) && !clone) || w.Field == "" {
+			if !fixtures.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(fixtures.WarnsOnHTTPPath(w.Reason, w.Field) && !clone) || w.Field == "" {
 				t.Fatalf("warning without a warning's reason or a field: %#v", w)
 			}
 		}
@@ -125,7 +126,7 @@ func checkTyped(t *testing.T, res plan.Result, err error) {
 		t.Fatalf("untyped failure: %v", err)
 	}
 	for _, r := range rs {
-		if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+		if !fixtures.IsRefusalReason(r.Reason) || r.Field == "" {
 			t.Fatalf("refusal without a known reason or a field: %#v", r)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -48,7 +49,7 @@ func TestHTTPPathCarriesPreFeatureValues(t *testing.T) {
 				assert.Equal(t, "20Gi", res.DiskSize)
 				assert.Equal(t, "replicated", *res.Disk.Spec.Storage.StorageClassName)
 				assert.Equal(t, storage.Resolution{Name: "replicated", From: storage.Explicit}, res.StorageClass)
-				assert.Equal(t, "factory.talos.dev/installer/"+plan.DefaultSchematicID+":"+plan.DefaultVersion, res.InstallerImage)
+				assert.Equal(t, "factory.talos.dev/installer/"+chartdefaults.SchematicID+":"+chartdefaults.Version, res.InstallerImage)
 			}
 		})
 	}
@@ -164,7 +165,7 @@ func TestHTTPPathDetails(t *testing.T) {
 // repository with one trailing "/" trimmed, then /<schematicID>:<version>,
 // as the chart renders it, on both paths.
 func TestInstallerRepositoryTrailingSlash(t *testing.T) {
-	tail := "/" + plan.DefaultSchematicID + ":" + plan.DefaultVersion
+	tail := "/" + chartdefaults.SchematicID + ":" + chartdefaults.Version
 	cases := map[string]struct {
 		repository string
 		want       string

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/cozystack/kubernetes-worker-image/internal/diskscope"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -17,7 +18,11 @@ var httpKinds = []state.Kind{state.StorageClass, state.StorageProfile, state.CDI
 // exactly that: for the HTTP path, the cluster-scoped kinds that say
 // whether CDI can render the disk; for a clone, the golden's DataVolume and
 // PVC by name and the volume its PVC is bound to, the pool namespace's
-// DataVolumes and PVCs (its disks), and the cluster-scoped kinds. A clone
+// DataVolumes and PVCs (its disks), and the cluster-scoped kinds. Of the
+// namespace's DataVolumes and PVCs the plan reads only the pool's own
+// disks, those that carry its pool annotation and a golden annotation: a
+// reader with an index of that annotation (controllerruntime's, over a
+// cache) reads those alone, any other the namespace whole. A clone
 // pool whose flavor is invalid needs nothing: it is refused without the
 // cluster.
 func Needs(pool Pool) state.Request {
@@ -51,7 +56,15 @@ func Needs(pool Pool) state.Request {
 	for _, k := range clusterKinds {
 		r.Lists = append(r.Lists, state.Ref{Kind: k})
 	}
-	return r.Merge(state.Request{})
+	r = r.Merge(state.Request{})
+	if pool.Namespace == naming.GoldenNamespace {
+		// The namespace's list also answers the golden's gets: it is read
+		// whole.
+		return r
+	}
+	// Of its namespace the plan reads only the pool's disks: those that
+	// prove it has cloned its golden, and freeze its class.
+	return diskscope.Narrow(r, pool.Namespace, naming.PoolCAPIName(pool.Name)).(state.Request)
 }
 
 // NeedsAll merges the needs of many pools: the golden gets and the

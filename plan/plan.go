@@ -9,9 +9,10 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
-	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/cloneguard"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskentry"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/memo"
 	"github.com/cozystack/kubernetes-worker-image/internal/parallel"
@@ -100,10 +101,10 @@ type planner struct {
 	res  Result
 	// unverified collects the kinds a guard needed but could not read.
 	unverified state.Kind
-	// textOnly keeps the disk's description in text in place of the
-	// DataVolume entry (PlanEntry).
-	textOnly bool
-	text     charttext.Disk
+	// entryOnly keeps the disk's description in entry in place of the
+	// DataVolume object (planEntry).
+	entryOnly bool
+	entry     diskentry.Disk
 }
 
 func (p *planner) finish() {
@@ -173,13 +174,13 @@ func (p *planner) checkOwn(id, version string, idPath, versionPath *field.Path) 
 // set none of them, and every pool is planned on every reconcile.
 func (p *planner) checkFlavor(id, version, factory string, idPath, versionPath, urlPath *field.Path, refuse bool) {
 	var rs guard.Refusals
-	if id != DefaultSchematicID {
+	if id != chartdefaults.SchematicID {
 		rs = append(rs, naming.ValidateSchematicID(id, idPath)...)
 	}
-	if version != DefaultVersion {
+	if version != chartdefaults.Version {
 		rs = append(rs, naming.ValidateVersion(version, versionPath)...)
 	}
-	if factory != DefaultImageFactoryURL {
+	if factory != chartdefaults.ImageFactoryURL {
 		rs = append(rs, naming.ValidateImageFactoryURL(factory, urlPath)...)
 	}
 	if refuse {
@@ -195,8 +196,8 @@ func (p *planner) checkFlavor(id, version, factory string, idPath, versionPath, 
 // validLabel and validSubdomain remember apimachinery's answers: a
 // controller plans the same pools on every reconcile.
 var (
-	validLabel     = memo.NewBool(func(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 })
-	validSubdomain = memo.NewBool(func(s string) bool { return len(validation.IsDNS1123Subdomain(s)) == 0 })
+	validLabel     = memo.New(func(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 })
+	validSubdomain = memo.New(func(s string) bool { return len(validation.IsDNS1123Subdomain(s)) == 0 })
 )
 
 // checkName refuses a KubernetesNodes name that is not "<cluster>-<pool>",
@@ -232,7 +233,7 @@ func (p *planner) diskSize() string {
 	if s := p.pool.Spec.DiskSize; s != "" {
 		return s
 	}
-	return DefaultDiskSize
+	return chartdefaults.DiskSize
 }
 
 // checkDiskSize refuses a diskSize the kubernetes-nodes chart's values
@@ -250,7 +251,7 @@ func (p *planner) checkDiskSize() bool {
 		return true
 	case s != "" && !chartvalues.IsQuantity(s):
 		p.c.Refuse(guard.InvalidValue, pathDiskSize, s,
-			"diskSize is %s: the kubernetes-nodes values schema holds a diskSize string to its quantity pattern (digits, an optional fraction, then a binary or decimal suffix or an exponent), so Helm refuses the release; write a size such as %s", chartvalues.Describe(s), DefaultDiskSize)
+			"diskSize is %s: the kubernetes-nodes values schema holds a diskSize string to its quantity pattern (digits, an optional fraction, then a binary or decimal suffix or an exponent), so Helm refuses the release; write a size such as %s", chartvalues.Describe(s), chartdefaults.DiskSize)
 		return true
 	}
 	return false
@@ -290,9 +291,9 @@ func (p *planner) planHTTP(f *Factory) {
 	sizeOK := err == nil && q.Sign() > 0
 	if !sizeOK {
 		p.c.Warn(guard.InvalidQuantity, pathDiskSize,
-			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", diskSize, DefaultDiskSize)
+			"diskSize %q is not a positive quantity; it is rendered as given, as the chart always did, and the API server will reject it; use a size such as %s", diskSize, chartdefaults.DiskSize)
 	}
-	d := charttext.Disk{Name: DiskName, UsePopulator: "false", URL: naming.ImageURL(factory, id, ver), Size: diskSize}
+	d := diskentry.Disk{Name: DiskName, UsePopulator: "false", URL: naming.ImageURL(factory, id, ver), Size: diskSize}
 	p.res.StorageClass = storage.Resolution{From: storage.Cluster}
 	if c := p.pool.Spec.StorageClass; c != "" {
 		p.res.StorageClass = storage.Resolution{Name: c, From: storage.Explicit}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskscope"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -723,7 +725,7 @@ func TestPlannedClone(t *testing.T) {
 	assert.Equal(t, &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: "cozy-public", Name: golden}}, res.Disk.Spec.Source)
 	q := res.Disk.Spec.Storage.Resources.Requests[corev1.ResourceStorage]
 	assert.Equal(t, "20Gi", q.String())
-	assert.Equal(t, "factory.talos.dev/installer/"+plan.DefaultSchematicID+":"+plan.DefaultVersion, res.InstallerImage)
+	assert.Equal(t, "factory.talos.dev/installer/"+chartdefaults.SchematicID+":"+chartdefaults.Version, res.InstallerImage)
 }
 
 func TestInstallerFollowsEffectiveFlavor(t *testing.T) {
@@ -891,4 +893,16 @@ func TestUnknownGaps(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runPlan(t, tc, builtinPool) })
 	}
+}
+
+// TestNeedsPoolDisks: a pool's plan reads, of its namespace, its own
+// disks; a pool in the goldens' namespace reads it whole (its list answers
+// the golden's gets), and so does a fleet.
+func TestNeedsPoolDisks(t *testing.T) {
+	p := builtinPool()
+	assert.Equal(t, []string{naming.PoolCAPIName(p.Name)}, diskscope.Pools(plan.Needs(p), p.Namespace))
+	assert.Nil(t, diskscope.Pools(plan.Needs(httpPool()), httpPool().Namespace), "the HTTP path lists no disk")
+	p.Namespace = naming.GoldenNamespace
+	assert.Nil(t, diskscope.Pools(plan.Needs(p), p.Namespace))
+	assert.Nil(t, diskscope.Pools(plan.NeedsAll([]plan.Pool{builtinPool()}), builtinPool().Namespace))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -15,7 +16,7 @@ import (
 
 // TestPlanAllIsPlanPerPool: a fleet large enough to be planned in
 // parallel gets, at each index, exactly what Plan returns for that pool
-// (and from PlanEntries what PlanEntry returns):
+// (and from helm.PlanEntries what helm.PlanEntry returns):
 // clones, HTTP imports, refusals and warnings mixed, and pools that share
 // one osImage (a caller's pools may share pointers; a plan only reads
 // them). Under -race it also shows the plans share nothing they write.
@@ -40,7 +41,7 @@ func TestPlanAllIsPlanPerPool(t *testing.T) {
 	cat := catalog.Compile(fleet.Catalog(size))
 	snap := state.NewSnapshot(fleet.State(size))
 
-	got, entries := plan.PlanAll(pools, cat, snap), plan.PlanEntries(pools, cat, snap)
+	got, entries := plan.PlanAll(pools, cat, snap), helm.PlanEntries(pools, cat, snap)
 	require.Len(t, got, len(pools))
 	require.Len(t, entries, len(pools))
 	outcomes := map[plan.Outcome]int{}
@@ -49,7 +50,7 @@ func TestPlanAllIsPlanPerPool(t *testing.T) {
 		if !assert.Equal(t, want, got[i], "pool %d (%s/%s)", i, p.Namespace, p.Name) {
 			return
 		}
-		entry, _ := plan.PlanEntry(p, cat, snap)
+		entry, _ := helm.PlanEntry(p, cat, snap)
 		if !assert.Equal(t, entry, entries[i], "pool %d (%s/%s)", i, p.Namespace, p.Name) {
 			return
 		}

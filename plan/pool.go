@@ -1,18 +1,6 @@
 package plan
 
-import "github.com/cozystack/kubernetes-worker-image/catalog"
-
-// The kubernetes-nodes chart's defaults (its values.yaml). Its default
-// flavor, factory and class are the catalog package's: the catalog ships
-// the golden of the flavor every pool clones unless it names another.
-const (
-	DefaultDiskSize            = "20Gi"
-	DefaultStorageClass        = catalog.DefaultStorageClass
-	DefaultSchematicID         = catalog.DefaultSchematicID
-	DefaultVersion             = catalog.DefaultVersion
-	DefaultImageFactoryURL     = catalog.DefaultImageFactoryURL
-	DefaultInstallerRepository = "factory.talos.dev/installer"
-)
+import "github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 
 // Pool is one KubernetesNodes resource (apps.cozystack.io/v1alpha1).
 type Pool struct {
@@ -83,14 +71,14 @@ type Talos struct {
 // DefaultTalos returns the chart's talos defaults.
 func DefaultTalos() Talos {
 	return Talos{
-		SchematicID:         DefaultSchematicID,
-		Version:             DefaultVersion,
-		ImageFactoryURL:     DefaultImageFactoryURL,
-		InstallerRepository: DefaultInstallerRepository,
+		SchematicID:         chartdefaults.SchematicID,
+		Version:             chartdefaults.Version,
+		ImageFactoryURL:     chartdefaults.ImageFactoryURL,
+		InstallerRepository: chartdefaults.InstallerRepository,
 	}
 }
 
 // DefaultPoolSpec returns the chart's defaults for a pool of cluster.
 func DefaultPoolSpec(cluster string) PoolSpec {
-	return PoolSpec{Cluster: cluster, DiskSize: DefaultDiskSize, StorageClass: DefaultStorageClass, Talos: DefaultTalos()}
+	return PoolSpec{Cluster: cluster, DiskSize: chartdefaults.DiskSize, StorageClass: chartdefaults.StorageClass, Talos: DefaultTalos()}
 }

@@ -6,19 +6,15 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// BlastRadiusNeeds is what AddBlastRadius reads: every consumer of a
-// golden, in every namespace (catalog.ConsumersNeeds), one list per
-// consumer kind. Needs never includes it: how many others still point at
-// a golden decides nothing of a pool's disk, so a plan neither reads the
-// consumers nor warns when they are unknown. A caller that reports the
-// blast radius reads these too, once GoldenUnavailable says it is wanted.
-func BlastRadiusNeeds() state.Request { return catalog.ConsumersNeeds() }
-
 // AddBlastRadius sets BlastRadius on each planned result that warns
 // GoldenUnavailable: how many pools and KubevirtMachineTemplates, in the
 // whole cluster, still point at its golden, from idx (a
-// catalog.ConsumerIndex of a snapshot read with BlastRadiusNeeds). It is
-// information, never a refusal: a radius over consumer kinds that were not
+// catalog.ConsumerIndex of a snapshot read with catalog.ConsumersNeeds:
+// every consumer of a golden, in every namespace). Needs never includes
+// those reads: how many others still point at a golden decides nothing of
+// a pool's disk, so a plan neither reads the consumers nor warns when they
+// are unknown; a caller that reports the blast radius reads them once
+// GoldenUnavailable says it is wanted. It is information, never a refusal: a radius over consumer kinds that were not
 // observed says its counts are a lower bound (catalog.Radius.Unobserved).
 // It changes the results it is given and nothing else; it reports whether
 // it set any.

@@ -123,10 +123,10 @@ func TestNeedsReadNoConsumerKind(t *testing.T) {
 			assert.True(t, state.PlanKinds.Has(r.Kind), "Needs reads %s", r.Kind)
 		}
 	}
-	for _, r := range plan.BlastRadiusNeeds().Lists {
+	for _, r := range catalog.ConsumersNeeds().Lists {
 		assert.Equal(t, "", r.Namespace, "the radius is the whole cluster's")
 	}
-	assert.Len(t, plan.BlastRadiusNeeds().Lists, len(state.ConsumerKinds.Each()), "one list per consumer kind")
+	assert.Len(t, catalog.ConsumersNeeds().Lists, len(state.ConsumerKinds.Each()), "one list per consumer kind")
 
 	other := builtinPool()
 	other.Namespace = "tenant-b"

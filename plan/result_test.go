@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -18,7 +20,7 @@ import (
 // disk's storage request written as the chart renders diskSize, also when it is
 // no quantity.
 func TestResultJSON(t *testing.T) {
-	const installer = `"installerImage": "factory.talos.dev/installer/` + plan.DefaultSchematicID + `:` + plan.DefaultVersion + `"`
+	const installer = `"installerImage": "factory.talos.dev/installer/` + chartdefaults.SchematicID + `:` + chartdefaults.Version + `"`
 	cases := map[string]struct {
 		reason string
 		pool   plan.Pool
@@ -189,16 +191,16 @@ func withoutMessages(t *testing.T, b []byte) string {
 	return string(out)
 }
 
-// TestEntryJSON: an Entry marshals with Result's keys for the fields they
+// TestEntryJSON: a helm.Entry marshals with Result's keys for the fields they
 // share, the text in "text", and never a null list.
 func TestEntryJSON(t *testing.T) {
-	b, err := json.Marshal(plan.Entry{})
+	b, err := json.Marshal(helm.Entry{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"namespace":"","name":"","outcome":"","source":"","golden":"","installerImage":"","text":"","warnings":[],"refusals":[]}`, string(b))
 
 	refused := httpPool()
 	refused.Name = "Not_A_Name"
-	e, err := plan.PlanEntry(refused, nil, nil)
+	e, err := helm.PlanEntry(refused, nil, nil)
 	require.Error(t, err)
 	b, err = json.Marshal(e)
 	require.NoError(t, err)

@@ -52,7 +52,7 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 		// The walkthrough's state is a dump of every kind in every
 		// namespace.
 		named = state.AllKinds
-		res, err = manifests.ReadResult(name, bytes.NewReader(example.State))
+		res, err = manifests.Read(name, bytes.NewReader(example.State))
 	case o.state != "":
 		// A regular file is decoded where it lies, never copied into
 		// memory: a state file is the largest input the CLI reads.
@@ -61,7 +61,7 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 			return view{}, oerr
 		}
 		r, p := a.readProgress(name, ra, size)
-		res, err = manifests.ReadResult(name, r)
+		res, err = manifests.Read(name, r)
 		p.finish()
 		closeInput()
 	case a.conn != nil || a.readsCluster(o):

@@ -306,10 +306,11 @@ func exampleManifests() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	rr, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
 	if err != nil {
 		return nil, failed("the embedded example: %v", err)
 	}
+	st := rr.State
 	st.Observed = state.AllKinds
 	cat, snap := catalog.Compile(catalog.DecodeValues(m)), state.NewSnapshot(st)
 	var b bytes.Buffer

@@ -17,6 +17,7 @@ import (
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/clientgo"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -51,7 +52,8 @@ func ExampleReader_Read() {
 	fmt.Println("default class:", stateindex.Of(snap).DefaultClass().Name)
 	fmt.Println("observed:", st.Observed)
 	fmt.Println("disks read in:", st.Namespaces)
-	golden, _ := naming.GoldenName(plan.DefaultSchematicID, plan.DefaultVersion, nil, nil)
+	img := catalog.Default().Images[0] // the default flavor
+	golden, _ := naming.GoldenName(img.SchematicID, img.Version, nil, nil)
 	fmt.Println("golden known absent:", stateindex.Of(snap).Covers(state.DataVolume, naming.GoldenNamespace, golden) &&
 		stateindex.Of(snap).DataVolume(naming.GoldenNamespace, golden) == nil)
 	// Output:

@@ -82,6 +82,16 @@ func (s checked) List(ctx context.Context, k state.Kind, ns string, into *state.
 	return s.source.List(ctx, k, ns, into)
 }
 
+func (s checked) ListDisks(ctx context.Context, k state.Kind, ns string, pools []string, into *state.State) (bool, error) {
+	if _, ok := s.source.c.(client.FieldIndexer); !ok {
+		return false, nil
+	}
+	if err := s.a.check(ctx, k); err != nil {
+		return true, err
+	}
+	return s.source.ListDisks(ctx, k, ns, pools, into)
+}
+
 func (s checked) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {
 	if err := s.a.check(ctx, k); err != nil {
 		return err

@@ -1,7 +1,9 @@
 // Package controllerruntime reads cluster state for the planner through a
 // controller-runtime client.Reader, so that a controller plans from its
-// manager's cache: give it mgr.GetClient() and a reconcile makes no request
-// to the API server. It reads exactly the state.Request the planner gives
+// manager's cache: give it mgr.GetCache() (or mgr.GetClient()) and a
+// reconcile makes no request to the API server; over the cache itself a
+// pool's plan reads the pool's own disks through an index, not its
+// namespace's every DataVolume and PVC. It reads exactly the state.Request the planner gives
 // (plan.Needs, plan.NeedsAll), with the same bounds and the same rules as
 // package clientgo: Forbidden and kinds the server does not serve (a
 // RESTMapper "no matches for kind": CDI not installed) are unknown, a

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
@@ -27,8 +29,14 @@ import (
 type ReadError = clusterread.ReadError
 
 // Reader reads cluster state through a controller-runtime client.Reader.
-// Give it the manager's client (mgr.GetClient()) so that the cache serves
-// every read: planning then makes no request to the API server at all.
+// Give it the manager's cache (mgr.GetCache()), or its client
+// (mgr.GetClient()), so that the cache serves every read: planning then
+// makes no request to the API server at all. Over the cache itself, a
+// pool's plan (plan.Needs) reads of its namespace only the pool's own
+// disks, through an index of their pool annotation that the Reader adds to
+// the cache's DataVolume and PVC informers, rather than the namespace's
+// every one: an admission then costs the same whatever the number of other
+// pools' disks beside it. Over a client it lists the namespace.
 type Reader struct {
 	Client client.Reader
 	// Limit is the most reads one kind gets before a single cluster-wide
@@ -218,4 +226,50 @@ func schemeHint(err error) error {
 		return fmt.Errorf("%w (register the types with controllerruntime.AddToScheme)", err)
 	}
 	return err
+}
+
+var _ clusterread.DiskSource = source{}
+
+// ListDisks lists a pool's disks through the cache's index of their pool
+// annotation, adding the index to the cache's informer first if it has
+// none. It can only over a cache itself (a client.FieldIndexer): a
+// manager's client does not say whether it reads from one, and the API
+// server has no such index.
+func (s source) ListDisks(ctx context.Context, k state.Kind, ns string, pools []string, into *state.State) (bool, error) {
+	fi, ok := s.c.(client.FieldIndexer)
+	if !ok {
+		return false, nil
+	}
+	var obj client.Object
+	switch k {
+	case state.DataVolume:
+		obj = &cdiv1.DataVolume{}
+	case state.PersistentVolumeClaim:
+		obj = &corev1.PersistentVolumeClaim{}
+	default:
+		return false, nil
+	}
+	for _, pool := range pools {
+		opts := []client.ListOption{client.UnsafeDisableDeepCopy, client.InNamespace(ns), client.MatchingFields{diskindex.Field: pool}}
+		err := s.listDisks(ctx, k, opts, into)
+		if err != nil && !meta.IsNoMatchError(err) {
+			// Most likely the index is missing: add it, and list again.
+			// Any other failure fails again, and is the list's.
+			_ = fi.IndexField(ctx, obj, diskindex.Field, diskindex.Of)
+			err = s.listDisks(ctx, k, opts, into)
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+func (s source) listDisks(ctx context.Context, k state.Kind, opts []client.ListOption, into *state.State) error {
+	if k == state.DataVolume {
+		var l cdiv1.DataVolumeList
+		return s.list(ctx, &l, opts, func() { into.DataVolumes = append(into.DataVolumes, l.Items...) })
+	}
+	var l corev1.PersistentVolumeClaimList
+	return s.list(ctx, &l, opts, func() { into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, l.Items...) })
 }

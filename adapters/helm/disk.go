@@ -11,11 +11,7 @@ import (
 // ChartIndent is the indentation of the disk-system entry's "- metadata:"
 // line inside the kubernetes-nodes chart's KubevirtMachineTemplate
 // template.
-const ChartIndent = charttext.Indent
-
-// MaxIndent is the deepest indentation DiskText writes; a deeper one is an
-// error, as a negative one is.
-const MaxIndent = charttext.MaxIndent
+const ChartIndent = 6
 
 // ErrRefused is DiskText's error for a refused plan: a refused pool has no
 // disk to render.
@@ -23,8 +19,8 @@ var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 
 // DiskText writes a planned pool's disk-system dataVolumeTemplates entry as
 // the kubernetes-nodes chart renders it, its "- metadata:" line indented by
-// indent spaces (ChartIndent inside the chart; at most MaxIndent), each
-// line ending in "\n".
+// indent spaces (ChartIndent inside the chart; at most 1024, a deeper one
+// an error as a negative one is), each line ending in "\n".
 //
 // On the HTTP path the text is byte for byte the pre-feature chart's, the
 // text of its kubevirtmachinetemplate define that names the
@@ -36,9 +32,10 @@ var ErrRefused = errors.New("the pool is refused, so it has no disk to render")
 // carry 4 more spaces (nindent 4), and Helm removes the characters
 // "<no value>" from it after hashing; a value holding them is written
 // without them. On the clone path it is the same layout with the golden and
-// pool annotations, quoted, and the golden's pvc source. A renderer that
-// needs only this text calls plan.PlanEntry, which writes it at
-// ChartIndent without building the DataVolume object.
+// pool annotations, quoted, and the golden's pvc source. It is for a caller
+// that already holds a plan.Result (the CLI's -o chart); a renderer that
+// needs only the text calls PlanEntry, which never builds the DataVolume
+// object.
 func DiskText(r plan.Result, indent int) (string, error) {
 	if r.Outcome != plan.Planned {
 		return "", ErrRefused
@@ -50,5 +47,5 @@ func DiskText(r plan.Result, indent int) (string, error) {
 	if err != nil || (r.Source != plan.Clone && r.Source != plan.HTTP) {
 		return "", fmt.Errorf("the plan's source %q does not match its disk's source", r.Source)
 	}
-	return d.Text(indent), nil
+	return charttext.DiskText(&d, indent), nil
 }

@@ -5,7 +5,9 @@
 //
 // # Text out
 //
-// DiskText writes a pool's disk-system dataVolumeTemplates entry as the
+// PlanEntry is a renderer's one call: values in, the pool's plan and its
+// disk-system entry's text out (PlanEntries for a fleet), without building
+// the DataVolume object. DiskText writes a pool's disk-system dataVolumeTemplates entry as the
 // kubernetes-nodes chart renders it, at a given indentation: on the HTTP
 // path byte for byte the pre-feature chart's text, because the
 // KubevirtMachineTemplate is named by a hash of its rendered text and any

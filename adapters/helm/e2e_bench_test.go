@@ -14,6 +14,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -46,7 +47,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 		b.Run(name+"/PlanEntry", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := plan.PlanEntry(plan.DecodePool("tenant-demo", "demo-md0", values), cat, snap); err != nil {
+				if _, err := helm.PlanEntry(plan.DecodePool("tenant-demo", "demo-md0", values), cat, snap); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -143,10 +144,10 @@ func chartDefaults() map[string]any {
 	return map[string]any{
 		"diskSize": "20Gi", "storageClass": "replicated",
 		"talos": map[string]any{
-			"schematicID":         plan.DefaultSchematicID,
-			"version":             plan.DefaultVersion,
-			"imageFactoryURL":     plan.DefaultImageFactoryURL,
-			"installerRepository": plan.DefaultInstallerRepository,
+			"schematicID":         chartdefaults.SchematicID,
+			"version":             chartdefaults.Version,
+			"imageFactoryURL":     chartdefaults.ImageFactoryURL,
+			"installerRepository": chartdefaults.InstallerRepository,
 		},
 	}
 }
@@ -212,7 +213,7 @@ func BenchmarkFleetText(b *testing.B) {
 	b.Run("PlanEntries", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			for _, e := range plan.PlanEntries(pools, cat, snap) {
+			for _, e := range helm.PlanEntries(pools, cat, snap) {
 				if e.Outcome == plan.Planned && e.Text == "" {
 					b.Fatal("a planned entry without text")
 				}

@@ -9,8 +9,8 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/naming"
-	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -19,7 +19,7 @@ const (
 	provider = "replicated.csi.example.com"
 )
 
-var golden = naming.GoldenPrefix + plan.DefaultSchematicID + "-" + plan.DefaultVersion
+var golden = naming.GoldenPrefix + chartdefaults.SchematicID + "-" + chartdefaults.Version
 
 func enabledCatalog() *catalog.Catalog {
 	v := catalog.Default()
@@ -49,7 +49,7 @@ func cluster() *state.Snapshot {
 	}
 	meta := metav1.ObjectMeta{Namespace: naming.GoldenNamespace, Name: golden,
 		Labels:      map[string]string{naming.ManagedByLabel: naming.ManagedBy},
-		Annotations: map[string]string{naming.SchematicIDAnnotation: plan.DefaultSchematicID, naming.VersionAnnotation: plan.DefaultVersion}}
+		Annotations: map[string]string{naming.SchematicIDAnnotation: chartdefaults.SchematicID, naming.VersionAnnotation: chartdefaults.Version}}
 	size := resource.MustParse("6Gi")
 	return state.NewSnapshot(&state.State{
 		Observed:        state.AllKinds,
@@ -71,7 +71,7 @@ func cluster() *state.Snapshot {
 			ObjectMeta: meta,
 			Spec: cdiv1.DataVolumeSpec{
 				ContentType: cdiv1.DataVolumeKubeVirt,
-				Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(plan.DefaultImageFactoryURL, plan.DefaultSchematicID, plan.DefaultVersion)}},
+				Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(chartdefaults.ImageFactoryURL, chartdefaults.SchematicID, chartdefaults.Version)}},
 				Storage: &cdiv1.StorageSpec{
 					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
 					StorageClassName: ptr.To("replicated"),

@@ -8,8 +8,8 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // FuzzPoolValues feeds arbitrary YAML as pool values: reading and planning
@@ -41,7 +41,7 @@ func checkRefusals(t *testing.T, err error) {
 		t.Fatalf("an error that is not a refusal: %v", err)
 	}
 	for _, r := range rs {
-		if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+		if !fixtures.IsRefusalReason(r.Reason) || r.Field == "" {
 			t.Fatalf("a refusal without a refusal's reason or a field: %#v", r)
 		}
 	}

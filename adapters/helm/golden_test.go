@@ -7,7 +7,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -82,7 +82,7 @@ func TestGoldenText(t *testing.T) {
 }
 
 func TestGoldenTextRefusesWhatItCannotHold(t *testing.T) {
-	e, ok := enabledCatalog().Lookup(catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion})
+	e, ok := enabledCatalog().Lookup(catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version})
 	if !ok {
 		t.Fatal("the default catalog holds the default flavor")
 	}

@@ -4,12 +4,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
-// ImageFactoryURLPattern is the values schema's first check of an Image
+// imageFactoryURLPattern is the values schema's first check of an Image
 // Factory URL: http or https, a host, no user info, query or fragment. It is
 // never stricter than naming.ValidateImageFactoryURL (a test holds it to
 // that), which stays the rule: the planner refuses what the pattern cannot
 // see, such as a port out of range.
-const ImageFactoryURLPattern = `^[hH][tT][tT][pP][sS]?://[^\s/?#@:][^\s/?#@]*(/[^\s?#]*)?$`
+const imageFactoryURLPattern = `^[hH][tT][tT][pP][sS]?://[^\s/?#@:][^\s/?#@]*(/[^\s?#]*)?$`
 
 // OSImageSchema is the JSON Schema of the kubernetes-nodes chart's osImage
 // value, for its values.schema.json: builtin or factory, not both, each
@@ -76,7 +76,7 @@ func version() map[string]any {
 }
 
 func imageFactoryURL() map[string]any {
-	return map[string]any{"type": "string", "format": "uri", "pattern": ImageFactoryURLPattern, "description": "Absolute http(s) URL of a Talos Image Factory."}
+	return map[string]any{"type": "string", "format": "uri", "pattern": imageFactoryURLPattern, "description": "Absolute http(s) URL of a Talos Image Factory."}
 }
 
 // optional admits "" beside what s admits: "" means not set.

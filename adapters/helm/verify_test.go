@@ -12,6 +12,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -230,9 +231,9 @@ func TestVerifyNotAGolden(t *testing.T) {
 func TestVerifyMergesTheCatalog(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: plan.DefaultSchematicID, Version: "v1.14.0"})
+	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: "v1.14.0"})
 	cat := catalog.Compile(v)
-	next := naming.GoldenPrefix + plan.DefaultSchematicID + "-v1.14.0"
+	next := naming.GoldenPrefix + chartdefaults.SchematicID + "-v1.14.0"
 	onNext := strings.ReplaceAll(cloneText, golden, next)
 
 	res, err := helm.Verify(objects(t, goldenDoc, template(onNext)), cat, cluster())

@@ -27,7 +27,8 @@ func TestObjectsShareNoMaps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, _, err := manifests.Read("state", bytes.NewReader(data))
+			rr, err := manifests.Read("state", bytes.NewReader(data))
+			st := rr.State
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,8 @@ func BenchmarkRead(b *testing.B) {
 		b.ReportAllocs()
 		defer reportCPU(b, cpuTime())
 		for b.Loop() {
-			st, _, err := manifests.Read("state.yaml", bytes.NewReader(data))
+			rr, err := manifests.Read("state.yaml", bytes.NewReader(data))
+			st := rr.State
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -65,7 +66,8 @@ func BenchmarkReadServed(b *testing.B) {
 				b.ReportAllocs()
 				defer reportCPU(b, cpuTime())
 				for b.Loop() {
-					st, _, err := manifests.Read("state", bytes.NewReader(data))
+					rr, err := manifests.Read("state", bytes.NewReader(data))
+					st := rr.State
 					if err != nil {
 						b.Fatal(err)
 					}

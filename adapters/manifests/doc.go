@@ -21,7 +21,7 @@
 //
 //   - A file is a full observation: every kind is observed, and a kind with
 //     no object in the file is observed as empty. Leaving a kind out of a
-//     dump therefore says the cluster has none of it. ReadResult also says
+//     dump therefore says the cluster has none of it. Read also says
 //     which kinds the file held objects of (Result.Held), for a caller
 //     that observes only those and the ones its user names
 //     (Result.Observed).

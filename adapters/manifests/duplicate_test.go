@@ -90,7 +90,7 @@ func TestDuplicateKeys(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, derr := manifests.Documents("f.yaml", strings.NewReader(tc.in))
-			_, _, rerr := manifests.Read("f.yaml", strings.NewReader(tc.in))
+			_, rerr := manifests.Read("f.yaml", strings.NewReader(tc.in))
 			for reader, err := range map[string]error{"Documents": derr, "Read": rerr} {
 				if tc.line == 0 {
 					assert.NoError(t, err, "%s: %s", reader, tc.reason)

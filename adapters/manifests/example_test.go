@@ -32,15 +32,16 @@ items:
 metadata:
   resourceVersion: ""
 `
-	st, notes, err := manifests.Read("state.yaml", strings.NewReader(dump))
+	res, err := manifests.Read("state.yaml", strings.NewReader(dump))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	st := res.State
 	snap := state.NewSnapshot(st)
 	fmt.Println("default class:", stateindex.Of(snap).DefaultClass().Name)
 	fmt.Println("DataVolumes observed:", stateindex.Of(snap).Observed(state.DataVolume), "count:", len(st.DataVolumes))
-	for _, n := range notes {
+	for _, n := range res.Notes {
 		fmt.Println(n.File, n.Line, n.Reason, n.Kind, n.Namespace+"/"+n.Name)
 	}
 	// Output:
@@ -62,7 +63,7 @@ metadata:
   name: disk
   namespace: @tenant
 `
-	_, _, err := manifests.Read("state.yaml", strings.NewReader(dump))
+	_, err := manifests.Read("state.yaml", strings.NewReader(dump))
 	var e *manifests.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.File, e.Line, e.Problem)
@@ -71,9 +72,9 @@ metadata:
 	// state.yaml 10 Syntax
 }
 
-// ReadResult also says which kinds the file held objects of, for a caller
-// that treats a file as observing only those.
-func ExampleReadResult() {
+// Read also says which kinds the file held objects of, for a caller that
+// treats a file as observing only those.
+func ExampleRead_held() {
 	const dump = `apiVersion: v1
 kind: List
 items:
@@ -88,7 +89,7 @@ items:
   kind: PersistentVolumeClaim
   metadata: {name: disk, namespace: tenant-demo}
 `
-	res, err := manifests.ReadResult("state.yaml", strings.NewReader(dump))
+	res, err := manifests.Read("state.yaml", strings.NewReader(dump))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -91,7 +91,7 @@ func TestFastPathPlacesRepeats(t *testing.T) {
 			if found != 1 {
 				t.Errorf("the workers placed %d repeats, want 1", found)
 			}
-			_, err = ReadResult("f.yaml", bytes.NewReader(data))
+			_, err = Read("f.yaml", bytes.NewReader(data))
 			if e, ok := err.(*Error); !ok || e.Problem != DuplicateKey {
 				t.Errorf("want a DuplicateKey refusal, got %v", err)
 			}

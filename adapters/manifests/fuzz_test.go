@@ -20,7 +20,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"a\",\"namespace\":\"t\"},\"spec\":{\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}"))
 	f.Add([]byte("a: [1\n--- x\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		st, _, err := manifests.Read("fuzz.yaml", bytes.NewReader(in))
+		rr, err := manifests.Read("fuzz.yaml", bytes.NewReader(in))
+		st := rr.State
 		if err == nil {
 			if st == nil {
 				t.Fatal("no error and no state")

@@ -34,7 +34,7 @@ func readGeneral(name string, data []byte) (Result, error) {
 // notes and kinds held, or the same error at the same line.
 func sameAsGeneral(t *testing.T, data []byte) {
 	t.Helper()
-	got, gerr := ReadResult("f.yaml", bytes.NewReader(data))
+	got, gerr := Read("f.yaml", bytes.NewReader(data))
 	want, werr := readGeneral("f.yaml", data)
 	if werr != nil || gerr != nil {
 		var g, w *Error

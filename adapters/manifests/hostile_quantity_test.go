@@ -25,7 +25,7 @@ func TestUnboundedQuantityInAStateFile(t *testing.T) {
 	}
 	for _, q := range []string{"3e4444444444444", "1e1001", "1" + strings.Repeat("0", 63) + "k", strings.Repeat("9", 2_000_000) + "Gi"} {
 		for format, doc := range pvc(q) {
-			_, err := manifests.ReadResult("state.yaml", strings.NewReader(doc))
+			_, err := manifests.Read("state.yaml", strings.NewReader(doc))
 			if err == nil || !strings.Contains(err.Error(), "spec.resources.requests.storage") {
 				t.Errorf("%s: %.20s: %.300v; want the field refused", format, q, err)
 			}
@@ -36,7 +36,7 @@ func TestUnboundedQuantityInAStateFile(t *testing.T) {
 	}
 	for _, q := range []string{"1e30", "1e1000", "1" + strings.Repeat("0", 62) + "k"} {
 		for format, doc := range pvc(q) {
-			if _, err := manifests.ReadResult("state.yaml", strings.NewReader(doc)); err != nil {
+			if _, err := manifests.Read("state.yaml", strings.NewReader(doc)); err != nil {
 				t.Errorf("%s: %s is a quantity: %v", format, q, err)
 			}
 		}
@@ -58,10 +58,10 @@ func TestLongQuantityOutsideAResourceList(t *testing.T) {
 			}
 			return "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(vm(memory), "\n"), "\n", "\n  ") + "\n"
 		}
-		if _, err := manifests.ReadResult("state.yaml", strings.NewReader(doc(strings.Repeat("9", 200_000)))); err == nil || !strings.Contains(err.Error(), "memory.guest") {
+		if _, err := manifests.Read("state.yaml", strings.NewReader(doc(strings.Repeat("9", 200_000)))); err == nil || !strings.Contains(err.Error(), "memory.guest") {
 			t.Errorf("list %v: %.300v; want spec.template.spec.domain.memory.guest refused", list, err)
 		}
-		if _, err := manifests.ReadResult("state.yaml", strings.NewReader(doc("1"+strings.Repeat("0", 63)))); err != nil {
+		if _, err := manifests.Read("state.yaml", strings.NewReader(doc("1"+strings.Repeat("0", 63)))); err != nil {
 			t.Errorf("list %v: a 64-character quantity: %v", list, err)
 		}
 	}
@@ -78,7 +78,7 @@ func BenchmarkHostileQuantity(b *testing.B) {
 		b.Run(format, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := manifests.ReadResult("state", strings.NewReader(doc)); err == nil {
+				if _, err := manifests.Read("state", strings.NewReader(doc)); err == nil {
 					b.Fatal("read")
 				}
 			}

@@ -14,38 +14,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Read decodes one file into a State. A file is a full observation: every
-// kind the planner reads is observed, as empty when the file holds none of
-// it, but a kind the file holds an object of in a version the planner does
-// not read (a cdi.kubevirt.io/v1alpha1 DataVolume): that object is not in
-// the State, so the kind is not observed, and a VersionNotRead Note says
-// where it is. Objects of other kinds (a kubectl get all dump) are skipped
-// with a KindNotRead Note; an object repeated in the file is kept as its
-// later copy, with a Note. Errors are *Error (the file and line of the
-// first bad document) or the reader's.
-//
-// The State keeps of each object what the planner reads (see Result);
-// its objects share no map, so a caller may change one without changing
-// another.
-func Read(name string, r io.Reader) (*state.State, []Note, error) {
-	res, err := ReadResult(name, r)
-	if err != nil {
-		return nil, nil, err
-	}
-	return res.State, res.Notes, nil
-}
-
-// ReadFiles reads several files into one State, as if they were one: a
-// later file's copy of an object replaces an earlier one's. With no path it
-// returns a State that observed nothing.
-func ReadFiles(paths ...string) (*state.State, []Note, error) {
-	res, err := ReadFilesResult(paths...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return res.State, res.Notes, nil
-}
-
 // Result is what Read makes of its input, and what the input held.
 //
 // Of every object the State keeps the whole object but what only the API
@@ -75,8 +43,21 @@ type Result struct {
 // PersistentVolumeClaim|CDIConfig.
 func (r Result) Observed(named state.Kind) state.Kind { return (r.Held | named) &^ r.Unread }
 
-// ReadResult is Read, with what the input held.
-func ReadResult(name string, r io.Reader) (Result, error) {
+// Read decodes one file into a State (Result.State), with its notes and
+// what it held. A file is a full observation: every
+// kind the planner reads is observed, as empty when the file holds none of
+// it, but a kind the file holds an object of in a version the planner does
+// not read (a cdi.kubevirt.io/v1alpha1 DataVolume): that object is not in
+// the State, so the kind is not observed, and a VersionNotRead Note says
+// where it is. Objects of other kinds (a kubectl get all dump) are skipped
+// with a KindNotRead Note; an object repeated in the file is kept as its
+// later copy, with a Note. Errors are *Error (the file and line of the
+// first bad document) or the reader's.
+//
+// The State keeps of each object what the planner reads (see Result);
+// its objects share no map, so a caller may change one without changing
+// another.
+func Read(name string, r io.Reader) (Result, error) {
 	var c collector
 	if err := c.add(name, r); err != nil {
 		return Result{}, err
@@ -84,8 +65,10 @@ func ReadResult(name string, r io.Reader) (Result, error) {
 	return c.result()
 }
 
-// ReadFilesResult is ReadFiles, with what the files held.
-func ReadFilesResult(paths ...string) (Result, error) {
+// ReadFiles reads several files into one State, as if they were one: a
+// later file's copy of an object replaces an earlier one's. With no path it
+// returns a State that observed nothing.
+func ReadFiles(paths ...string) (Result, error) {
 	if len(paths) == 0 {
 		return Result{State: &state.State{}}, nil
 	}

@@ -27,7 +27,8 @@ func TestReadCluster(t *testing.T) {
 		"Documents": fixtures.DocumentsYAML(objs...),
 	} {
 		t.Run(name, func(t *testing.T) {
-			st, notes, err := manifests.Read("state.yaml", strings.NewReader(string(in)))
+			rr, err := manifests.Read("state.yaml", strings.NewReader(string(in)))
+			st, notes := rr.State, rr.Notes
 			require.NoError(t, err)
 			assert.Empty(t, notes, "every object of the cluster is of a kind the planner reads")
 			assert.Equal(t, state.AllKinds, st.Observed, "a file is a full observation")
@@ -52,7 +53,8 @@ func TestReadCluster(t *testing.T) {
 }
 
 func TestReadEmptyObservesEverything(t *testing.T) {
-	st, notes, err := manifests.Read("state.yaml", strings.NewReader("# nothing here\n"))
+	rr, err := manifests.Read("state.yaml", strings.NewReader("# nothing here\n"))
+	st, notes := rr.State, rr.Notes
 	require.NoError(t, err)
 	assert.Empty(t, notes)
 	assert.Equal(t, state.AllKinds, st.Observed, "a kind with no object in the file is observed as empty, not unknown")
@@ -83,7 +85,8 @@ apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: disk, namespace: t, annotations: {copy: second}}
 `
-	st, notes, err := manifests.Read("dump.yaml", strings.NewReader(in))
+	rr, err := manifests.Read("dump.yaml", strings.NewReader(in))
+	st, notes := rr.State, rr.Notes
 	require.NoError(t, err)
 	type note struct {
 		Line   int
@@ -141,7 +144,7 @@ func TestReadInvalidObjects(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := manifests.Read("state.yaml", strings.NewReader(tc.in))
+			_, err := manifests.Read("state.yaml", strings.NewReader(tc.in))
 			var e *manifests.Error
 			require.True(t, errors.As(err, &e), "%s: want *manifests.Error, got %T %v", tc.reason, err, err)
 			assert.Equal(t, manifests.InvalidObject, e.Problem, tc.reason)
@@ -149,7 +152,7 @@ func TestReadInvalidObjects(t *testing.T) {
 		})
 	}
 	t.Run("NeighbourClusterScoped", func(t *testing.T) {
-		_, _, err := manifests.Read("state.yaml", strings.NewReader("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: r}\nprovisioner: p\n"))
+		_, err := manifests.Read("state.yaml", strings.NewReader("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: r}\nprovisioner: p\n"))
 		assert.NoError(t, err, "a cluster-scoped object needs no namespace")
 	})
 }
@@ -162,7 +165,8 @@ func TestReadFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(classes, fixtures.ListYAML(objs[:3]...), 0o600))
 	require.NoError(t, os.WriteFile(disks, fixtures.DocumentsYAML(objs[3:]...), 0o600))
 
-	st, notes, err := manifests.ReadFiles(classes, disks)
+	rr, err := manifests.ReadFiles(classes, disks)
+	st, notes := rr.State, rr.Notes
 	require.NoError(t, err)
 	assert.Empty(t, notes)
 	assert.Equal(t, state.AllKinds, st.Observed)
@@ -170,13 +174,13 @@ func TestReadFiles(t *testing.T) {
 	assert.Len(t, st.PersistentVolumeClaims, 4)
 
 	t.Run("Missing", func(t *testing.T) {
-		_, _, err := manifests.ReadFiles(classes, filepath.Join(dir, "nope.yaml"))
+		_, err := manifests.ReadFiles(classes, filepath.Join(dir, "nope.yaml"))
 		assert.ErrorIs(t, err, fs.ErrNotExist, "a missing file is the operating system's error, naming the file")
 	})
 	t.Run("ErrorNamesTheFile", func(t *testing.T) {
 		bad := filepath.Join(dir, "bad.yaml")
 		require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: [\n"), 0o600))
-		_, _, err := manifests.ReadFiles(classes, bad)
+		_, err := manifests.ReadFiles(classes, bad)
 		var e *manifests.Error
 		require.True(t, errors.As(err, &e))
 		assert.Equal(t, bad, e.File)
@@ -185,7 +189,8 @@ func TestReadFiles(t *testing.T) {
 	t.Run("LaterFileWins", func(t *testing.T) {
 		again := filepath.Join(dir, "again.yaml")
 		require.NoError(t, os.WriteFile(again, fixtures.ListYAML(objs[0]), 0o600))
-		st, notes, err := manifests.ReadFiles(classes, again)
+		rr, err := manifests.ReadFiles(classes, again)
+		st, notes := rr.State, rr.Notes
 		require.NoError(t, err)
 		assert.Len(t, st.StorageClasses, 3)
 		require.Len(t, notes, 1)
@@ -194,14 +199,15 @@ func TestReadFiles(t *testing.T) {
 		assert.Equal(t, again, notes[0].By.File)
 	})
 	t.Run("NoFile", func(t *testing.T) {
-		st, _, err := manifests.ReadFiles()
+		rr, err := manifests.ReadFiles()
+		st := rr.State
 		require.NoError(t, err)
 		assert.Equal(t, state.Kind(0), st.Observed, "no file, no observation")
 	})
 }
 
 func TestErrorUnwraps(t *testing.T) {
-	_, _, err := manifests.Read("state.yaml", strings.NewReader("apiVersion: v1\nkind: [\n"))
+	_, err := manifests.Read("state.yaml", strings.NewReader("apiVersion: v1\nkind: [\n"))
 	var e *manifests.Error
 	require.True(t, errors.As(err, &e))
 	assert.NotNil(t, errors.Unwrap(e), "the decoder's error stays reachable")
@@ -251,7 +257,7 @@ spec:
 				if format == "list" {
 					data = "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(in, "\n"), "\n", "\n  ") + "\n"
 				}
-				res, err := manifests.ReadResult("state.yaml", strings.NewReader(data))
+				res, err := manifests.Read("state.yaml", strings.NewReader(data))
 				require.NoError(t, err, format)
 				assert.Len(t, res.State.VirtualMachines, tc.vms, "%s: %s", format, tc.reason)
 				assert.Equal(t, tc.unread, res.Unread, "%s: %s", format, tc.reason)
@@ -310,7 +316,8 @@ func TestReadFromWhereTheReaderStands(t *testing.T) {
 	junk := "not: a document\n"
 	body := fixtures.ListYAML(fixtures.Cluster()...)
 	data := append([]byte(junk), body...)
-	want, _, err := manifests.Read("state.yaml", strings.NewReader(string(body)))
+	rr, err := manifests.Read("state.yaml", strings.NewReader(string(body)))
+	want := rr.State
 	require.NoError(t, err)
 
 	path := filepath.Join(t.TempDir(), "state.yaml")
@@ -323,7 +330,8 @@ func TestReadFromWhereTheReaderStands(t *testing.T) {
 	atOffsets := inPlace{bytes.NewReader(data)}
 	_, err = atOffsets.Seek(int64(len(junk)), io.SeekStart)
 	require.NoError(t, err)
-	got, _, err := manifests.Read("state.yaml", atOffsets)
+	rr, err = manifests.Read("state.yaml", atOffsets)
+	got := rr.State
 	require.NoError(t, err, "a buffer with ReadAt, Seek and Size is read where it lies")
 	assert.Equal(t, want, got)
 
@@ -336,7 +344,8 @@ func TestReadFromWhereTheReaderStands(t *testing.T) {
 	} {
 		_, err := io.ReadFull(r, make([]byte, len(junk)))
 		require.NoError(t, err, name)
-		got, _, err := manifests.Read("state.yaml", r)
+		rr, err := manifests.Read("state.yaml", r)
+		got := rr.State
 		require.NoError(t, err, name)
 		assert.Equal(t, want, got, name)
 	}

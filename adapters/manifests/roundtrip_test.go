@@ -52,7 +52,7 @@ func TestReadRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := manifests.ReadResult("state", bytes.NewReader(data))
+			res, err := manifests.Read("state", bytes.NewReader(data))
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", f, err, data)
 			}

@@ -23,20 +23,29 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 )
 
-// Setup serves the webhooks on mgr's webhook server, reading through mgr's
-// client, so from its cache, and adds to mgr a liveness check "ping", and
-// readiness checks "webhook" (the server answers TLS) and "cache" (the
-// informers of every kind an admission reads have synced: until then an
-// admission would wait on them). The manager's scheme must hold CDI's
-// types (controllerruntime.AddToScheme), its client must cache
-// unstructured objects (client.CacheOptions{Unstructured: true}) for the
-// catalog release to be read from the cache, and its cache should be made
-// with CacheOptions(o), which caches that one release and no other.
+// Setup serves the webhooks on mgr's webhook server, reading the
+// cluster's state from mgr's cache (a pool's disks through an index of
+// their pool annotation, which the warm-up adds), and adds to mgr a
+// liveness check "ping", and readiness checks "webhook" (the server
+// answers TLS) and "cache" (the informers of every kind an admission reads
+// have synced: until then an admission would wait on them). The manager's
+// scheme must hold CDI's types (controllerruntime.AddToScheme), its client
+// must cache unstructured objects (client.CacheOptions{Unstructured: true})
+// for the catalog release to be read from the cache, and its cache should
+// be made with CacheOptions(o), which caches that one release and no
+// other.
 func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	v := New(mgr.GetClient(), o)
+	// The cluster's state is read from the cache itself: over it, a
+	// pool's disks are read through an index of their pool annotation,
+	// not its namespace's every DataVolume and PVC. The kinds a plan reads
+	// are typed, so the manager's client would read them from the cache
+	// too.
+	v.state = controllerruntime.New(mgr.GetCache())
 	// The objects the catalog release's valuesFrom names are read from
 	// the API, not cached: a cache would watch every ConfigMap and Secret.
 	v.values = catalogrelease.ReaderSource(mgr.GetAPIReader())
@@ -140,6 +149,10 @@ func (w *warmer) Start(ctx context.Context) error {
 			}
 			return fmt.Errorf("start the informer of %T: %w", o, err)
 		}
+	}
+	if err := diskindex.Add(ctx, w.cache); err != nil {
+		// The first admission adds it, or lists the namespace whole.
+		log.Error(err, "index the worker disks by pool")
 	}
 	w.synced.Store(true)
 	log.Info("informers synced")

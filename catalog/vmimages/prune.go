@@ -79,6 +79,9 @@ type index struct {
 
 type undecided struct{ namespace, name, why string }
 
+// helmReleaseKind is a vm-disk release's Consumer.Kind.
+var helmReleaseKind = state.HelmRelease.String()
+
 func newIndex(snap *state.Snapshot) *index {
 	x := &index{ConsumerIndex: catalog.NewConsumerIndex(snap, noPools), releases: map[string][]catalog.Consumer{}}
 	for hr := range stateindex.Of(snap).HelmReleases() {
@@ -87,7 +90,7 @@ func newIndex(snap *state.Snapshot) *index {
 		case err != nil:
 			x.undecided = append(x.undecided, undecided{hr.GetNamespace(), hr.GetName(), err.Error()})
 		case ok && golden != "":
-			x.releases[golden] = append(x.releases[golden], catalog.Consumer{Kind: catalog.KindHelmRelease, Namespace: hr.GetNamespace(), Name: hr.GetName()})
+			x.releases[golden] = append(x.releases[golden], catalog.Consumer{Kind: helmReleaseKind, Namespace: hr.GetNamespace(), Name: hr.GetName()})
 		}
 	}
 	return x

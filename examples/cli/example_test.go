@@ -21,7 +21,8 @@ import (
 // HTTP as before the catalog.
 func Example_pools() {
 	// The cluster, as `kubectl get -o yaml` printed it.
-	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	rr, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	st := rr.State
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,8 @@ func Example_pools() {
 // The walkthrough's refused pool: errors.Is asks for the reason, and
 // errors.As opens the refusal, with the field to change and its value.
 func Example_refused() {
-	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	rr, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	st := rr.State
 	if err != nil {
 		panic(err)
 	}

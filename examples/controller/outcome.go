@@ -12,21 +12,21 @@ import (
 )
 
 const (
-	// ConditionType is the pool's condition that holds the plan's outcome.
-	ConditionType = "DiskPlanned"
-	// ReasonPlanned is the condition's reason when the pool is planned;
+	// conditionType is the pool's condition that holds the plan's outcome.
+	conditionType = "DiskPlanned"
+	// reasonPlanned is the condition's reason when the pool is planned;
 	// when it is refused, the reason is its first refusal's.
-	ReasonPlanned = "Planned"
+	reasonPlanned = "Planned"
 	// noteLimit is the most bytes an events.k8s.io/v1 Event's note holds;
 	// the API server rejects a longer one, and the event would be lost.
 	noteLimit = 1024
 )
 
-// Condition records res on a pool at generation: True with reason Planned
+// condition records res on a pool at generation: True with reason Planned
 // and what the disk is, or False with the first refusal's reason and every
 // refusal's message. Warnings follow the message in both cases.
-func Condition(res plan.Result, generation int64) metav1.Condition {
-	c := metav1.Condition{Type: ConditionType, ObservedGeneration: generation}
+func condition(res plan.Result, generation int64) metav1.Condition {
+	c := metav1.Condition{Type: conditionType, ObservedGeneration: generation}
 	lines := []string{}
 	if refusals := res.Refusals; len(refusals) > 0 {
 		c.Status, c.Reason = metav1.ConditionFalse, string(refusals[0].Reason)
@@ -34,7 +34,7 @@ func Condition(res plan.Result, generation int64) metav1.Condition {
 			lines = append(lines, r.Error())
 		}
 	} else {
-		c.Status, c.Reason = metav1.ConditionTrue, ReasonPlanned
+		c.Status, c.Reason = metav1.ConditionTrue, reasonPlanned
 		lines = append(lines, summary(res))
 	}
 	for _, w := range res.Warnings {
@@ -56,25 +56,25 @@ func summary(res plan.Result) string {
 	return fmt.Sprintf("disk-system imports %s over HTTP", url)
 }
 
-// Event is one event recorded on a pool.
-type Event struct {
+// event is one event recorded on a pool.
+type event struct {
 	Type   string
 	Reason string
 	Note   string
 }
 
-// Events record res: a Warning per refusal and per warning, under its
+// eventsOf records res: a Warning per refusal and per warning, under its
 // reason, and a Normal Planned when the pool is planned.
-func Events(res plan.Result) []Event {
-	var out []Event
+func eventsOf(res plan.Result) []event {
+	var out []event
 	for _, r := range res.Refusals {
-		out = append(out, Event{corev1.EventTypeWarning, string(r.Reason), note(r.Error())})
+		out = append(out, event{corev1.EventTypeWarning, string(r.Reason), note(r.Error())})
 	}
 	for _, w := range res.Warnings {
-		out = append(out, Event{corev1.EventTypeWarning, string(w.Reason), note(w.Message())})
+		out = append(out, event{corev1.EventTypeWarning, string(w.Reason), note(w.Message())})
 	}
 	if len(res.Refusals) == 0 {
-		out = append(out, Event{corev1.EventTypeNormal, ReasonPlanned, note(summary(res))})
+		out = append(out, event{corev1.EventTypeNormal, reasonPlanned, note(summary(res))})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -26,12 +27,13 @@ const pendingVersion = "v1.13.5"
 func catalogWithPending() *catalog.Catalog {
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: plan.DefaultSchematicID, Version: pendingVersion})
+	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: pendingVersion})
 	return catalog.Compile(v)
 }
 
 func TestConditionAndEvents(t *testing.T) {
-	st, _, err := manifests.Read("cluster.yaml", bytes.NewReader(fixtures.ListYAML(fixtures.Cluster()...)))
+	rr, err := manifests.Read("cluster.yaml", bytes.NewReader(fixtures.ListYAML(fixtures.Cluster()...)))
+	st := rr.State
 	require.NoError(t, err)
 	snap := state.NewSnapshot(st)
 	pool := func(mutate func(*plan.Pool)) plan.Pool {
@@ -84,14 +86,14 @@ func TestConditionAndEvents(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, _ := plan.Plan(tc.pool, catalogWithPending(), snap)
-			c := Condition(res, 7)
+			c := condition(res, 7)
 			assert.Equal(t, ConditionType, c.Type)
 			assert.Equal(t, int64(7), c.ObservedGeneration, "the generation planned")
 			assert.Equal(t, tc.status, c.Status, tc.reason)
 			assert.Equal(t, tc.why, c.Reason, tc.reason)
 			assert.Len(t, strings.Split(c.Message, "\n"), tc.lines, tc.reason)
 			var got []string
-			for _, e := range Events(res) {
+			for _, e := range eventsOf(res) {
 				got = append(got, e.Type+" "+e.Reason)
 				assert.LessOrEqual(t, len(e.Note), noteLimit)
 			}

@@ -26,13 +26,13 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Name is the controller's name, and the reporting controller of its
+// name is the controller's name, and the reporting controller of its
 // events.
-const Name = "worker-disk-planner"
+const name = "worker-disk-planner"
 
-// PoolGVK is the kind of a worker pool, read as unstructured: its spec is
+// poolGVK is the kind of a worker pool, read as unstructured: its spec is
 // the kubernetes-nodes chart's values.
-var PoolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
+var poolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 
 // Reconciler plans the disk-system DataVolume of each KubernetesNodes pool
 // and records the outcome on it, as the condition DiskPlanned and as
@@ -46,15 +46,15 @@ type Reconciler struct {
 	State state.Reader
 	// Catalog is the kubernetes-worker-image package's catalog.
 	Catalog *catalog.Catalog
-	// Recorder records the events: mgr.GetEventRecorder(Name).
+	// Recorder records the events: mgr.GetEventRecorder("worker-disk-planner").
 	Recorder events.EventRecorder
 	// Timeout bounds one Reconcile, its reads and writes; 0 means
-	// DefaultTimeout. A reconcile that runs out is requeued with backoff.
+	// 30 seconds. A reconcile that runs out is requeued with backoff.
 	Timeout time.Duration
 }
 
-// DefaultTimeout bounds a Reconcile when Reconciler.Timeout is 0.
-const DefaultTimeout = 30 * time.Second
+// defaultTimeout bounds a Reconcile when Reconciler.Timeout is 0.
+const defaultTimeout = 30 * time.Second
 
 // New returns a Reconciler over mgr's client, cache and event recorder.
 // The manager's scheme must hold CDI's types (controllerruntime.AddToScheme).
@@ -66,7 +66,7 @@ func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 		// reconcile times out.
 		State:    &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
 		Catalog:  cat,
-		Recorder: mgr.GetEventRecorder(Name),
+		Recorder: mgr.GetEventRecorder(name),
 	}
 }
 
@@ -86,12 +86,12 @@ func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = defaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pool := &unstructured.Unstructured{}
-	pool.SetGroupVersionKind(PoolGVK)
+	pool.SetGroupVersionKind(poolGVK)
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -99,12 +99,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	changed, err := r.record(ctx, pool, Condition(res, pool.GetGeneration()))
+	changed, err := r.record(ctx, pool, condition(res, pool.GetGeneration()))
 	if err != nil || !changed {
 		return ctrl.Result{}, err
 	}
 	// Events only when the condition changed: a resync repeats nothing.
-	for _, e := range Events(res) {
+	for _, e := range eventsOf(res) {
 		r.Recorder.Eventf(pool, nil, e.Type, e.Reason, "PlanDisk", "%s", e.Note)
 	}
 	return ctrl.Result{}, nil
@@ -165,10 +165,10 @@ func (r *Reconciler) record(ctx context.Context, pool *unstructured.Unstructured
 // not plan again (its generation stays).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	pool := &unstructured.Unstructured{}
-	pool.SetGroupVersionKind(PoolGVK)
+	pool.SetGroupVersionKind(poolGVK)
 	goldens := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == naming.GoldenNamespace })
 	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
+		Named(name).
 		For(pool, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&storagev1.StorageClass{}, handler.EnqueueRequestsFromMapFunc(r.everyPool)).
 		Watches(&cdiv1.DataVolume{}, handler.EnqueueRequestsFromMapFunc(r.everyPool), builder.WithPredicates(goldens)).
@@ -178,7 +178,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // everyPool lists every pool from the cache.
 func (r *Reconciler) everyPool(ctx context.Context, _ client.Object) []ctrl.Request {
 	pools := &unstructured.UnstructuredList{}
-	pools.SetGroupVersionKind(PoolGVK.GroupVersion().WithKind(PoolGVK.Kind + "List"))
+	pools.SetGroupVersionKind(poolGVK.GroupVersion().WithKind(poolGVK.Kind + "List"))
 	if err := r.Client.List(ctx, pools); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list pools to plan again")
 		return nil

@@ -26,9 +26,9 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/examples/controller"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
-	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -150,7 +150,7 @@ func TestWarningsAreEvents(t *testing.T) {
 	e.Cluster(t)
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: plan.DefaultSchematicID, Version: "v1.13.5"})
+	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: "v1.13.5"})
 	run(t, e, catalog.Compile(v))
 	pool := newPool(t, e, "tenant-pending", "demo", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{"version": "v1.13.5"}}})
 

@@ -1,10 +1,10 @@
 // Package renderer is an example of a renderer other than the Helm chart
 // that writes a KubevirtMachineTemplate's dataVolumeTemplates through the
 // library: it reads a pool's values the way Helm holds them
-// (adapters/helm), plans the pool's disk (plan.Plan) and writes the
-// disk-system entry as the kubernetes-nodes chart embeds it
-// (helm.DiskText), under the dataVolumeTemplates key of the template's
-// virtualMachineTemplate.
+// (plan.DecodePool), plans the pool's disk and writes its disk-system entry
+// as the kubernetes-nodes chart embeds it in one call (helm.PlanEntry, a
+// renderer's way in: it never builds the DataVolume object), under the
+// dataVolumeTemplates key of the template's virtualMachineTemplate.
 //
 // # Rules
 //

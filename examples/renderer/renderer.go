@@ -10,11 +10,11 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Indent is the indentation of the dataVolumeTemplates key, and of its
+// indent is the indentation of the dataVolumeTemplates key, and of its
 // "- metadata:" entries, inside the kubernetes-nodes chart's
 // KubevirtMachineTemplate: the chart writes a sequence at its key's
-// indentation.
-const Indent = helm.ChartIndent
+// indentation, the one helm.PlanEntry writes the entry at.
+const indent = helm.ChartIndent
 
 // Renderer writes the dataVolumeTemplates of pools' KubevirtMachineTemplates
 // against one catalog and one snapshot of the cluster. A nil Catalog is the
@@ -28,19 +28,15 @@ type Renderer struct {
 // DataVolumeTemplates writes the dataVolumeTemplates block of the
 // KubernetesNodes namespace/name whose spec is values: the
 // "dataVolumeTemplates:" line and the disk-system entry's "- metadata:"
-// line both indented by Indent spaces, each line ending in "\n".
+// line both indented by 6 spaces (helm.ChartIndent), each line ending in "\n".
 //
 // For a refused pool it returns no text and the refusals as one error
 // (guard.InvalidValue at the values path for a value of the wrong type).
 // The warnings let the text stand.
 func (r Renderer) DataVolumeTemplates(namespace, name string, values map[string]any) (string, guard.Warnings, error) {
-	res, err := plan.Plan(plan.DecodePool(namespace, name, values), r.Catalog, r.State)
+	e, err := helm.PlanEntry(plan.DecodePool(namespace, name, values), r.Catalog, r.State)
 	if err != nil {
-		return "", res.Warnings, err
+		return "", e.Warnings, err
 	}
-	entry, err := helm.DiskText(res, Indent)
-	if err != nil {
-		return "", res.Warnings, err
-	}
-	return strings.Repeat(" ", Indent) + "dataVolumeTemplates:\n" + entry, res.Warnings, nil
+	return strings.Repeat(" ", indent) + "dataVolumeTemplates:\n" + e.Text, e.Warnings, nil
 }

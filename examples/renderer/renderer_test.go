@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/examples/renderer"
@@ -116,7 +117,8 @@ func values(t *testing.T, text string) map[string]any {
 // (examples/cli).
 func walkthrough(t *testing.T) renderer.Renderer {
 	t.Helper()
-	st, _, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	rr, err := manifests.Read(example.StateFile, bytes.NewReader(example.State))
+	st := rr.State
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +137,11 @@ func walkthrough(t *testing.T) renderer.Renderer {
 // the pre-feature text every test compares with (internal/fixtures): the
 // re-statement and the copy cannot drift apart.
 func TestPreFeatureTemplateIsTheChartText(t *testing.T) {
-	want := strings.Repeat(" ", renderer.Indent) + "dataVolumeTemplates:\n" + fixtures.PreFeatureDiskSystem
+	want := strings.Repeat(" ", helm.ChartIndent) + "dataVolumeTemplates:\n" + fixtures.PreFeatureDiskSystem
 	if got := renderPreFeature(t, values(t, "cluster: demo")); got != want {
 		t.Errorf("-want\n%s+got\n%s", want, got)
 	}
-	want = strings.Repeat(" ", renderer.Indent) + "dataVolumeTemplates:\n" + fixtures.PreFeature(
+	want = strings.Repeat(" ", helm.ChartIndent) + "dataVolumeTemplates:\n" + fixtures.PreFeature(
 		"https://factory.example.com/image/abc/v1.10.0/openstack-amd64.raw.xz", "51200Mi", "")
 	got := renderPreFeature(t, values(t, "{cluster: demo, diskSize: 51200Mi, storageClass: '', talos: {schematicID: abc, version: v1.10.0, imageFactoryURL: 'https://factory.example.com/'}}"))
 	if got != want {

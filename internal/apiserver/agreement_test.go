@@ -67,7 +67,8 @@ func TestManifestsReadKubectlOutput(t *testing.T) {
 	e.Cluster(t)
 	out := e.Kubectl(t, "get", "storageclasses,csidrivers,persistentvolumeclaims,datavolumes,storageprofiles,cdis,"+
 		"volumesnapshotclasses,cdiconfigs,persistentvolumes", "--all-namespaces", "-o", "yaml")
-	st, notes, err := manifests.Read("kubectl.yaml", bytes.NewReader(out))
+	rr, err := manifests.Read("kubectl.yaml", bytes.NewReader(out))
+	st, notes := rr.State, rr.Notes
 	require.NoError(t, err)
 	assert.Empty(t, notes)
 	ps := pools()

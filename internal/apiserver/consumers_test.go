@@ -119,8 +119,8 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 
 	t.Run("consumers lists the pools", func(t *testing.T) {
 		for golden, want := range map[string][]catalog.Consumer{
-			retiredByPool: {{Kind: catalog.KindKubernetesNodes, Namespace: fixtures.TenantNamespace, Name: "demo-md7", Pool: "kubernetes-demo-md7"}},
-			retiredByRelease: {{Kind: catalog.KindHelmRelease, Namespace: fixtures.TenantNamespace,
+			retiredByPool: {{Kind: state.KubernetesNodes.String(), Namespace: fixtures.TenantNamespace, Name: "demo-md7", Pool: "kubernetes-demo-md7"}},
+			retiredByRelease: {{Kind: state.HelmRelease.String(), Namespace: fixtures.TenantNamespace,
 				Name: "kubernetes-nodes-computeplane-cluster-gpu", Pool: "kubernetes-computeplane-cluster-gpu"}},
 			retiredUnused: {},
 		} {
@@ -157,7 +157,7 @@ func TestLivePoolsKeepTheirGoldens(t *testing.T) {
 		assert.NotContains(t, rep.SafeToDelete, retiredByRelease)
 		assert.Contains(t, rep.SafeToDelete, retiredUnused, "neighbour: an HTTP import and another chart's release clone nothing")
 		k := kept(rep)
-		assert.Equal(t, []catalog.Consumer{{Kind: catalog.KindKubernetesNodes, Namespace: fixtures.TenantNamespace, Name: "demo-md7",
+		assert.Equal(t, []catalog.Consumer{{Kind: state.KubernetesNodes.String(), Namespace: fixtures.TenantNamespace, Name: "demo-md7",
 			Pool: "kubernetes-demo-md7"}}, k[retiredByPool])
 		assert.Len(t, k[retiredByRelease], 1)
 		assert.Empty(t, rep.Warnings)

@@ -4,11 +4,13 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
 // PoolGVK is the kind of a worker pool, KubernetesNodes, which the suite
 // serves as a CRD; controllers read it as unstructured.
-var PoolGVK = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}
+var PoolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 
 // CRDs are the custom resources the suite installs: CDI's DataVolume and
 // DataSource (namespaced), StorageProfile, CDI and CDIConfig

@@ -27,7 +27,8 @@ import (
 // reference the live adapters are held to.
 func fromFile(t *testing.T, e *apiserver.Env) *state.State {
 	t.Helper()
-	st, notes, err := manifests.Read("state.yaml", bytes.NewReader(fixtures.ListYAML(e.Objects(t)...)))
+	rr, err := manifests.Read("state.yaml", bytes.NewReader(fixtures.ListYAML(e.Objects(t)...)))
+	st, notes := rr.State, rr.Notes
 	require.NoError(t, err)
 	require.Empty(t, notes)
 	return st

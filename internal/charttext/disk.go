@@ -7,36 +7,13 @@ import (
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/diskentry"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
 // Indent is the indentation of the disk-system entry's "- metadata:" line
 // inside the kubevirtmachinetemplate define.
 const Indent = 6
-
-// Disk is what the disk-system entry's text is written from.
-type Disk struct {
-	// Name is the entry's name, disk-system.
-	Name string
-	// Clone writes the clone path: the golden's pvc source and the golden
-	// and pool annotations. Otherwise the HTTP path: the usePopulator
-	// annotation and the URL.
-	Clone bool
-	// UsePopulator is the HTTP path's usePopulator annotation value.
-	UsePopulator string
-	// URL is the HTTP path's image URL, written as given (unquoted, as the
-	// chart writes it).
-	URL string
-	// Golden and Pool are the clone path's golden and pool annotation
-	// values; PVCNamespace and PVCName its source.
-	Golden, Pool          string
-	PVCNamespace, PVCName string
-	// Size is diskSize as the chart renders it, through quote.
-	Size string
-	// Class is written through quote; "" leaves the storageClassName line
-	// out, as the chart's `with` does.
-	Class string
-}
 
 // value names the Disk field a line ends in.
 type value int
@@ -54,7 +31,7 @@ const (
 	class
 )
 
-func (d *Disk) value(v value) string {
+func valueOf(d *diskentry.Disk, v value) string {
 	switch v {
 	case name:
 		return d.Name
@@ -177,21 +154,21 @@ func layoutAt(pad int) *layout {
 	return at.l
 }
 
-// MaxIndent is the deepest indentation Text writes; a deeper one is
+// MaxIndent is the deepest indentation DiskText writes; a deeper one is
 // written at MaxIndent.
 const MaxIndent = 1 << 10
 
-// Text is the entry at indent (a negative one is 0), each line ending in
+// DiskText is the entry at indent (a negative one is 0), each line ending in
 // "\n", written in one allocation: the text is put together on the stack
 // (an entry is about 600 bytes) and copied out once. Below 32 spaces the
 // entry's layout is compiled once per indentation; a deeper entry is
 // written line by line.
-func (d *Disk) Text(indent int) string {
+func DiskText(d *diskentry.Disk, indent int) string {
 	indent = min(max(indent, 0), MaxIndent)
 	var stack [1024]byte
 	buf := stack[:0]
 	if indent >= len(layouts) {
-		return string(d.appendLines(buf, indent))
+		return string(appendLines(buf, d, indent))
 	}
 	l := layoutAt(indent)
 	pieces := l.http
@@ -209,30 +186,30 @@ func (d *Disk) Text(indent int) string {
 }
 
 // appendLines appends the entry line by line at pad, uncompiled.
-func (d *Disk) appendLines(buf []byte, pad int) []byte {
+func appendLines(buf []byte, d *diskentry.Disk, pad int) []byte {
 	lines := httpLines
 	if d.Clone {
 		lines = cloneLines
 	}
 	for i := range lines {
-		buf = d.appendLine(buf, pad, &lines[i])
+		buf = appendLine(buf, d, pad, &lines[i])
 	}
 	if d.Class != "" {
-		buf = d.appendLine(buf, pad, &classLine)
+		buf = appendLine(buf, d, pad, &classLine)
 	}
 	return buf
 }
 
-func (d *Disk) appendLine(buf []byte, pad int, l *line) []byte {
+func appendLine(buf []byte, d *diskentry.Disk, pad int, l *line) []byte {
 	buf = appendIndent(buf, pad+l.indent)
 	buf = append(buf, l.text...)
 	buf = (&piece{value: l.value, quoted: l.quoted}).append(buf, d)
 	return append(buf, '\n')
 }
 
-func (p *piece) append(buf []byte, d *Disk) []byte {
+func (p *piece) append(buf []byte, d *diskentry.Disk) []byte {
 	buf = append(buf, p.text...)
-	switch v := d.value(p.value); {
+	switch v := valueOf(d, p.value); {
 	case p.value == constant:
 		return buf
 	case p.quoted:
@@ -249,8 +226,8 @@ var ErrSourceMismatch = errors.New("the disk's source is not its path's")
 // DiskOf reads a planned disk-system entry: its name, annotations and spec,
 // its size as the chart renders diskSize, and whether it is the clone path
 // (a pvc source) or the HTTP path (an http source).
-func DiskOf(name string, annotations map[string]string, spec *cdiv1.DataVolumeSpec, size string, clone bool) (Disk, error) {
-	d := Disk{Name: name, Clone: clone, Size: size}
+func DiskOf(name string, annotations map[string]string, spec *cdiv1.DataVolumeSpec, size string, clone bool) (diskentry.Disk, error) {
+	d := diskentry.Disk{Name: name, Clone: clone, Size: size}
 	src := spec.Source
 	switch {
 	case clone && src != nil && src.PVC != nil:
@@ -259,7 +236,7 @@ func DiskOf(name string, annotations map[string]string, spec *cdiv1.DataVolumeSp
 	case !clone && src != nil && src.HTTP != nil:
 		d.UsePopulator, d.URL = annotations[naming.UsePopulatorAnnotation], src.HTTP.URL
 	default:
-		return Disk{}, ErrSourceMismatch
+		return diskentry.Disk{}, ErrSourceMismatch
 	}
 	if st := spec.Storage; st != nil && st.StorageClassName != nil {
 		d.Class = *st.StorageClassName

@@ -8,25 +8,26 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskentry"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 // entries are a disk of each path and its text at the chart's
 // indentation (the HTTP path's is the pre-feature chart's).
 var entries = map[string]struct {
-	disk charttext.Disk
+	disk diskentry.Disk
 	text string
 }{
 	"http": {
-		disk: charttext.Disk{Name: "disk-system", UsePopulator: "false", URL: "https://factory.example/image/ab/v1.13.6/openstack-amd64.raw.xz", Size: "20Gi", Class: "replicated"},
+		disk: diskentry.Disk{Name: "disk-system", UsePopulator: "false", URL: "https://factory.example/image/ab/v1.13.6/openstack-amd64.raw.xz", Size: "20Gi", Class: "replicated"},
 		text: fixtures.PreFeature("https://factory.example/image/ab/v1.13.6/openstack-amd64.raw.xz", "20Gi", "replicated"),
 	},
 	"http, no class": {
-		disk: charttext.Disk{Name: "disk-system", UsePopulator: "false", URL: "u", Size: "1e3"},
+		disk: diskentry.Disk{Name: "disk-system", UsePopulator: "false", URL: "u", Size: "1e3"},
 		text: fixtures.PreFeature("u", "1e3", ""),
 	},
 	"clone, values quote escapes": {
-		disk: charttext.Disk{Name: "disk-system", Clone: true, Golden: "talos-worker-ab-v1.13.6", Pool: "kubernetes-demo-md0",
+		disk: diskentry.Disk{Name: "disk-system", Clone: true, Golden: "talos-worker-ab-v1.13.6", Pool: "kubernetes-demo-md0",
 			PVCNamespace: "cozy-public", PVCName: "talos-worker-ab-v1.13.6", Size: `20"Gi`, Class: "ä\\b"},
 		text: `      - metadata:
           name: disk-system
@@ -54,18 +55,18 @@ var entries = map[string]struct {
 func TestDiskText(t *testing.T) {
 	for name, e := range entries {
 		for _, indent := range []int{0, 1, 6, 31, 32, 33, 100, charttext.MaxIndent} {
-			assert.Equal(t, fixtures.AtIndent(e.text, indent), e.disk.Text(indent), "%s at %d", name, indent)
+			assert.Equal(t, fixtures.AtIndent(e.text, indent), charttext.DiskText(&e.disk, indent), "%s at %d", name, indent)
 			if indent < 100 {
-				assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { e.disk.Text(indent) }), "%s at %d: one allocation", name, indent)
+				assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { charttext.DiskText(&e.disk, indent) }), "%s at %d: one allocation", name, indent)
 			}
 		}
-		assert.Equal(t, e.disk.Text(charttext.MaxIndent), e.disk.Text(charttext.MaxIndent+5), "%s past the deepest indentation", name)
+		assert.Equal(t, charttext.DiskText(&e.disk, charttext.MaxIndent), charttext.DiskText(&e.disk, charttext.MaxIndent+5), "%s past the deepest indentation", name)
 	}
 	long := entries["http"].disk
-	assert.Equal(t, fixtures.AtIndent(entries["http"].text, 0), long.Text(-1), "a negative indentation is 0")
+	assert.Equal(t, fixtures.AtIndent(entries["http"].text, 0), charttext.DiskText(&long, -1), "a negative indentation is 0")
 	long.URL = "https://factory.example/" + strings.Repeat("x", 2000)
-	assert.Contains(t, long.Text(charttext.Indent), "\n              url: "+long.URL+"\n")
-	assert.True(t, strings.HasSuffix(long.Text(charttext.Indent), "storageClassName: \"replicated\"\n"))
+	assert.Contains(t, charttext.DiskText(&long, charttext.Indent), "\n              url: "+long.URL+"\n")
+	assert.True(t, strings.HasSuffix(charttext.DiskText(&long, charttext.Indent), "storageClassName: \"replicated\"\n"))
 }
 
 // TestDiskTextConcurrent: the first writes at an indentation, from many
@@ -75,7 +76,7 @@ func TestDiskTextConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([]string, 16)
 	for i := range got {
-		wg.Go(func() { got[i] = d.Text(20 + i%4) })
+		wg.Go(func() { got[i] = charttext.DiskText(&d, 20+i%4) })
 	}
 	wg.Wait()
 	for i, g := range got {

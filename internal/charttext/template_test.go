@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/diskentry"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
@@ -79,13 +80,13 @@ var chartDefaults = `spec:
             pod: {}`
 
 func TestTextOfTheChartsDefaults(t *testing.T) {
-	disk := Disk{Name: "disk-system", UsePopulator: "false", Size: "20Gi", Class: "replicated",
+	disk := diskentry.Disk{Name: "disk-system", UsePopulator: "false", Size: "20Gi", Class: "replicated",
 		URL: naming.ImageURL("https://factory.talos.dev", "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515", "v1.13.6")}
 	req, ok := EphemeralRequest(40)
 	if !ok {
 		t.Fatal("ratio 40 does not divide")
 	}
-	tm := Template{Namespace: "tenant-demo", Cluster: "demo", Group: "md0", InstanceType: "u1.medium", Disk: disk.Text(Indent), PodResources: PodResources(req, nil, nil)}
+	tm := Template{Namespace: "tenant-demo", Cluster: "demo", Group: "md0", InstanceType: "u1.medium", Disk: DiskText(&disk, Indent), PodResources: PodResources(req, nil, nil)}
 	got := tm.Text()
 	if got != chartDefaults {
 		t.Errorf("the define's text differs from the chart's\n-want:\n%s\n+got:\n%s", chartDefaults, got)

@@ -15,7 +15,7 @@ const QuantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[n
 
 var (
 	quantityText = regexp.MustCompile(QuantityPattern)
-	isQuantity   = memo.NewBool(quantityText.MatchString)
+	isQuantity   = memo.New(quantityText.MatchString)
 )
 
 // IsQuantity reports whether s matches QuantityPattern, as the charts'

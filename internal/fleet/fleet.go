@@ -13,6 +13,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -107,7 +108,7 @@ func State(s Size) *state.State {
 			ObjectMeta: meta,
 			Spec: cdiv1.DataVolumeSpec{
 				ContentType: cdiv1.DataVolumeKubeVirt,
-				Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(catalog.DefaultImageFactoryURL, f.SchematicID, f.Version)}},
+				Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: naming.ImageURL(chartdefaults.ImageFactoryURL, f.SchematicID, f.Version)}},
 				Storage: &cdiv1.StorageSpec{
 					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: six}},
 					StorageClassName: ptr("replicated"),

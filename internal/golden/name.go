@@ -14,7 +14,7 @@ func NameOf(schematicID, version string) string {
 	return names.Of(schematicID + "\x00" + version)
 }
 
-var names = memo.NewString(func(key string) string {
+var names = memo.New(func(key string) string {
 	id, version, _ := strings.Cut(key, "\x00")
 	name, errs := naming.GoldenName(id, version, nil, nil)
 	if len(errs) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -31,7 +32,7 @@ const (
 	caseID      = "abc"
 )
 
-var caseGolden = naming.GoldenPrefix + caseID + "-" + plan.DefaultVersion
+var caseGolden = naming.GoldenPrefix + caseID + "-" + chartdefaults.Version
 
 // contentTypeAnnotation is the content type CDI marks an imported PVC
 // with; a golden's PVC carries "kubevirt".
@@ -47,20 +48,20 @@ func caseCluster(override *cdiv1.CDICloneStrategy, otherDefault bool) []client.O
 		other.Default()
 	}
 	return []client.Object{
-		fixtures.StorageClass(plan.DefaultStorageClass).Provisioner(caseDriver).Created(fixtures.Created.Time).Expansion(true).Obj(),
+		fixtures.StorageClass(chartdefaults.StorageClass).Provisioner(caseDriver).Created(fixtures.Created.Time).Expansion(true).Obj(),
 		other.Obj(),
 		fixtures.Driver(caseDriver), fixtures.Driver(otherDriver),
-		fixtures.StorageProfile(plan.DefaultStorageClass).Provisioner(caseDriver).VolumeMode(corev1.PersistentVolumeBlock).Obj(),
+		fixtures.StorageProfile(chartdefaults.StorageClass).Provisioner(caseDriver).VolumeMode(corev1.PersistentVolumeBlock).Obj(),
 		fixtures.StorageProfile("other").Provisioner(otherDriver).VolumeMode(corev1.PersistentVolumeBlock).Obj(),
 		fixtures.CDI(override),
-		fixtures.CDIConfig(fixtures.DefaultOverhead, plan.DefaultStorageClass, "other"),
+		fixtures.CDIConfig(fixtures.DefaultOverhead, chartdefaults.StorageClass, "other"),
 	}
 }
 
 // caseClaim is the golden's PVC, Block, 6Gi, on class (nil: none), bound to
 // the CSI volume pv-<golden> of driver.
 func caseClaim(class *string, driver string) (*corev1.PersistentVolumeClaim, *corev1.PersistentVolume) {
-	p := fixtures.GoldenClaim(caseID, plan.DefaultVersion).VolumeName("pv-" + caseGolden).Obj()
+	p := fixtures.GoldenClaim(caseID, chartdefaults.Version).VolumeName("pv-" + caseGolden).Obj()
 	p.Spec.StorageClassName = class
 	p.Annotations[contentTypeAnnotation] = "kubevirt"
 	return p, fixtures.Volume("pv-"+caseGolden).CSI(driver).ClaimRef(naming.GoldenNamespace, caseGolden).Size("6Gi").Obj()
@@ -68,7 +69,7 @@ func caseClaim(class *string, driver string) (*corev1.PersistentVolumeClaim, *co
 
 // caseDataVolume is the golden's DataVolume, naming no class, in phase.
 func caseDataVolume(phase cdiv1.DataVolumePhase) *cdiv1.DataVolume {
-	return fixtures.GoldenVolume(caseID, plan.DefaultVersion).Class("").Phase(phase).Obj()
+	return fixtures.GoldenVolume(caseID, chartdefaults.Version).Class("").Phase(phase).Obj()
 }
 
 // TestCDIDisagreementsFound: on each state the plan refuses for a CDI guard
@@ -82,7 +83,7 @@ func TestCDIDisagreementsFound(t *testing.T) {
 	}
 	profileStrategy := func(objs []client.Object, s cdiv1.CDICloneStrategy) []client.Object {
 		for _, o := range objs {
-			if sp, ok := o.(*cdiv1.StorageProfile); ok && sp.Name == plan.DefaultStorageClass {
+			if sp, ok := o.(*cdiv1.StorageProfile); ok && sp.Name == chartdefaults.StorageClass {
 				sp.Status.CloneStrategy = &s
 			}
 		}
@@ -104,7 +105,7 @@ func TestCDIDisagreementsFound(t *testing.T) {
 		}
 		return objs
 	}
-	cloned := fixtures.WorkerDataVolume("tenant-a", "demo-md0-abcde-disk-system", "demo-md0", caseGolden, plan.DefaultStorageClass, cdiv1.Succeeded)
+	cloned := fixtures.WorkerDataVolume("tenant-a", "demo-md0-abcde-disk-system", "demo-md0", caseGolden, chartdefaults.StorageClass, cdiv1.Succeeded)
 	cases := map[string]struct {
 		reason     string
 		objs       []client.Object
@@ -115,26 +116,26 @@ func TestCDIDisagreementsFound(t *testing.T) {
 	}{
 		"snapshot across drivers": {
 			reason: "under the snapshot strategy CDI looks for a VolumeSnapshotClass of a common driver first, and without one reports \"No compatible volumesnapshotclass found\" (controller/clone/common.go GetCompatibleVolumeSnapshotClass); it never reaches \"Provisioners are incompatible\"",
-			objs:   append(snapshotClasses(caseCluster(snapshot, false)), onDriver(ptr.To(plan.DefaultStorageClass), otherDriver)...),
-			class:  plan.DefaultStorageClass,
+			objs:   append(snapshotClasses(caseCluster(snapshot, false)), onDriver(ptr.To(chartdefaults.StorageClass), otherDriver)...),
+			class:  chartdefaults.StorageClass,
 			cdi:    cdiHostAssisted, cdiReason: causeNoSnapshotClass,
 		},
 		"csi-clone across drivers": {
 			reason: "neighbour: under csi-clone CDI says \"Provisioners are incompatible\"",
-			objs:   append(caseCluster(csiClone, false), onDriver(ptr.To(plan.DefaultStorageClass), otherDriver)...),
-			class:  plan.DefaultStorageClass,
+			objs:   append(caseCluster(csiClone, false), onDriver(ptr.To(chartdefaults.StorageClass), otherDriver)...),
+			class:  chartdefaults.StorageClass,
 			cdi:    cdiHostAssisted, cdiReason: causeIncompatibleDrivers,
 		},
 		"profile strategy \"\"": {
 			reason: "a class annotated cdi.kubevirt.io/clone-strategy with a value none of CDI's: its profile controller writes status.cloneStrategy \"\", and without an override the clone fails for good (\"unknown strategy/source\", controller/clone/planner.go Plan)",
-			objs:   append(profileStrategy(caseCluster(nil, false), ""), onDriver(ptr.To(plan.DefaultStorageClass), caseDriver)...),
-			class:  plan.DefaultStorageClass,
+			objs:   append(profileStrategy(caseCluster(nil, false), ""), onDriver(ptr.To(chartdefaults.StorageClass), caseDriver)...),
+			class:  chartdefaults.StorageClass,
 			cdi:    cdiFails,
 		},
 		"profile strategy csi-clone": {
 			reason: "neighbour: a strategy CDI knows clones",
-			objs:   append(profileStrategy(caseCluster(nil, false), cdiv1.CloneStrategyCsiClone), onDriver(ptr.To(plan.DefaultStorageClass), caseDriver)...),
-			class:  plan.DefaultStorageClass,
+			objs:   append(profileStrategy(caseCluster(nil, false), cdiv1.CloneStrategyCsiClone), onDriver(ptr.To(chartdefaults.StorageClass), caseDriver)...),
+			class:  chartdefaults.StorageClass,
 			cdi:    cdiCSIClone,
 		},
 		"golden DataVolume without class, PVC gone, disks frozen elsewhere than the default": {
@@ -145,20 +146,20 @@ func TestCDIDisagreementsFound(t *testing.T) {
 		"golden DataVolume without class, PVC gone, the default the disks' class": {
 			reason: "neighbour: re-created on the disks' class, it is cloned once bound (CDI waits for its capacity until then)",
 			objs: append(caseCluster(csiClone, false), caseDataVolume(cdiv1.Succeeded), cloned,
-				fixtures.StorageClass(plan.DefaultStorageClass).Provisioner(caseDriver).Created(fixtures.Created.Time).Expansion(true).Default().Obj()),
+				fixtures.StorageClass(chartdefaults.StorageClass).Provisioner(caseDriver).Created(fixtures.Created.Time).Expansion(true).Default().Obj()),
 			cdi: cdiWaits,
 		},
 		"golden DataVolume without class, PVC pending, no default": {
 			reason:     "the golden's PVC names its class; CDI's clone reads the PVC, waits for it to bind (\"source/target size info missing\") and clones; the planner reads a class only from a bound PVC, and refuses DefaultStorageClassUnresolvable",
-			objs:       append(caseCluster(csiClone, false), append(pvcOf(onDriver(ptr.To(plan.DefaultStorageClass), caseDriver), pending), caseDataVolume(cdiv1.ImportInProgress))...),
-			class:      plan.DefaultStorageClass,
+			objs:       append(caseCluster(csiClone, false), append(pvcOf(onDriver(ptr.To(chartdefaults.StorageClass), caseDriver), pending), caseDataVolume(cdiv1.ImportInProgress))...),
+			class:      chartdefaults.StorageClass,
 			entryClass: "",
 			cdi:        cdiWaits,
 		},
 		"golden DataVolume without class, PVC bound, no default": {
 			reason:     "neighbour: bound, its class is read",
-			objs:       append(caseCluster(csiClone, false), append(onDriver(ptr.To(plan.DefaultStorageClass), caseDriver), caseDataVolume(cdiv1.ImportInProgress))...),
-			class:      plan.DefaultStorageClass,
+			objs:       append(caseCluster(csiClone, false), append(onDriver(ptr.To(chartdefaults.StorageClass), caseDriver), caseDataVolume(cdiv1.ImportInProgress))...),
+			class:      chartdefaults.StorageClass,
 			entryClass: "",
 			cdi:        cdiCSIClone,
 		},
@@ -166,14 +167,14 @@ func TestCDIDisagreementsFound(t *testing.T) {
 			reason: "CDI looks a claim's class up by name, and \"\" is no class (controller/clone/common.go getSnapshotClassForClaim, controller/common/util.go getStorageClassByName): the golden's profile names no snapshot class, so CDI picks the driver's (snap-d) and snapshots; the planner takes the Kubernetes default's profile, whose snap-x is of another driver, and refuses NoVolumeSnapshotClass",
 			objs: append(profileStrategy(snapshotClasses(caseCluster(nil, true)), cdiv1.CloneStrategySnapshot),
 				onDriver(ptr.To(""), caseDriver)...),
-			class: plan.DefaultStorageClass,
+			class: chartdefaults.StorageClass,
 			cdi:   cdiSnapshot,
 		},
 		"golden PVC of no class, snapshot": {
 			reason: "neighbour: a claim with no class at all takes the Kubernetes default's profile, so the profiles agree on snap-x, of another driver: a copy",
 			objs: append(profileStrategy(snapshotClasses(caseCluster(nil, true)), cdiv1.CloneStrategySnapshot),
 				onDriver(nil, caseDriver)...),
-			class: plan.DefaultStorageClass,
+			class: chartdefaults.StorageClass,
 			cdi:   cdiHostAssisted, cdiReason: causeNoSnapshotClass,
 		},
 	}
@@ -185,7 +186,7 @@ func TestCDIDisagreementsFound(t *testing.T) {
 			pool := plan.Pool{Namespace: "tenant-a", Name: "demo-md0", Spec: spec}
 			v := catalog.Default()
 			v.Enabled, v.StorageClass = true, tc.entryClass
-			v.Images = []catalog.Image{{SchematicID: caseID, Version: plan.DefaultVersion}}
+			v.Images = []catalog.Image{{SchematicID: caseID, Version: chartdefaults.Version}}
 			st := fixtures.State(state.AllKinds, dedupe(tc.objs)...)
 			s := plantest.Scenario{State: st, Pools: []plan.Pool{pool}, Catalog: v}
 			cat, snap := catalog.Compile(v), state.NewSnapshot(st)

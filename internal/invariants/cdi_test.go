@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -56,7 +57,7 @@ func cdiCaseOf(s plantest.Scenario, cat *catalog.Catalog, snap *state.Snapshot, 
 	c := cdiCase{Pool: p, Disk: workerDisk{Golden: golden}}
 	size := p.Spec.DiskSize
 	if size == "" {
-		size = plan.DefaultDiskSize
+		size = chartdefaults.DiskSize
 	}
 	q, err := resource.ParseQuantity(size)
 	if err != nil || q.Sign() <= 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -129,7 +130,7 @@ func chartDataVolume(p plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) (*
 	class := p.Spec.StorageClass
 	size := p.Spec.DiskSize
 	if size == "" {
-		size = plan.DefaultDiskSize
+		size = chartdefaults.DiskSize
 	}
 	q, err := resource.ParseQuantity(size)
 	if err != nil || q.Sign() <= 0 {

@@ -13,12 +13,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// TestPlanEntryIsPlanThenText: PlanEntry, which never builds the
-// DataVolume, is Plan followed by helm.DiskText at the chart's
+// TestPlanEntryIsPlanThenText: helm.PlanEntry, which never builds the
+// DataVolume, is plan.Plan followed by helm.DiskText at the chart's
 // indentation, for every pool and cluster: the same error (the same
 // refusals), the same warnings, the same source, golden and installer
 // image, and the same text byte for byte; a refused pool has no text.
-// PlanEntries is PlanEntry per pool.
+// helm.PlanEntries is helm.PlanEntry per pool.
 func TestPlanEntryIsPlanThenText(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := plantest.Options{Inconsistent: rapid.Bool().Draw(t, "inconsistent")}
@@ -30,10 +30,10 @@ func TestPlanEntryIsPlanThenText(t *testing.T) {
 		if rapid.Bool().Draw(t, "no catalog") {
 			cat = nil
 		}
-		fleet := plan.PlanEntries(s.Pools, cat, snap)
+		fleet := helm.PlanEntries(s.Pools, cat, snap)
 		for i, p := range s.Pools {
 			res, _ := plan.Plan(p, cat, snap)
-			e, err := plan.PlanEntry(p, cat, snap)
+			e, err := helm.PlanEntry(p, cat, snap)
 			if !sameError(err, res.Refusals) || !sameError(err, e.Refusals) {
 				t.Fatalf("pool %d: PlanEntry returned %v, its entry holds %v, Plan refused %v", i, err, e.Refusals, res.Refusals)
 			}

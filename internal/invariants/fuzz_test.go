@@ -18,7 +18,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -182,7 +181,7 @@ func typedRefusals(t *testing.T, err error) {
 		t.Fatalf("an error that is no refusal: %v", err)
 	}
 	for _, r := range rs {
-		if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+		if !fixtures.IsRefusalReason(r.Reason) || r.Field == "" {
 			t.Fatalf("a refusal without a known reason or a field: %#v", r)
 		}
 	}

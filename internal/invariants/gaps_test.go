@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -53,7 +54,7 @@ func smallerThanSeen(p plan.Pool, st *state.State) bool {
 	name := goldenOf(p)
 	size := p.Spec.DiskSize
 	if size == "" {
-		size = plan.DefaultDiskSize
+		size = chartdefaults.DiskSize
 	}
 	q, err := resource.ParseQuantity(size)
 	if name == "" || err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -195,8 +196,8 @@ func wellFormedScenario(t *rapid.T) plantest.Scenario {
 // claim property set is ReadWriteMany Block, and CDI's CDIConfig.
 func renderingCluster(v plantest.Vocabulary) *state.State {
 	classes := v.Classes
-	if !slices.Contains(classes, plan.DefaultStorageClass) {
-		classes = append(slices.Clone(classes), plan.DefaultStorageClass)
+	if !slices.Contains(classes, chartdefaults.StorageClass) {
+		classes = append(slices.Clone(classes), chartdefaults.StorageClass)
 	}
 	objs := []client.Object{fixtures.CDIConfig(fixtures.DefaultOverhead, classes...), fixtures.CDI(nil)}
 	for i, c := range classes {

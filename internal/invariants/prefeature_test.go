@@ -20,6 +20,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -45,7 +46,7 @@ func TestOldChartIsTheSpecText(t *testing.T) {
                 storage: "20Gi"
             storageClassName: "replicated"
 `
-	defaults := oldValues{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion, ImageFactoryURL: plan.DefaultImageFactoryURL,
+	defaults := oldValues{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version, ImageFactoryURL: chartdefaults.ImageFactoryURL,
 		DiskSize: "20Gi", StorageClass: "replicated"}
 	assert.Equal(t, spec, renderOldChart(defaults))
 	defaults.StorageClass, defaults.DiskSize, defaults.ImageFactoryURL = "", "", "https://factory.talos.dev/"
@@ -130,7 +131,7 @@ func TestPreFeatureIdentity(t *testing.T) {
 
 			size := p.Spec.DiskSize
 			if size == "" {
-				size = plan.DefaultDiskSize
+				size = chartdefaults.DiskSize
 			}
 			q, qerr := resource.ParseQuantity(size)
 			malformed := qerr != nil || q.Sign() <= 0
@@ -185,7 +186,7 @@ func httpRenderWarning(st *state.State, p plan.Pool) []finding {
 	c := cluster{st}
 	size := p.Spec.DiskSize
 	if size == "" {
-		size = plan.DefaultDiskSize
+		size = chartdefaults.DiskSize
 	}
 	class := p.Spec.StorageClass
 	if class == "" {

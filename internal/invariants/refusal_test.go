@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
@@ -64,7 +65,7 @@ func everyRefusalIsTyped(t *rapid.T) {
 		for _, r := range rs {
 			msg := r.Error()
 			switch {
-			case !plantest.IsRefusalReason(r.Reason):
+			case !fixtures.IsRefusalReason(r.Reason):
 				t.Fatalf("pool %d: refusal reason %q is no known refusal", i, r.Reason)
 			case r.Field == "":
 				t.Fatalf("pool %d: %s has no field", i, r.Reason)
@@ -82,7 +83,7 @@ func everyRefusalIsTyped(t *rapid.T) {
 		}
 		for _, w := range res.Warnings {
 			switch {
-			case !plantest.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(plantest.WarnsOnHTTPPath(w.Reason, w.Field) && !builtin(p)):
+			case !fixtures.IsWarningReason(w.Reason) && w.Reason != guard.InvalidQuantity && !(fixtures.WarnsOnHTTPPath(w.Reason, w.Field) && !builtin(p)):
 				t.Fatalf("pool %d: warning reason %q is no known warning", i, w.Reason)
 			case w.Reason == guard.StateUnverified:
 				if k, ok := state.KindByName(w.Kind); !ok || stateindex.Of(snap).Observed(k) && s.State.Namespaces == nil || w.Field == "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -255,7 +256,7 @@ func unrenderableSeen(p plan.Pool, st *state.State) bool {
 	c := cluster{st}
 	size := p.Spec.DiskSize
 	if size == "" {
-		size = plan.DefaultDiskSize
+		size = chartdefaults.DiskSize
 	}
 	if q, err := resource.ParseQuantity(size); err == nil && q.Sign() > 0 && q.Value() < mebibyte {
 		return true
@@ -326,7 +327,7 @@ func unknownStrategySeen(p plan.Pool, st *state.State) bool {
 func TestUnseenDisksProveNoSize(t *testing.T) {
 	const ns, pool = "tenant-a", "demo-md0"
 	fs := corev1.PersistentVolumeFilesystem
-	golden := fixtures.GoldenClaim(caseID, plan.DefaultVersion).Class("frozen").Size("6828998001").VolumeMode(fs).Obj()
+	golden := fixtures.GoldenClaim(caseID, chartdefaults.Version).Class("frozen").Size("6828998001").VolumeMode(fs).Obj()
 	golden.Annotations[contentTypeAnnotation] = "kubevirt"
 	config := fixtures.CDIConfig(fixtures.DefaultOverhead, "frozen")
 	config.Status.FilesystemOverhead.StorageClass["plain"] = "0"
@@ -344,7 +345,7 @@ func TestUnseenDisksProveNoSize(t *testing.T) {
 	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: caseID}}
 	p := plan.Pool{Namespace: ns, Name: pool, Spec: spec}
 	v := catalog.Default()
-	v.Enabled, v.StorageClass, v.Images = true, "", []catalog.Image{{SchematicID: caseID, Version: plan.DefaultVersion}}
+	v.Enabled, v.StorageClass, v.Images = true, "", []catalog.Image{{SchematicID: caseID, Version: chartdefaults.Version}}
 	cat := catalog.Compile(v)
 
 	full := fixtures.State(state.AllKinds, objs...)

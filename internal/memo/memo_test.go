@@ -11,7 +11,7 @@ import (
 func TestBool(t *testing.T) {
 	calls := map[string]int{}
 	var mu sync.Mutex
-	b := NewBool(func(s string) bool {
+	b := New(func(s string) bool {
 		mu.Lock()
 		calls[s]++
 		mu.Unlock()
@@ -41,7 +41,7 @@ func TestBool(t *testing.T) {
 
 // Concurrent askers get the predicate's answers (go test -race).
 func TestBoolConcurrent(t *testing.T) {
-	b := NewBool(func(s string) bool { return len(s)%2 == 0 })
+	b := New(func(s string) bool { return len(s)%2 == 0 })
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -59,7 +59,7 @@ func TestBoolConcurrent(t *testing.T) {
 // String answers as its function does, and asks it once per string.
 func TestString(t *testing.T) {
 	calls := 0
-	m := NewString(func(s string) string { calls++; return strings.ToUpper(s) })
+	m := New(func(s string) string { calls++; return strings.ToUpper(s) })
 	for range 3 {
 		if got := m.Of("abc"); got != "ABC" {
 			t.Fatalf("Of(abc) = %q", got)

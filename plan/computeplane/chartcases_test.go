@@ -11,14 +11,15 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/computeplane"
 )
 
 const (
-	defaultURL       = "https://factory.talos.dev/image/" + plan.DefaultSchematicID + "/" + plan.DefaultVersion + "/openstack-amd64.raw.xz"
-	defaultInstaller = "factory.talos.dev/installer/" + plan.DefaultSchematicID + ":" + plan.DefaultVersion
+	defaultURL       = "https://factory.talos.dev/image/" + chartdefaults.SchematicID + "/" + chartdefaults.Version + "/openstack-amd64.raw.xz"
+	defaultInstaller = "factory.talos.dev/installer/" + chartdefaults.SchematicID + ":" + chartdefaults.Version
 )
 
 // chartPool is a node group as the pre-feature wrapped kubernetes chart

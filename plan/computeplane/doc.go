@@ -6,7 +6,8 @@
 //
 // Plan takes the values as Helm holds them (DecodeValues reads them from
 // YAML) and returns each pool's name, release name and values, the derived
-// contract (Contract), warnings, and the refusals as one error.
+// contract (Result.Cluster: the computeplane-cluster release and its admin
+// kubeconfig Secret and key), warnings, and the refusals as one error.
 //
 // # Forwarding
 //

@@ -128,21 +128,21 @@ func ExampleResult_MarshalJSON() {
 	// }
 }
 
-// A placement: ComputePlane application reads the cluster's admin kubeconfig
-// from the contract, never from a name of its own.
-func ExampleContract() {
-	c := computeplane.Contract()
+// A placement: ComputePlane application reads the cluster's admin
+// kubeconfig from the plan's contract, never from a name of its own; each
+// pool's release is named within Helm's 53 characters.
+func ExamplePlan_contract() {
+	res, err := computeplane.Plan(map[string]any{"nodeGroups": map[string]any{"abcdefghijklmno": map[string]any{"roles": []any{"ingress-nginx"}}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := res.Cluster
 	fmt.Println(c.Release, c.AdminKubeconfig.Secret, c.AdminKubeconfig.Key)
+	fmt.Println(res.Pools[0].ReleaseName, len(res.Pools[0].ReleaseName))
 	// Output:
 	// computeplane-cluster computeplane-cluster-admin-kubeconfig super-admin.svc
-}
-
-func ExampleReleaseName() {
-	fmt.Println(computeplane.ReleaseName("md0"))
-	fmt.Println(len(computeplane.ReleaseName("abcdefghijklmno")), computeplane.MaxPoolNameLength)
-	// Output:
-	// kubernetes-nodes-computeplane-cluster-md0
-	// 53 15
+	// kubernetes-nodes-computeplane-cluster-abcdefghijklmno 53
 }
 
 // DecodeValues keeps numbers as written and refuses nothing: a document

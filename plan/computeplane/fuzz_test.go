@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // FuzzDecodeValues feeds arbitrary bytes through what `worker-image
@@ -28,7 +27,7 @@ func FuzzDecodeValues(f *testing.F) {
 			t.Fatalf("error %v with refusals %v", err, res.Refusals)
 		}
 		for _, r := range res.Refusals {
-			if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+			if !fixtures.IsRefusalReason(r.Reason) || r.Field == "" {
 				t.Fatalf("refusal %q at %q", r.Reason, r.Field)
 			}
 		}
@@ -37,8 +36,8 @@ func FuzzDecodeValues(f *testing.F) {
 		}
 		for _, w := range res.Warnings {
 			// A pool release is planned on the HTTP path, which warns of
-			// a diskSize the chart rendered (plantest.WarnsOnHTTPPath).
-			if !plantest.IsWarningReason(w.Reason) && !plantest.WarnsOnHTTPPath(w.Reason, w.Field) || w.Field == "" {
+			// a diskSize the chart rendered (fixtures.WarnsOnHTTPPath).
+			if !fixtures.IsWarningReason(w.Reason) && !fixtures.WarnsOnHTTPPath(w.Reason, w.Field) || w.Field == "" {
 				t.Fatalf("warning %q at %q", w.Reason, w.Field)
 			}
 		}

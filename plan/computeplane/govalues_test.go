@@ -24,21 +24,21 @@ func TestPlanGoValues(t *testing.T) {
 		"Roles": {
 			reason: "A []string of roles is the list Helm holds.",
 			values: map[string]any{"_namespace": etcd, "nodeGroups": map[string]any{
-				"md0": map[string]any{"roles": []string{IngressRole, "worker"}, "maxReplicas": 3},
+				"md0": map[string]any{"roles": []string{ingressRole, "worker"}, "maxReplicas": 3},
 			}},
 			pools: []string{"md0"},
 		},
 		"Resources": {
 			reason: "A map[string]string of resources is the map Helm holds.",
 			values: map[string]any{"_namespace": etcd, "nodeGroups": map[string]any{
-				"md0": map[string]any{"roles": []string{IngressRole}, "resources": map[string]string{"cpu": "2", "memory": "4Gi"}},
+				"md0": map[string]any{"roles": []string{ingressRole}, "resources": map[string]string{"cpu": "2", "memory": "4Gi"}},
 			}},
 			pools: []string{"md0"},
 		},
 		"NodeGroups": {
 			reason: "A map[string]map[string]any of node groups is the map Helm holds.",
 			values: map[string]any{"_namespace": etcd, "nodeGroups": map[string]map[string]any{
-				"md0": {"roles": []string{IngressRole}, "diskSize": "30Gi", "storageClass": "fast"},
+				"md0": {"roles": []string{ingressRole}, "diskSize": "30Gi", "storageClass": "fast"},
 				"gpu": {"roles": []string{"worker"}, "gpus": []map[string]string{{"name": "nvidia.com/AD102GL_L40S"}},
 					"kubelet": map[string]string{"kubeReservedCpu": "250m"}},
 			}},
@@ -47,7 +47,7 @@ func TestPlanGoValues(t *testing.T) {
 		"DroppedFields": {
 			reason: "Fields outside the allowlist of Go types are dropped and reported alike.",
 			values: map[string]any{"_namespace": etcd, "nodeGroups": map[string]map[string]any{
-				"md0": {"roles": []string{IngressRole}, "osImage": map[string]map[string]string{"builtin": {"version": "v1.13.6"}},
+				"md0": {"roles": []string{ingressRole}, "osImage": map[string]map[string]string{"builtin": {"version": "v1.13.6"}},
 					"resources": map[string]string{"cpu": "2", "memory": "4Gi", "gpu": "1"}},
 			}},
 			pools: []string{"md0"},
@@ -61,7 +61,7 @@ func TestPlanGoValues(t *testing.T) {
 		"NilGroup": {
 			reason: "A nil map beside a real group is null once encoded, and null is no group (Helm deletes the key).",
 			values: map[string]any{"_namespace": etcd, "nodeGroups": map[string]map[string]any{
-				"md0": {"roles": []string{IngressRole}},
+				"md0": {"roles": []string{ingressRole}},
 				"old": nil,
 			}},
 			pools: []string{"md0"},

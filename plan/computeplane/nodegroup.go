@@ -52,8 +52,8 @@ func planGroup(name string, raw any, fld *field.Path, c *findings.Collector) (Po
 	if res, ok := chartvalues.Map(group["resources"]); ok {
 		checkResources(res, sizedByType(group), fld.Child("resources"), c)
 	}
-	values["cluster"] = ClusterRelease
-	return Pool{Name: name, ReleaseName: ReleaseName(name), Values: values}, ingressOf(group)
+	values["cluster"] = clusterRelease
+	return Pool{Name: name, ReleaseName: releaseName(name), Values: values}, ingressOf(group)
 }
 
 // checkPoolName refuses a key that cannot name a release: the key is part of
@@ -64,10 +64,10 @@ func checkPoolName(name string, fld *field.Path, c *findings.Collector) {
 			"pool key %q is not a DNS-1123 label (%s); name the pool with lowercase letters, digits and '-', such as md0",
 			name, strings.Join(errs, "; "))
 	}
-	if len(name) > MaxPoolNameLength {
+	if len(name) > maxPoolNameLength {
 		c.Refuse(guard.PoolNameTooLong, fld, name,
 			"pool key %q is %d characters; its release %q would be %d, over Helm's %d: shorten the key to at most %d characters",
-			name, len(name), ReleaseName(name), len(ReleaseName(name)), MaxReleaseNameLength, MaxPoolNameLength)
+			name, len(name), releaseName(name), len(releaseName(name)), maxReleaseNameLength, maxPoolNameLength)
 	}
 }
 
@@ -151,7 +151,7 @@ func checkQuantity(v any, example string, positive bool, fld *field.Path, c *fin
 }
 
 // ingressOf reads a group as the pool chart will run it: omitted roles are
-// none, and an omitted maxReplicas is the chart's DefaultMaxReplicas; a
+// none, and an omitted maxReplicas is the chart's maxReplicas, 10; a
 // null or a value that is no whole number, refused, is unknown. A
 // maxReplicas under 1, negative too, scales to no ingress worker.
 func ingressOf(group map[string]any) ingress {
@@ -161,7 +161,7 @@ func ingressOf(group map[string]any) ingress {
 		switch {
 		case !ok:
 			role = ingressUnknown
-		case slices.Contains(roles, any(IngressRole)):
+		case slices.Contains(roles, any(ingressRole)):
 			role = servesIngress
 		}
 	}

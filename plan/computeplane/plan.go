@@ -28,7 +28,7 @@ func Plan(values map[string]any) (Result, error) {
 	c := &findings.Collector{Subject: subject}
 	checkEtcd(values, c)
 	pools := planPools(values, c)
-	res := Result{Cluster: Contract(), Warnings: c.Warnings(), Refusals: c.Refusals()}
+	res := Result{Cluster: contract(), Warnings: c.Warnings(), Refusals: c.Refusals()}
 	if !c.Refused() {
 		res.Pools = pools
 	}
@@ -66,7 +66,7 @@ func planPools(values map[string]any, c *findings.Collector) []Pool {
 	case !canServeIngress:
 		c.Refuse(guard.MissingIngressPool, fld, nil,
 			"no node group has role %s with maxReplicas of 1 or more (an omitted maxReplicas is %d), so nothing can run the cluster's ingress; add %s to a group's roles and let it scale to at least 1",
-			IngressRole, DefaultMaxReplicas, IngressRole)
+			ingressRole, defaultMaxReplicas, ingressRole)
 	}
 	return pools
 }
@@ -75,12 +75,12 @@ func planPools(values map[string]any, c *findings.Collector) []Pool {
 // groups. The pool chart supplies the rest, maxReplicas 10 among it.
 func defaultPool() Pool {
 	return Pool{
-		Name:        DefaultPoolName,
-		ReleaseName: ReleaseName(DefaultPoolName),
+		Name:        defaultPoolName,
+		ReleaseName: releaseName(defaultPoolName),
 		Values: map[string]any{
-			"cluster":     ClusterRelease,
+			"cluster":     clusterRelease,
 			"minReplicas": 0,
-			"roles":       []any{IngressRole},
+			"roles":       []any{ingressRole},
 		},
 	}
 }

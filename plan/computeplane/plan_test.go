@@ -543,7 +543,7 @@ func TestPlan(t *testing.T) {
 			assert.Equal(t, res.Refusals.Err(), err, "Plan returns the refusals it records in Result.Refusals")
 			assert.Equal(t, tc.warnings, warningsOf(res.Warnings), tc.reason)
 			assert.Equal(t, tc.pools, poolNames(res.Pools), tc.reason)
-			assert.Equal(t, Contract(), res.Cluster, "the contract is the same whatever the values")
+			assert.Equal(t, contract(), res.Cluster, "the contract is the same whatever the values")
 		})
 	}
 }
@@ -619,23 +619,23 @@ func TestPlanDefaultPool(t *testing.T) {
 }
 
 func TestPlanReleaseNameBoundary(t *testing.T) {
-	fits := strings.Repeat("a", MaxPoolNameLength)
+	fits := strings.Repeat("a", maxPoolNameLength)
 	res, err := Plan(map[string]any{
 		"_namespace": map[string]any{"etcd": "tenant-root"},
-		"nodeGroups": map[string]any{fits: map[string]any{"roles": []any{IngressRole}}},
+		"nodeGroups": map[string]any{fits: map[string]any{"roles": []any{ingressRole}}},
 	})
 	require.NoError(t, err, "a 15-character key fits")
 	require.Len(t, res.Pools, 1)
 	assert.Len(t, res.Pools[0].ReleaseName, 53, "exactly Helm's limit")
-	assert.Len(t, ReleasePrefix, 38)
+	assert.Len(t, releasePrefix, 38)
 
 	tooLong := fits + "a"
 	_, err = Plan(map[string]any{
 		"_namespace": map[string]any{"etcd": "tenant-root"},
-		"nodeGroups": map[string]any{tooLong: map[string]any{"roles": []any{IngressRole}}},
+		"nodeGroups": map[string]any{tooLong: map[string]any{"roles": []any{ingressRole}}},
 	})
 	assert.Equal(t, []string{"PoolNameTooLong nodeGroups." + tooLong}, refusalsOf(err))
-	assert.Len(t, ReleaseName(tooLong), 54)
+	assert.Len(t, releaseName(tooLong), 54)
 }
 
 // TestPlanGoNumbers covers values a Go caller builds (int, int64) and values
@@ -648,38 +648,38 @@ func TestPlanGoNumbers(t *testing.T) {
 	}{
 		"Int": {
 			reason: "Go ints are counts and quantities.",
-			group:  map[string]any{"roles": []any{IngressRole}, "maxReplicas": 3, "resources": map[string]any{"cpu": int64(2), "memory": "2Gi"}},
+			group:  map[string]any{"roles": []any{ingressRole}, "maxReplicas": 3, "resources": map[string]any{"cpu": int64(2), "memory": "2Gi"}},
 		},
 		"Float": {
 			reason: "encoding/json decodes 3 as float64 3, a whole number.",
-			group:  map[string]any{"roles": []any{IngressRole}, "maxReplicas": float64(3), "diskSize": float64(21474836480)},
+			group:  map[string]any{"roles": []any{ingressRole}, "maxReplicas": float64(3), "diskSize": float64(21474836480)},
 		},
 		"Uint": {
 			reason: "Unsigned counts.",
-			group:  map[string]any{"roles": []any{IngressRole}, "minReplicas": uint8(1)},
+			group:  map[string]any{"roles": []any{ingressRole}, "minReplicas": uint8(1)},
 		},
 		"FloatZeroMaxReplicas": {
 			reason:   "float64 0 on the only ingress group.",
-			group:    map[string]any{"roles": []any{IngressRole}, "maxReplicas": float64(0)},
+			group:    map[string]any{"roles": []any{ingressRole}, "maxReplicas": float64(0)},
 			refusals: []string{"MissingIngressPool nodeGroups"},
 		},
 		"FloatFraction": {
 			reason:   "2.5 replicas is no count.",
-			group:    map[string]any{"roles": []any{IngressRole}, "maxReplicas": 2.5},
+			group:    map[string]any{"roles": []any{ingressRole}, "maxReplicas": 2.5},
 			refusals: []string{"InvalidValue nodeGroups.md0.maxReplicas"},
 		},
 		"NotANumber": {
 			reason:   "NaN is no quantity a chart value can hold.",
-			group:    map[string]any{"roles": []any{IngressRole}, "kubelet": map[string]any{"kubeReservedCpu": math.NaN()}},
+			group:    map[string]any{"roles": []any{ingressRole}, "kubelet": map[string]any{"kubeReservedCpu": math.NaN()}},
 			refusals: []string{"InvalidValue nodeGroups.md0.kubelet.kubeReservedCpu"},
 		},
 		"TypedMap": {
 			reason: "A map of another Go type is read as the map Helm holds (TestPlanGoValues compares the plans).",
-			group:  map[string]any{"roles": []any{IngressRole}, "resources": map[string]string{"cpu": "1", "memory": "1Gi"}},
+			group:  map[string]any{"roles": []any{ingressRole}, "resources": map[string]string{"cpu": "1", "memory": "1Gi"}},
 		},
 		"TypedMapOfNoValue": {
 			reason:   "Neighbour: a Go map still holds a value of the right type, or is refused.",
-			group:    map[string]any{"roles": []any{IngressRole}, "resources": map[string][]string{"cpu": {"1"}, "memory": {"1Gi"}}},
+			group:    map[string]any{"roles": []any{ingressRole}, "resources": map[string][]string{"cpu": {"1"}, "memory": {"1Gi"}}},
 			refusals: []string{"InvalidValue nodeGroups.md0.resources.cpu", "InvalidValue nodeGroups.md0.resources.memory"},
 		},
 	}

@@ -13,7 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 // forwardable is the allowlist of forwarded fields written out again, as patterns of
@@ -112,7 +112,7 @@ var (
 	)
 	quantityValue = rapid.SampledFrom([]any{"20Gi", "50Gi", "1", "500m", json.Number("21474836480"), 4, float64(2)})
 	textValue     = rapid.Map(rapid.StringMatching(`[a-z0-9./-]{0,12}`), func(s string) any { return s })
-	rolesValue    = rapid.Map(rapid.SliceOfN(rapid.SampledFrom([]any{"worker", "gpu", IngressRole}), 0, 3), func(l []any) any { return l })
+	rolesValue    = rapid.Map(rapid.SliceOfN(rapid.SampledFrom([]any{"worker", "gpu", ingressRole}), 0, 3), func(l []any) any { return l })
 	kubeletValue  = rapid.SampledFrom([]any{"1Gi", "500m", "5%", "", "100"})
 	kubeletFields = []string{"systemReservedMemory", "kubeReservedMemory", "systemReservedCpu", "kubeReservedCpu", "evictionHardMemory", "evictionSoftMemory"}
 )
@@ -175,7 +175,7 @@ func tenantGroupOf(ingressGroup bool) *rapid.Generator[tenantGroup] {
 		raw, fwd := g.raw, g.forwarded
 		maybe(t, raw, fwd, "minReplicas", leaf(countValue, t, "minReplicas"))
 		if ingressGroup {
-			roles := []any{IngressRole}
+			roles := []any{ingressRole}
 			raw["roles"], fwd["roles"] = roles, roles
 			if rapid.Bool().Draw(t, "maxReplicas set") {
 				n := rapid.IntRange(1, 20).Draw(t, "maxReplicas")
@@ -252,7 +252,7 @@ func TestPropertyForwardsOnlyTheAllowlist(t *testing.T) {
 			if bad := outsideAllowlist(p.Values, ""); len(bad) > 0 {
 				t.Fatalf("pool %s carries fields outside the allowlist: %v", p.Name, bad)
 			}
-			if p.Values["cluster"] != ClusterRelease {
+			if p.Values["cluster"] != clusterRelease {
 				t.Fatalf("pool %s has cluster %v", p.Name, p.Values["cluster"])
 			}
 			got := maps.Clone(p.Values)
@@ -322,7 +322,7 @@ func TestPropertyAnyValues(t *testing.T) {
 			t.Fatalf("error %v with refusals %v", err, res.Refusals)
 		}
 		for _, r := range res.Refusals {
-			if !plantest.IsRefusalReason(r.Reason) || r.Field == "" {
+			if !fixtures.IsRefusalReason(r.Reason) || r.Field == "" {
 				t.Fatalf("refusal %q at %q", r.Reason, r.Field)
 			}
 		}
@@ -334,7 +334,7 @@ func TestPropertyAnyValues(t *testing.T) {
 			// A diskSize that is no positive quantity renders as given, as
 			// the pre-feature chart rendered it: a warning there.
 			sizeWarning := w.Reason == guard.InvalidQuantity && strings.HasSuffix(w.Field, ".diskSize")
-			if !plantest.IsWarningReason(w.Reason) && !sizeWarning || w.Field == "" {
+			if !fixtures.IsWarningReason(w.Reason) && !sizeWarning || w.Field == "" {
 				t.Fatalf("warning %q at %q", w.Reason, w.Field)
 			}
 			if w.Reason == guard.DroppedField {

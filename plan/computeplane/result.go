@@ -45,12 +45,12 @@ type SecretKeyRef struct {
 	Key    string `json:"key"`
 }
 
-// Contract is the derived contract as a value: ClusterRelease,
-// AdminKubeconfigSecret and AdminKubeconfigKey.
-func Contract() Cluster {
+// contract is the derived contract as a value: clusterRelease,
+// adminKubeconfigSecret and adminKubeconfigKey.
+func contract() Cluster {
 	return Cluster{
-		Release:         ClusterRelease,
-		AdminKubeconfig: SecretKeyRef{Secret: AdminKubeconfigSecret, Key: AdminKubeconfigKey},
+		Release:         clusterRelease,
+		AdminKubeconfig: SecretKeyRef{Secret: adminKubeconfigSecret, Key: adminKubeconfigKey},
 	}
 }
 

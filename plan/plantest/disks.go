@@ -10,6 +10,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
 
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
@@ -60,7 +61,7 @@ func (d *stateDraw) disk(p plan.Pool, suffix string, annotations map[string]stri
 	if annotations != nil {
 		meta.Annotations = annotations
 	}
-	size := resource.MustParse(plan.DefaultDiskSize)
+	size := resource.MustParse(chartdefaults.DiskSize)
 	if q, err := resource.ParseQuantity(p.Spec.DiskSize); err == nil && q.Sign() > 0 {
 		size = q
 	}

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
@@ -34,7 +35,7 @@ func (d *stateDraw) golden(f catalog.Flavor, cat *catalog.Catalog) {
 	}
 	hasDV, hasPVC := form != 2, form != 3
 
-	url, size, class := naming.ImageURL(catalog.DefaultImageFactoryURL, f.SchematicID, f.Version), 6*gi, catalog.DefaultStorageClass
+	url, size, class := naming.ImageURL(chartdefaults.ImageFactoryURL, f.SchematicID, f.Version), 6*gi, chartdefaults.StorageClass
 	if e, ok := cat.Lookup(f); ok && len(e.Refusals()) == 0 {
 		url, size, class = e.URL, e.Size.Value(), e.StorageClass
 	}

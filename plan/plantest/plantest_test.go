@@ -12,6 +12,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -78,7 +79,7 @@ func TestIdentifierGenerators(t *testing.T) {
 
 // validID checks an ID the way the golden's name needs it.
 func validID(s string) guard.Refusals {
-	_, rs := naming.GoldenName(s, plan.DefaultVersion, fld, fld)
+	_, rs := naming.GoldenName(s, chartdefaults.Version, fld, fld)
 	return rs
 }
 

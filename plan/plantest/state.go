@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -149,7 +150,7 @@ func (d *stateDraw) classes() {
 	def := -1
 	if !chance(t, "noDefault", 6) {
 		def = rapid.IntRange(0, len(d.v.Classes)-1).Draw(t, "defaultClass")
-		if i := slices.Index(d.v.Classes, plan.DefaultStorageClass); i >= 0 && !chance(t, "defaultNotChartClass", 3) {
+		if i := slices.Index(d.v.Classes, chartdefaults.StorageClass); i >= 0 && !chance(t, "defaultNotChartClass", 3) {
 			// Most often the charts' class, which goldens default to.
 			def = i
 		}

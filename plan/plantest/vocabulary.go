@@ -6,7 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 )
 
 // The provisioners a drawn StorageClass may have. noProvisioner has no
@@ -43,7 +43,7 @@ type Vocabulary struct {
 }
 
 // defaultFlavor is the charts' default Talos flavor.
-var defaultFlavor = catalog.Flavor{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}
+var defaultFlavor = catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version}
 
 // Vocabularies draws a Vocabulary: the default flavor and up to two others,
 // one to three classes (most often with the charts' default "replicated"),
@@ -53,15 +53,15 @@ func Vocabularies() *rapid.Generator[Vocabulary] {
 		var v Vocabulary
 		others := rapid.SliceOfNDistinct(rapid.Custom(func(t *rapid.T) catalog.Flavor {
 			return catalog.Flavor{
-				SchematicID: rapid.SampledFrom([]string{"abc123", "f00d", plan.DefaultSchematicID}).Draw(t, "schematicID"),
+				SchematicID: rapid.SampledFrom([]string{"abc123", "f00d", chartdefaults.SchematicID}).Draw(t, "schematicID"),
 				Version:     rapid.SampledFrom([]string{"v1.12.0", "v1.13.6", "v1.14.0"}).Draw(t, "version"),
 			}
 		}).Filter(func(f catalog.Flavor) bool { return f != defaultFlavor }), 0, 2, rapid.ID[catalog.Flavor]).Draw(t, "otherFlavors")
 		v.Flavors = append([]catalog.Flavor{defaultFlavor}, others...)
-		v.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{plan.DefaultStorageClass, plan.DefaultStorageClass, "local", "ceph"}), 1, 3, rapid.ID[string]).Draw(t, "classes")
-		if !slices.Contains(v.Classes, plan.DefaultStorageClass) && !chance(t, "noChartClass", 8) {
+		v.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{chartdefaults.StorageClass, chartdefaults.StorageClass, "local", "ceph"}), 1, 3, rapid.ID[string]).Draw(t, "classes")
+		if !slices.Contains(v.Classes, chartdefaults.StorageClass) && !chance(t, "noChartClass", 8) {
 			// Most clusters have the class the charts default to.
-			v.Classes = append([]string{plan.DefaultStorageClass}, v.Classes[:min(len(v.Classes), 2)]...)
+			v.Classes = append([]string{chartdefaults.StorageClass}, v.Classes[:min(len(v.Classes), 2)]...)
 		}
 		for range v.Classes {
 			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{replicatedProvisioner, replicatedProvisioner, replicatedProvisioner, replicatedProvisioner, localProvisioner, localProvisioner, localProvisioner, noProvisioner}).Draw(t, "provisioner"))

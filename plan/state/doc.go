@@ -37,4 +37,9 @@
 //   - Request.Merge drops repeats, lets a cluster-wide list cover the
 //     namespaced lists and the gets of its kind and a namespaced list the gets
 //     in it, and sorts, so merging in any order gives the same reads.
+//   - A pool's Request (plan.Needs) needs, of its namespace's DataVolumes
+//     and PVCs, only the pool's disks; a reader with an index of their pool
+//     annotation reads those alone. Merged with a request that needs the
+//     namespace's disks whole, lists them cluster-wide, or gets one by
+//     name, the namespace is read whole.
 package state

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )
 
@@ -18,7 +17,7 @@ func ExampleDiff() {
 		{Namespace: "tenant-demo", Name: "demo-md1", Spec: map[string]any{"cluster": "demo"}},
 	}
 	cat := catalog.Compile(catalog.Values{Enabled: true, ImageFactoryURL: "https://factory.talos.dev", StorageClass: "replicated", Storage: "6Gi",
-		Images: []catalog.Image{{SchematicID: plan.DefaultSchematicID, Version: plan.DefaultVersion}}})
+		Images: catalog.Default().Images})
 	rep, err := whatif.Diff(whatif.Input{Pools: pools, Catalog: cat},
 		whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: "v1.13.7"}}})
 	if err != nil {

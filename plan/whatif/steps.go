@@ -1,8 +1,6 @@
 package whatif
 
 import (
-	"github.com/cozystack/kubernetes-worker-image/internal/saturate"
-
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
@@ -97,7 +95,7 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 		toImport := a.GoldenState == NotCreated || (a.GoldenState == NotInCatalog && !a.populated)
 		if a.NeededGolden != "" && (p.Rolls || p.Before == nil) && toImport && !imports[a.NeededGolden] {
 			imports[a.NeededGolden] = true
-			t.HTTPBytes = saturate.Add(t.HTTPBytes, size)
+			t.HTTPBytes = addSat(t.HTTPBytes, size)
 		}
 		if goldenUnknown || p.Rolls && !p.WorkersKnown {
 			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
@@ -114,11 +112,11 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 			}
 			continue
 		}
-		bytes := saturate.Mul(int64(p.Workers), size)
+		bytes := mulSat(int64(p.Workers), size)
 		if clone {
-			t.CloneBytes = saturate.Add(t.CloneBytes, bytes)
+			t.CloneBytes = addSat(t.CloneBytes, bytes)
 		} else {
-			t.HTTPBytes = saturate.Add(t.HTTPBytes, bytes)
+			t.HTTPBytes = addSat(t.HTTPBytes, bytes)
 		}
 	}
 	if !t.HTTPKnown {

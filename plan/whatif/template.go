@@ -299,7 +299,7 @@ func template(r plan.Result, spec any, cluster string, platform platformParts) (
 		return charttext.Template{}, "its disk's source is not its plan's"
 	}
 	t, pod, why := templateValues(spec)
-	t.Disk = d.Text(charttext.Indent)
+	t.Disk = charttext.DiskText(&d, charttext.Indent)
 	if why != "" {
 		return t, why
 	}

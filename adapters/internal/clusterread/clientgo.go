@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/slim"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -57,7 +58,9 @@ func (s ClientGo) List(ctx context.Context, k state.Kind, ns string, into *state
 	}
 }
 
-// page reads one page of a list and returns the continue token.
+// page reads one page of a list and returns the continue token. Each
+// object is slimmed as a cache slims it (package slim), page by page, so
+// that a list of 100,000 disks is never held whole.
 func (s ClientGo) page(ctx context.Context, k state.Kind, ns string, opts metav1.ListOptions, into *state.State) (string, error) {
 	core := s.Core
 	switch k {
@@ -66,32 +69,37 @@ func (s ClientGo) page(ctx context.Context, k state.Kind, ns string, opts metav1
 		if err != nil {
 			return "", err
 		}
-		into.StorageClasses = append(into.StorageClasses, l.Items...)
+		into.StorageClasses = appendSlim(into.StorageClasses, l.Items)
 		return l.Continue, nil
 	case state.PersistentVolumeClaim:
 		l, err := core.CoreV1().PersistentVolumeClaims(ns).List(ctx, opts)
 		if err != nil {
 			return "", err
 		}
-		into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, l.Items...)
+		into.PersistentVolumeClaims = appendSlim(into.PersistentVolumeClaims, l.Items)
 		return l.Continue, nil
 	case state.CSIDriver:
 		l, err := core.StorageV1().CSIDrivers().List(ctx, opts)
 		if err != nil {
 			return "", err
 		}
-		into.CSIDrivers = append(into.CSIDrivers, l.Items...)
+		into.CSIDrivers = appendSlim(into.CSIDrivers, l.Items)
 		return l.Continue, nil
 	case state.PersistentVolume:
 		l, err := core.CoreV1().PersistentVolumes().List(ctx, opts)
 		if err != nil {
 			return "", err
 		}
-		into.PersistentVolumes = append(into.PersistentVolumes, l.Items...)
+		into.PersistentVolumes = appendSlim(into.PersistentVolumes, l.Items)
 		return l.Continue, nil
 	}
 	if s.Dynamic == nil {
 		return "", ErrNoClient
+	}
+	if rc := restOf(core); rc != nil {
+		if next, ok, err := typedPage(ctx, rc, k, ns, opts, into); ok {
+			return next, err
+		}
 	}
 	info := kinds.Of(k)
 	l, err := s.Dynamic.Resource(info.GVR()).Namespace(ns).List(ctx, opts)
@@ -99,11 +107,22 @@ func (s ClientGo) page(ctx context.Context, k state.Kind, ns string, opts metav1
 		return "", err
 	}
 	for i := range l.Items {
+		if _, err := slim.Transform(&l.Items[i]); err != nil {
+			return "", err
+		}
 		if err := kinds.AppendUnstructured(into, k, l.Items[i].Object); err != nil {
 			return "", err
 		}
 	}
 	return l.GetContinue(), nil
+}
+
+// appendSlim appends items to dst, each slimmed.
+func appendSlim[T any](dst, items []T) []T {
+	for i := range items {
+		_, _ = slim.Transform(&items[i]) // an object always slims
+	}
+	return append(dst, items...)
 }
 
 func (s ClientGo) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/internal/diskscope"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -53,6 +54,7 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 		gotRefs  = map[state.Ref]bool{}
 		volumes  []state.Ref // volumes read by name for a claim
 		unread   unreadSet
+		narrow   = narrowed{}
 	)
 	discovered := opts.Served != nil
 	calls := Calls(req, opts.Limit)
@@ -91,7 +93,13 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 		}
 		var err error
 		if c.Verb == List {
-			err = src.List(ctx, c.Kind, c.Namespace, st)
+			var narrowedOK bool
+			narrowedOK, err = listDisks(ctx, src, req, c, st)
+			if !narrowedOK {
+				err = src.List(ctx, c.Kind, c.Namespace, st)
+			} else if err == nil {
+				narrow[c.Namespace] |= c.Kind
+			}
 		} else {
 			err = src.Get(ctx, c.Kind, c.Namespace, c.Name, st)
 		}
@@ -119,6 +127,10 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 		default:
 			return nil, nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
 		}
+	}
+
+	if err := narrow.counterparts(ctx, src, st, discovered); err != nil {
+		return nil, nil, err
 	}
 
 	st.Observed = wideOK
@@ -153,6 +165,21 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 	st.Objects = append(st.Objects, volumes...)
 	kinds.Normalize(st)
 	return st, unread.list, nil
+}
+
+// listDisks lists, for a list of a namespace's disks that req keeps to
+// some pools' disks, those disks alone, when src can: ok is false when it
+// cannot, and the namespace is to be listed whole.
+func listDisks(ctx context.Context, src Source, req state.Request, c Call, st *state.State) (ok bool, err error) {
+	ds, can := src.(DiskSource)
+	if !can || c.Namespace == "" || !diskKinds.Has(c.Kind) {
+		return false, nil
+	}
+	pools := diskscope.Pools(req, c.Namespace)
+	if pools == nil {
+		return false, nil
+	}
+	return ds.ListDisks(ctx, c.Kind, c.Namespace, pools, st)
 }
 
 // readClaimVolume reads the PersistentVolume the claim c names is bound to.

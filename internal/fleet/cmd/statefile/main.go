@@ -126,7 +126,8 @@ func measure(path string) error {
 		return err
 	}
 	t0 := time.Now()
-	st, notes, err := manifests.ReadFiles(path)
+	rr, err := manifests.ReadFiles(path)
+	st, notes := rr.State, rr.Notes
 	if err != nil {
 		return err
 	}

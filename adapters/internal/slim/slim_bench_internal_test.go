@@ -1,4 +1,4 @@
-package controllerruntime
+package slim
 
 import (
 	"encoding/json"
@@ -51,7 +51,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 	}{
 		{"Whole", nil},
 		{"StripManagedFields", cache.TransformStripManagedFields()},
-		{"Transform", transform},
+		{"Transform", Transform},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var perDisk float64

@@ -1,4 +1,4 @@
-package controllerruntime
+package slim
 
 import (
 	"testing"
@@ -23,7 +23,7 @@ import (
 func slim(t interface{ Fatal(...any) }, st *state.State) *state.State {
 	out := plantest.CopyState(st)
 	each := func(o any) {
-		if _, err := transform(o); err != nil {
+		if _, err := Transform(o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ func same(t assert.TestingT, a, b any, what string) { assert.Equal(t, a, b, what
 func respell(st *state.State) {
 	fix := func(m corev1.ResourceList) {
 		for k, q := range m {
-			m[k] = spelt(q)
+			m[k] = Spelt(q)
 		}
 	}
 	for i := range st.PersistentVolumeClaims {
@@ -116,7 +116,7 @@ func TestTransformDropsWhatIsNot(t *testing.T) {
 	pvc, dv, pv := &d.PVCs[0], &d.DataVolumes[0], &d.Volumes[0]
 	pvc.Annotations[corev1.LastAppliedConfigAnnotation] = "{}"
 	for _, o := range []any{pvc, dv, pv} {
-		_, err := transform(o)
+		_, err := Transform(o)
 		require.NoError(t, err)
 	}
 	for _, m := range []metav1.ObjectMeta{pvc.ObjectMeta, dv.ObjectMeta, pv.ObjectMeta} {
@@ -146,14 +146,14 @@ func TestTransformDropsWhatIsNot(t *testing.T) {
 		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"values": map[string]any{"a": "b"}}}}
 		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "helm"}})
 		u.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: "{}", "other": "kept"})
-		_, err := transform(u)
+		_, err := Transform(u)
 		require.NoError(t, err)
 		assert.Nil(t, u.GetManagedFields())
 		assert.Equal(t, map[string]string{"other": "kept"}, u.GetAnnotations(), "a pool's or release's other annotations stay")
 		assert.Equal(t, "b", u.Object["spec"].(map[string]any)["values"].(map[string]any)["a"])
 	})
 	t.Run("Tombstone", func(t *testing.T) {
-		out, err := transform("not an object")
+		out, err := Transform("not an object")
 		require.NoError(t, err)
 		assert.Equal(t, "not an object", out)
 	})

@@ -1,0 +1,288 @@
+// Package slim keeps of each object a plan reads only what a plan, a
+// catalog render or a consumer count reads of it, for the informers of a
+// controller-runtime cache and the pages of a client-go list alike: a
+// cluster of 100,000 worker disks is then held as their names, classes,
+// sizes and phases rather than whole objects. From every object it drops
+// managedFields and the last-applied-configuration annotation. From the
+// kinds the planner reads it drops every annotation and label it does not
+// read. PVCs keep their spec and, of their status, phase and capacity;
+// DataVolumes their spec and, of their status, phase, restart count, claim
+// name and each condition's type, status and reason; PersistentVolumes
+// their claim reference, CSI driver, class, capacity, volume mode and
+// access modes, and their phase. Objects read as unstructured (pools,
+// HelmReleases) keep everything else. Equal maps and strings are shared:
+// the objects are read, never written.
+package slim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"unique"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
+	"github.com/cozystack/kubernetes-worker-image/naming"
+	"github.com/cozystack/kubernetes-worker-image/storage"
+)
+
+var _ toolscache.TransformFunc = Transform
+
+// Transform slims one object, in place (an informer, and a list's page,
+// hand it over freshly decoded), and returns it: a cache's transform
+// (cache.Options.DefaultTransform). Anything that is not an object (a
+// tombstone) passes as it is.
+func Transform(in any) (any, error) {
+	switch o := in.(type) {
+	case *corev1.PersistentVolumeClaim:
+		slimMeta(&o.ObjectMeta)
+		o.Spec.StorageClassName = internPtr(o.Spec.StorageClassName)
+		o.Spec.Resources.Requests = resources.intern(o.Spec.Resources.Requests)
+		o.Status = corev1.PersistentVolumeClaimStatus{Phase: o.Status.Phase, Capacity: resources.intern(o.Status.Capacity)}
+	case *cdiv1.DataVolume:
+		slimMeta(&o.ObjectMeta)
+		if st := o.Spec.Storage; st != nil {
+			st.StorageClassName = internPtr(st.StorageClassName)
+			st.Resources.Requests = resources.intern(st.Resources.Requests)
+		}
+		if p := o.Spec.PVC; p != nil {
+			p.StorageClassName = internPtr(p.StorageClassName)
+			p.Resources.Requests = resources.intern(p.Resources.Requests)
+		}
+		if src := o.Spec.Source; src != nil && src.PVC != nil {
+			src.PVC.Namespace, src.PVC.Name = intern(src.PVC.Namespace), intern(src.PVC.Name)
+		}
+		slimDataVolumeStatus(&o.Status)
+	case *corev1.PersistentVolume:
+		slimMeta(&o.ObjectMeta)
+		slimVolume(o)
+	case *storagev1.StorageClass:
+		slimMeta(&o.ObjectMeta)
+	case *cdiv1.StorageProfile:
+		slimMeta(&o.ObjectMeta)
+	case *snapshotv1.VolumeSnapshotClass:
+		slimMeta(&o.ObjectMeta)
+	case *cdiv1.CDI:
+		slimMeta(&o.ObjectMeta)
+	case *cdiv1.CDIConfig:
+		slimMeta(&o.ObjectMeta)
+	case *storagev1.CSIDriver:
+		slimMeta(&o.ObjectMeta)
+	default:
+		if m, err := meta.Accessor(in); err == nil {
+			// A tombstone (DeletedFinalStateUnknown) has no accessor and
+			// passes as it is.
+			if m.GetManagedFields() != nil {
+				m.SetManagedFields(nil)
+			}
+			if a := m.GetAnnotations(); a[lastApplied] != "" {
+				delete(a, lastApplied)
+				m.SetAnnotations(a)
+			}
+		}
+	}
+	return in, nil
+}
+
+// lastApplied is the annotation kubectl apply keeps a whole copy of the
+// object in.
+const lastApplied = corev1.LastAppliedConfigAnnotation
+
+// readAnnotations are the annotations the planner, the catalog and the
+// consumer count read, on any kind: those of the worker disks and the
+// goldens, CDI's that say how a golden was imported or a disk is
+// populated, the default marks of StorageClasses and
+// VolumeSnapshotClasses, and the smallest PVC a StorageProfile allows.
+var readAnnotations = map[string]bool{
+	naming.ImportEndpointAnnotation:           true,
+	naming.UsePopulatorAnnotation:             true,
+	naming.BindImmediateAnnotation:            true,
+	naming.ResourcePolicyAnnotation:           true,
+	storage.DefaultAnnotation:                 true,
+	storage.BetaDefaultAnnotation:             true,
+	storage.VirtDefaultAnnotation:             true,
+	cdi.MinimumSupportedPVCSizeAnnotation:     true,
+	stateindex.DefaultSnapshotClassAnnotation: true,
+}
+
+// ownPrefix is the prefix of the annotations the project writes.
+const ownPrefix = "kubernetes-worker-image.cozystack.io/"
+
+// readLabels are the labels read: the golden's mark, and the pool's
+// MachineDeployment name.
+var readLabels = map[string]bool{naming.ManagedByLabel: true, naming.DeploymentNameLabel: true}
+
+// slimMeta keeps the name, namespace, uid, resourceVersion, generation,
+// creation and deletion times, and the annotations and labels read.
+func slimMeta(m *metav1.ObjectMeta) {
+	*m = metav1.ObjectMeta{
+		Name: m.Name, Namespace: intern(m.Namespace), UID: m.UID, ResourceVersion: m.ResourceVersion, Generation: m.Generation,
+		CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
+		Labels:      strs.intern(keep(m.Labels, func(k string) bool { return readLabels[k] })),
+		Annotations: strs.intern(keep(m.Annotations, func(k string) bool { return readAnnotations[k] || strings.HasPrefix(k, ownPrefix) })),
+	}
+}
+
+// keep is the entries of m whose key is read, nil when there is none.
+func keep(m map[string]string, read func(string) bool) map[string]string {
+	n := 0
+	for k := range m {
+		if read(k) {
+			n++
+		}
+	}
+	if n == len(m) {
+		return m
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make(map[string]string, n)
+	for k, v := range m {
+		if read(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// slimDataVolumeStatus keeps what says whether a golden is imported,
+// importing, stalled or failed (internal/golden importOf).
+func slimDataVolumeStatus(s *cdiv1.DataVolumeStatus) {
+	conds := make([]cdiv1.DataVolumeCondition, len(s.Conditions))
+	for i, c := range s.Conditions {
+		conds[i] = cdiv1.DataVolumeCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
+	}
+	if len(conds) == 0 {
+		conds = nil
+	}
+	*s = cdiv1.DataVolumeStatus{Phase: s.Phase, RestartCount: s.RestartCount, ClaimName: s.ClaimName, Conditions: conds}
+}
+
+// slimVolume keeps what CDI's clone planner reads of a claim's volume
+// (pkg/controller/clone/common.go GetDriverFromVolume): the claim it is
+// bound to and its CSI driver; and its class, size and mode.
+func slimVolume(pv *corev1.PersistentVolume) {
+	s := pv.Spec
+	spec := corev1.PersistentVolumeSpec{
+		Capacity: resources.intern(s.Capacity), AccessModes: s.AccessModes, StorageClassName: intern(s.StorageClassName), VolumeMode: s.VolumeMode,
+	}
+	if r := s.ClaimRef; r != nil {
+		spec.ClaimRef = &corev1.ObjectReference{Kind: intern(r.Kind), APIVersion: intern(r.APIVersion), Namespace: intern(r.Namespace), Name: r.Name, UID: r.UID}
+	}
+	if s.CSI != nil {
+		spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: intern(s.CSI.Driver)}
+	}
+	pv.Spec = spec
+	pv.Status = corev1.PersistentVolumeStatus{Phase: pv.Status.Phase}
+}
+
+// Interning: the cache's objects are read, never written, so equal values
+// can be one value. The disks of a pool carry the same annotations, most
+// disks ask for one of a few sizes, of one of a few classes, in a
+// namespace of many: a map of resources alone is about 700 bytes. Equal
+// maps are shared through a table of at most internLimit entries per type
+// (past it, values are kept as they are), strings through package unique.
+const internLimit = 4096
+
+var (
+	resources = &table[corev1.ResourceList, corev1.ResourceName, resource.Quantity]{key: resourceKey, value: Spelt}
+	strs      = &table[map[string]string, string, string]{key: stringsKey}
+)
+
+type table[M ~map[K]V, K ~string, V any] struct {
+	key func(M) string
+	// value is the value the table keeps for v.
+	value func(V) V
+	mu    sync.Mutex
+	m     map[string]M
+}
+
+// intern is the table's map equal to m, m itself when there is none yet
+// (and the table keeps it if it has room), nil for an empty m.
+func (t *table[M, K, V]) intern(m M) M {
+	if len(m) == 0 {
+		return nil
+	}
+	key := t.key(m)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v, ok := t.m[key]; ok {
+		return v
+	}
+	if t.m == nil {
+		t.m = map[string]M{}
+	}
+	if len(t.m) < internLimit {
+		out := make(M, len(m))
+		for k, v := range m {
+			if t.value != nil {
+				v = t.value(v)
+			}
+			out[K(intern(string(k)))] = v
+		}
+		t.m[key] = out
+		return out
+	}
+	return m
+}
+
+// resourceKey says a ResourceList: each name and quantity as the quantity
+// marshals (the spelling it was given, which a catalog render keeps), with
+// its format.
+func resourceKey(m corev1.ResourceList) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		q := m[k]
+		spelt, _ := q.MarshalJSON() // never fails
+		fmt.Fprintf(&b, "%s=%s/%s\x00", k, spelt, q.Format)
+	}
+	return b.String()
+}
+
+// Spelt is q parsed again from the spelling it marshals to, with that
+// spelling cached: of two quantities that marshal alike, the one value
+// the table keeps for both.
+func Spelt(q resource.Quantity) resource.Quantity {
+	b, _ := q.MarshalJSON() // never fails
+	var out resource.Quantity
+	if err := out.UnmarshalJSON(b); err != nil {
+		return q
+	}
+	_ = out.String()
+	return out
+}
+
+func stringsKey(m map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(m[k])
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// intern is s, shared with every equal string the cache holds.
+func intern[S ~string](s S) S { return S(unique.Make(string(s)).Value()) }
+
+func internPtr(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	s := intern(*p)
+	return &s
+}

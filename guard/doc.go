@@ -12,8 +12,8 @@
 //     tests compare reasons and fields, never message text.
 //   - Severity is the finding's, not its reason's: InvalidQuantity refuses a
 //     clone and only warns on the HTTP path, which renders what the
-//     pre-feature chart rendered. The README's rules tables list each
-//     reason with the severity it is emitted with.
+//     pre-feature chart rendered. The rules tables of the module's
+//     docs/rules.md list each reason with the severity it is emitted with.
 //   - All independent refusals of a subject are reported together, in the
 //     order they were made, as one Refusals list, in the manner of
 //     apimachinery's field.ErrorList. The planner's results hold it as data

@@ -43,6 +43,10 @@ type options struct {
 	progress       bool
 
 	formats []string
+	// changed reports whether a flag was given on the command line, not
+	// left to its default (set for the commands declared with package
+	// flag before they run).
+	changed func(name string) bool
 	// cluster reports whether the command registered the cluster flags.
 	cluster bool
 }

@@ -91,10 +91,11 @@ func (c *command) cobraCommand(a *app) *cobra.Command {
 		Short:   c.summary,
 		Long:    c.about,
 		Example: a.examples(c.example),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.check(); err != nil {
 				return err
 			}
+			o.changed = cmd.Flags().Changed
 			return c.run(a, o, args)
 		},
 	}

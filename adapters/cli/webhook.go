@@ -33,7 +33,7 @@ var webhookCommand = &command{
 	summary: "serve the admission webhook, or print its manifests",
 	synopsis: "webhook --cert-dir DIR [--port N] [--kubeconfig PATH] [--context NAME] [--catalog-release NS/NAME | --catalog CATALOG.yaml]\n" +
 		"  [--max-request-bytes N] [--header-timeout D] [--read-timeout D] [--max-in-flight N]\n" +
-		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--replicas N] [--failure-policy Fail|Ignore] [--timeout S] [--ca-bundle FILE] [--catalog-release NS/NAME] [--pool-resource R] [--port N]",
+		"  worker-image webhook manifests [--namespace NS] [--image IMAGE] [--replicas N] [--failure-policy Fail|Ignore] [--timeout S] [--ca-bundle FILE] [--catalog-release NS/NAME] [--pool-resource R] [--port N] [--values FILE]...",
 	about: `Serves the admission webhook that refuses pools at the API door: a
 KubernetesNodes, or a HelmRelease of the kubernetes-nodes chart, whose plan the
 planner refuses is denied with an Invalid status whose causes are the refusals'
@@ -52,12 +52,16 @@ at once (or bodies of four of the largest) a request is answered 429.
 
 "webhook manifests" prints what deploys it, as YAML to apply: the webhook of
 the worker-image Helm chart (the chart embedded in this command), rendered for
-the flags as its values, with the namespace: the ValidatingWebhookConfiguration,
+its values (the chart's, the --values files over them in order, the flags
+given over every file), with the namespace: the ValidatingWebhookConfiguration,
 the Service, the Deployment, its PodDisruptionBudget and least-privilege RBAC
-(read-only, on exactly the kinds a plan and a catalog render read). helm install
-of the chart installs the same webhook, and the controller with it.`,
+(read-only, on exactly the kinds a plan and a catalog render read, and on the
+ConfigMaps and Secrets named in catalogRelease.valuesFrom and
+imageCatalog.valuesFrom). helm install of the chart installs the same webhook,
+and the controller with it.`,
 	example: `worker-image webhook --cert-dir /tmp/k8s-webhook-server/serving-certs --port 9443 --kubeconfig ~/.kube/config
-worker-image webhook manifests --image registry.example.com/worker-image:v1 | kubectl apply -f -`,
+worker-image webhook manifests --image registry.example.com/worker-image:v1 | kubectl apply -f -
+worker-image webhook manifests --values worker-image-values.yaml --replicas 3 | kubectl apply -f -`,
 	flags: webhookFlags,
 	run:   runWebhook,
 }
@@ -75,6 +79,7 @@ type webhookOptions struct {
 	timeout                          int
 	caBundle                         string
 	poolResource                     string
+	values                           valueFiles
 	limits                           webhook.Limits
 }
 
@@ -104,6 +109,23 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&w.timeout, "timeout", chartInt("webhook", "timeoutSeconds"), "manifests: seconds the API server waits for an answer, 1 to 30 (webhook.timeoutSeconds)")
 	fs.StringVar(&w.caBundle, "ca-bundle", "", "manifests: the serving certificate's CA (PEM file), for a Secret worker-image-webhook-tls made by hand; without it cert-manager issues the certificate (webhook.tls)")
 	fs.StringVar(&w.poolResource, "pool-resource", chartValue("webhook", "poolResource"), "manifests: the resource KubernetesNodes are served as (webhook.poolResource)")
+	fs.Var(&w.values, "values", `manifests: a values file of the chart (FILE, or "-" for standard input), as helm install -f takes it: repeat it, a later file wins over an earlier one, and a flag given wins over every file; a value the chart does not define is refused`)
+}
+
+// valueFiles are the --values files, in the order given.
+type valueFiles []string
+
+func (v *valueFiles) String() string { return strings.Join(*v, ",") }
+
+// Type names the flag's value in help.
+func (v *valueFiles) Type() string { return "file" }
+
+func (v *valueFiles) Set(s string) error {
+	if s == "" {
+		return errors.New("give a values file, or - for standard input")
+	}
+	*v = append(*v, s)
+	return nil
 }
 
 func runWebhook(a *app, o *options, args []string) error {

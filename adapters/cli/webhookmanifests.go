@@ -2,7 +2,7 @@ package cli
 
 import (
 	"bytes"
-	"encoding/base64"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -49,32 +49,31 @@ func chartInt(path ...string) int {
 }
 
 // webhookManifests renders the chart's webhook, its controller and
-// monitoring left out, for the flags' values, as YAML to kubectl apply:
-// the namespace first, which Helm leaves to --create-namespace.
+// monitoring left out, for the --values files and the flags, as YAML to
+// kubectl apply: the namespace first, which Helm leaves to
+// --create-namespace.
 func (a *app) webhookManifests(o *options, w *webhookOptions) error {
 	if o.catalog != "" || o.kubeconfig != "" || o.context != "" || w.certDir != "" {
 		return badUsage("manifests takes no --catalog, --kubeconfig, --context or --cert-dir: they are the server's")
 	}
-	values, err := w.chartValues(o.namespace)
+	set, policy, err := a.manifestValues(o, w)
 	if err != nil {
 		return err
 	}
-	if w.caBundle != "" {
-		data, _, err := a.readFile(w.caBundle)
-		if err != nil {
-			return err
-		}
-		if len(bytes.TrimSpace(data)) == 0 {
-			return badUsage("--ca-bundle %s is empty: give the CA certificate (PEM) of the Secret worker-image-webhook-tls, or leave --ca-bundle out for cert-manager to issue it", w.caBundle)
-		}
-		values["webhook"].(map[string]any)["tls"] = map[string]any{"certManager": false, "caBundle": base64.StdEncoding.EncodeToString(data)}
+	objs, err := chartrender.Render(chart.Files(), chartrender.Release{Name: "worker-image", Namespace: o.namespace, Service: "worker-image"}, set)
+	var required *chartrender.RequiredError
+	if errors.As(err, &required) {
+		return unusable("the chart needs a value: %s (give it in a --values file)", required.Message)
 	}
-	objs, err := chartrender.Render(chart.Files(), chartrender.Release{Name: "worker-image", Namespace: o.namespace, Service: "worker-image"}, values)
+	if err != nil && len(w.values) > 0 {
+		// The flags alone always render: a value of a file made it fail.
+		return unusable("the chart cannot render with these values (%v): fix the --values files", err)
+	}
 	if err != nil {
 		return failed("render the chart: %v", err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, manifestsHeader, w.failurePolicy, policyMeaning[w.failurePolicy], webhook.DisableLabel)
+	fmt.Fprintf(&b, manifestsHeader, policy, policyMeaning[policy], webhook.DisableLabel)
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 	ns.SetName(o.namespace)
 	for _, obj := range objs {
@@ -94,10 +93,14 @@ func (a *app) webhookManifests(o *options, w *webhookOptions) error {
 	return err
 }
 
-// chartValues are the chart's values the flags set: the webhook alone, in
-// namespace. Each flag is checked first, since the chart writes it into
-// YAML and CEL as it is.
-func (w *webhookOptions) chartValues(namespace string) (map[string]any, error) {
+// manifestFlags are the flags that set chart values, in the order they
+// are applied.
+var manifestFlags = []string{"image", "catalog-release", "replicas", "failure-policy", "timeout", "pool-resource", "port"}
+
+// chartValues are the chart's values each flag sets (by the flag's name):
+// the webhook alone, in namespace. Each flag is checked first, since the
+// chart writes it into YAML and CEL as it is.
+func (w *webhookOptions) chartValues(namespace string) (map[string]map[string]any, error) {
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return nil, badUsage("--namespace %q is not a namespace name: %s", namespace, strings.Join(errs, "; "))
 	}
@@ -129,15 +132,15 @@ func (w *webhookOptions) chartValues(namespace string) (map[string]any, error) {
 			return nil, badUsage("--catalog-release %q is not a HelmRelease's NAMESPACE/NAME: %s", w.release, strings.Join(errs, "; "))
 		}
 	}
-	return map[string]any{
-		"image":          map[string]any{"repository": repository, "tag": tag},
-		"catalogRelease": map[string]any{"namespace": key.Namespace, "name": key.Name},
-		"webhook": map[string]any{
-			"replicas": w.replicas, "failurePolicy": w.failurePolicy, "timeoutSeconds": w.timeout,
-			"poolResource": w.poolResource, "port": w.port,
-		},
-		"controller": map[string]any{"enabled": false},
-		"monitoring": map[string]any{"serviceMonitor": false, "prometheusRule": false, "grafanaDashboard": false},
+	hook := func(k string, v any) map[string]any { return map[string]any{"webhook": map[string]any{k: v}} }
+	return map[string]map[string]any{
+		"image":           {"image": map[string]any{"repository": repository, "tag": tag}},
+		"catalog-release": {"catalogRelease": map[string]any{"namespace": key.Namespace, "name": key.Name}},
+		"replicas":        hook("replicas", w.replicas),
+		"failure-policy":  hook("failurePolicy", w.failurePolicy),
+		"timeout":         hook("timeoutSeconds", w.timeout),
+		"pool-resource":   hook("poolResource", w.poolResource),
+		"port":            hook("port", w.port),
 	}, nil
 }
 

@@ -93,6 +93,12 @@ var goldens = ref{Kind: goldensKind}
 // spec.valuesFrom names), records an Event on a pool or VM disk when its
 // verdict changes, and exports the metrics. It writes no other object.
 //
+// A catalog whose spec.valuesFrom names objects this identity may not get
+// leaves every plan against it unverified: a Warning Event Unverified on
+// each pool (and each VM disk that clones an image) names the objects and
+// the chart value that grants them, once, and the plan is retried, with
+// backoff, until they are granted.
+//
 // The ConfigMaps and Secrets are watched one by one, by name, in the
 // release's namespace, and only their metadata is held: this identity
 // needs get, list and watch on exactly those (resourceNames), never on
@@ -240,6 +246,10 @@ func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error
 		return ctrl.Result{}, nil // not a pool, or values no plan can be made of: nothing to watch
 	}
 	cat, err := r.catalog(ctx)
+	if u := (*ungranted)(nil); errors.As(err, &u) {
+		// Told on the pool; still requeued (with backoff) until granted.
+		r.unverifiedBy(req, obj, u, deps{namespace: pool.Namespace, capiName: naming.PoolCAPIName(pool.Name)}, "disk-system is planned")
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -288,9 +298,9 @@ func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
 	if r.opts.CatalogRelease.Name == "" {
 		return nil, nil
 	}
-	return r.catalogs.get(ctx, r.client, r.opts.CatalogRelease, func(*unstructured.Unstructured) (*catalog.Catalog, error) {
+	return r.catalogs.get(ctx, r.client, r.opts.CatalogRelease, func(hr *unstructured.Unstructured) (*catalog.Catalog, error) {
 		cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
-		return cat, err
+		return cat, r.ungrantedOf(ctx, hr, "catalogRelease", err)
 	})
 }
 

@@ -25,7 +25,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		pools: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_pools",
-			Help: "Worker pools by the outcome of their plan (planned, unverified: planned without reading a kind its guards need, or refused) and its reason: Planned, Unverified, or the first refusal's reason.",
+			Help: "Worker pools by the outcome of their plan (planned, unverified: planned without reading a kind its guards need, or against a catalog whose spec.valuesFrom objects this identity may not get, or refused) and its reason: Planned, Unverified, or the first refusal's reason.",
 		}, []string{"outcome", "reason"}),
 		warnings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_pool_warnings",
@@ -50,7 +50,7 @@ func newMetrics() *metrics {
 		}),
 		disks: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_vm_disks",
-			Help: "VM disks (VMDisks and vm-disk HelmReleases) by the outcome of their plan (planned, unverified or refused) and its reason: Planned, Unverified, or the first refusal's reason.",
+			Help: "VM disks (VMDisks and vm-disk HelmReleases) by the outcome of their plan (planned, unverified, as for pools, or refused) and its reason: Planned, Unverified, or the first refusal's reason.",
 		}, []string{"outcome", "reason"}),
 		diskWarnings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_vm_disk_warnings",

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -68,11 +69,19 @@ func (r *reconciler) planDisk(ctx context.Context, req ref) (ctrl.Result, error)
 		r.forget(req)
 		return ctrl.Result{}, nil // not a VM disk: nothing to watch
 	}
+	need := vmdisk.Needs(d)
 	images, err := r.imageCatalog(ctx)
+	if u := (*ungranted)(nil); errors.As(err, &u) {
+		if !clonesImage(need) {
+			images, err = nil, nil // the catalog is not what it is planned against
+		} else {
+			// Told on the disk; still requeued (with backoff) until granted.
+			r.unverifiedBy(req, obj, u, deps{disk: true, namespace: d.Namespace, image: true}, "its DataVolume is planned")
+		}
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	need := vmdisk.Needs(d)
 	st, err := r.reader.Read(ctx, need)
 	if err != nil {
 		r.metrics.planFailures.Inc()
@@ -86,6 +95,12 @@ func (r *reconciler) planDisk(ctx context.Context, req ref) (ctrl.Result, error)
 		r.events(obj, res.Refusals, res.Warnings, diskSummary(res))
 	}
 	return ctrl.Result{}, nil
+}
+
+// clonesImage reports whether a VM disk's plan reads a golden of the
+// image catalog: only then does the catalog matter to it.
+func clonesImage(need state.Request) bool {
+	return slices.ContainsFunc(need.Gets, func(g state.Ref) bool { return g.Namespace == naming.GoldenNamespace })
 }
 
 // diskDeps is what a VM disk's plan rested on: its own DataVolume (once it
@@ -196,7 +211,7 @@ func (r *reconciler) imageCatalog(ctx context.Context) (*vmimages.Catalog, error
 		}
 		rel, err := catalogrelease.Values(ctx, hr.Object, r.values)
 		if err != nil {
-			return nil, err
+			return nil, r.ungrantedOf(ctx, hr, "imageCatalog", err)
 		}
 		return vmimages.Decode(rel.Values), nil
 	})

@@ -1,8 +1,11 @@
 package apiserver
 
 import (
+	"bytes"
 	"io"
 	"os"
+	"os/exec"
+	"slices"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -35,4 +38,29 @@ func (e *Env) Kubectl(t testing.TB, args ...string) []byte {
 		t.Fatalf("kubectl %v: %v", args, err)
 	}
 	return out
+}
+
+// KubectlIn runs kubectl as the admin in folder dir, as a reader runs it
+// from there, and returns what it prints (standard error, then standard
+// output) and its error: a command that fails is a result here, not a
+// test failure. Without kubectl the test is skipped, as by Kubectl.
+func (e *Env) KubectlIn(t testing.TB, dir string, args ...string) ([]byte, error) {
+	t.Helper()
+	if fi, err := os.Stat(e.env.ControlPlane.KubectlPath); err != nil || fi.IsDir() {
+		t.Skipf("no kubectl at %q: %s builds it unless ENVTEST_WITH_KUBECTL=0", e.env.ControlPlane.KubectlPath, BuildScript)
+	}
+	admin, err := e.env.AddUser(envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatalf("kubectl user: %v", err)
+	}
+	k, err := admin.Kubectl()
+	if err != nil {
+		t.Fatalf("kubectl: %v", err)
+	}
+	cmd := exec.Command(k.Path, append(slices.Clone(k.Opts), args...)...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	return append(stderr.Bytes(), stdout.Bytes()...), err
 }

@@ -30,12 +30,12 @@ const (
 	warns   severity = "warning"
 )
 
-// documented reads the README's Refusals and Warnings tables: the reasons
+// documented reads the Refusals and Warnings tables of docs/rules.md: the reasons
 // each lists in its first column. A reason may be in both (InvalidQuantity
 // refuses a clone and warns on the HTTP path); the rows say when.
 func documented(t *testing.T) map[severity][]guard.Reason {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/rules.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +44,9 @@ func documented(t *testing.T) map[severity][]guard.Reason {
 	cell := regexp.MustCompile("`([A-Za-z]+)`")
 	for _, line := range strings.Split(string(data), "\n") {
 		switch {
-		case line == "### Refusals":
+		case line == "## Refusals":
 			in = refuses
-		case line == "### Warnings":
+		case line == "## Warnings":
 			in = warns
 		case strings.HasPrefix(line, "#"):
 			in = ""
@@ -58,7 +58,7 @@ func documented(t *testing.T) map[severity][]guard.Reason {
 		}
 	}
 	if len(out[refuses]) < 20 || len(out[warns]) < 8 {
-		t.Fatalf("read %d refusals and %d warnings from the README's tables; the parse missed some", len(out[refuses]), len(out[warns]))
+		t.Fatalf("read %d refusals and %d warnings from the tables of docs/rules.md; the parse missed some", len(out[refuses]), len(out[warns]))
 	}
 	return out
 }
@@ -163,7 +163,7 @@ func typeName(e ast.Expr) string {
 }
 
 // TestSeverityAsDocumented: every reason is emitted only with a severity
-// the README's rules tables give it. Every place in the code that makes a
+// the rules tables of docs/rules.md give it. Every place in the code that makes a
 // finding of a named reason is read (so none is missed for want of a test
 // reaching it), and the plans, catalog renders and ComputePlane plans of
 // drawn scenarios are checked as emitted, which also meets the findings
@@ -176,19 +176,19 @@ func TestSeverityAsDocumented(t *testing.T) {
 
 	for _, s := range emitSites(t) {
 		if !ok(s.reason, s.as) {
-			t.Errorf("%s: %s is made as a %s; the README's %s table does not list it", s.pos, s.reason, s.as, s.as)
+			t.Errorf("%s: %s is made as a %s; the %s table of docs/rules.md does not list it", s.pos, s.reason, s.as, s.as)
 		}
 	}
 	for _, as := range []severity{refuses, warns} {
 		for _, r := range docs[as] {
 			if !slices.Contains(reasonConstantsOfGuard(t), r) {
-				t.Errorf("the README's %s table lists %s, which is no guard constant", as, r)
+				t.Errorf("the %s table of docs/rules.md lists %s, which is no guard constant", as, r)
 			}
 		}
 	}
 	for _, r := range reasonConstantsOfGuard(t) {
 		if !ok(r, refuses) && !ok(r, warns) {
-			t.Errorf("%s is in neither of the README's tables", r)
+			t.Errorf("%s is in neither table of docs/rules.md", r)
 		}
 	}
 
@@ -200,12 +200,12 @@ func TestSeverityAsDocumented(t *testing.T) {
 		check := func(what string, rs guard.Refusals, ws guard.Warnings) {
 			for _, r := range rs {
 				if !ok(r.Reason, refuses) {
-					rt.Fatalf("%s refuses %s, which the README lists only as a warning: %v", what, r.Reason, r)
+					rt.Fatalf("%s refuses %s, which docs/rules.md lists only as a warning: %v", what, r.Reason, r)
 				}
 			}
 			for _, w := range ws {
 				if !ok(w.Reason, warns) {
-					rt.Fatalf("%s warns %s, which the README lists only as a refusal: %v", what, w.Reason, w)
+					rt.Fatalf("%s warns %s, which docs/rules.md lists only as a refusal: %v", what, w.Reason, w)
 				}
 			}
 		}
@@ -236,12 +236,12 @@ func TestSeverityAsDocumented(t *testing.T) {
 		res, _ := computeplane.Plan(values)
 		for _, r := range res.Refusals {
 			if !ok(r.Reason, refuses) {
-				t.Errorf("ComputePlane %s: refuses %s, which the README lists only as a warning", name, r.Reason)
+				t.Errorf("ComputePlane %s: refuses %s, which docs/rules.md lists only as a warning", name, r.Reason)
 			}
 		}
 		for _, w := range res.Warnings {
 			if !ok(w.Reason, warns) {
-				t.Errorf("ComputePlane %s: warns %s, which the README lists only as a refusal", name, w.Reason)
+				t.Errorf("ComputePlane %s: warns %s, which docs/rules.md lists only as a refusal", name, w.Reason)
 			}
 		}
 	}

@@ -113,8 +113,33 @@ func (s ClientGo) page(ctx context.Context, k state.Kind, ns string, opts metav1
 		if err := kinds.AppendUnstructured(into, k, l.Items[i].Object); err != nil {
 			return "", err
 		}
+		slimLast(into, k)
 	}
 	return l.GetContinue(), nil
+}
+
+// slimLast slims the object of kind k last appended to into from its
+// unstructured form, as the typed path slims it, so that a page read
+// either way holds the same. Slimming is idempotent.
+func slimLast(into *state.State, k state.Kind) {
+	switch k {
+	case state.DataVolume:
+		slimTail(into.DataVolumes)
+	case state.StorageProfile:
+		slimTail(into.StorageProfiles)
+	case state.CDI:
+		slimTail(into.CDIs)
+	case state.CDIConfig:
+		slimTail(into.CDIConfigs)
+	case state.VolumeSnapshotClass:
+		slimTail(into.VolumeSnapshotClasses)
+	}
+}
+
+func slimTail[T any](objs []T) {
+	if len(objs) > 0 {
+		_, _ = slim.Transform(&objs[len(objs)-1]) // an object always slims
+	}
 }
 
 // appendSlim appends items to dst, each slimmed.

@@ -53,7 +53,7 @@ const scaleEnv = "WORKER_IMAGE_SCALE_DISKS"
 // read through the cache itself (the pool's own disks, by the disk index)
 // and through a plain client.Reader over it (the namespace's every disk);
 // then, with the disks' pools written (50 disks each, whatever N) and
-// pools without disks up to 1,000 (N/10 past 10,000), `plan -A` as a
+// pools without disks up to 1,000 (N/10 from 100,000), `plan -A` as a
 // process (wall, CPU, peak RSS); then the controller over the cluster:
 // the time to plan every pool, and from a change of their class's
 // StorageProfile to every one planned again. It asserts that every way of
@@ -212,10 +212,13 @@ func TestScale(t *testing.T) {
 
 	// plan -A, the CLI as its own process: the disks' pools, named and
 	// placed as their disks name them (disksPerPool disks each), and
-	// pools without disks beside them up to 1,000 (a tenth of the disks
-	// past 10,000), every one a clone of the cluster's golden on
+	// pools without disks beside them up to 1,000 (from 100,000 disks, a
+	// tenth of the disks), every one a clone of the cluster's golden on
 	// replicated, against the whole cluster.
-	pools := max(1000, n/10)
+	pools := 1000
+	if n >= 100000 {
+		pools = n / 10
+	}
 	var objs []client.Object
 	for i := range pools {
 		k, j := i%namespaces, i/namespaces

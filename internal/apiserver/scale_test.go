@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,10 @@ import (
 // scaleEnv names the number of worker disks TestScale loads; unset, the
 // test is skipped (it takes minutes: each disk is three objects written).
 const scaleEnv = "WORKER_IMAGE_SCALE_DISKS"
+
+// profileEnv names a file TestScale writes the CPU profile of the
+// controller's re-plan of a StorageProfile change to; unset, none.
+const profileEnv = "WORKER_IMAGE_SCALE_PROFILE"
 
 // TestScale loads N worker disks (each a DataVolume, its PVC and its
 // volume, with what CDI and the driver write on them) into the real API
@@ -309,6 +314,15 @@ func replan(t *testing.T, e *apiserver.Env, pools int) {
 	t.Logf("controller: another class's StorageProfile changed: %v planned again in 3 s", other)
 	require.Zero(t, other, "another class's profile plans no pool again")
 
+	if path := os.Getenv(profileEnv); path != "" {
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, pprof.StartCPUProfile(f))
+		defer func() {
+			pprof.StopCPUProfile()
+			require.NoError(t, f.Close())
+		}()
+	}
 	at := time.Now()
 	strategy(fixtures.ReplicatedClass, cdiv1.CloneStrategyHostAssisted)
 	defer strategy(fixtures.ReplicatedClass, cdiv1.CloneStrategyCsiClone)

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/yaml"
 
@@ -150,13 +152,23 @@ func (v view) summary() *offlineSummary {
 }
 
 // writeGolden prints a golden as the catalog chart renders it, or, for a
-// live golden's spec reproduced whole, as YAML.
+// live golden's spec reproduced whole or an image catalog's golden, as
+// YAML, without the empty status a chart never renders.
 func (a *app) writeGolden(dv *cdiv1.DataVolume) error {
 	if text, err := helm.GoldenText(dv); err == nil {
 		_, err = fmt.Fprintf(a.stdout, "---\n%s", escapeLines(text))
 		return err
 	}
-	data, err := yaml.Marshal(dv)
+	doc := struct {
+		metav1.TypeMeta `json:",inline"`
+		Metadata        metav1.ObjectMeta       `json:"metadata"`
+		Spec            cdiv1.DataVolumeSpec    `json:"spec"`
+		Status          *cdiv1.DataVolumeStatus `json:"status,omitempty"`
+	}{TypeMeta: dv.TypeMeta, Metadata: dv.ObjectMeta, Spec: dv.Spec}
+	if !reflect.ValueOf(dv.Status).IsZero() {
+		doc.Status = &dv.Status
+	}
+	data, err := yaml.Marshal(doc)
 	if err != nil {
 		return failed("encode the golden: %v", err)
 	}

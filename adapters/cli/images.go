@@ -156,7 +156,7 @@ func (a *app) runImagesConsumers(o *options, args []string) error {
 	if !a.hasState(o) {
 		return badUsage("consumers reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
-	v, err := a.snapshot(o, catalog.ConsumersNeeds, false)
+	v, err := a.snapshot(o, vmimages.ConsumersNeeds, false)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (a *app) runImagesPrune(o *options, _ []string) error {
 	if !a.hasState(o) {
 		return badUsage("prune reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
-	v, err := a.snapshot(o, catalog.PruneNeeds, true)
+	v, err := a.snapshot(o, vmimages.PruneNeeds, true)
 	if err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ var liveBugs = map[string]liveDiffer{
 // notLive are the walkthrough's runs that take --state and cannot agree on
 // a cluster, and why; each still runs, and its reason is asserted.
 var notLive = map[string]string{
-	"./worker-image plan -f examples/cli/pools.yaml --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --max-input-bytes 32Ki": "the input over --max-input-bytes is state.yaml itself; a live read is bounded per list page, not by that flag, so the run plans (exit status 0)",
+	"./worker-image plan -f examples/cli/pools.yaml --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --max-input-bytes 32Ki": "the one input over --max-input-bytes is state.yaml itself, which a live run does not read: it plans (exit status 0)",
 }
 
 // liveArgs is a document's run with its --state file (and --observed,
@@ -248,8 +248,9 @@ func liveRuns(t *testing.T, w liveWalkthrough, ran map[string]bool) {
 			if slices.Contains(liveRefused, s.Line) {
 				wantCode = 3
 			}
+			why := "the page's output"
 			if d, ok := liveDiffers[s.Line]; ok {
-				want = expectedLive(t, s.Output, d, steps)
+				want, why = expectedLive(t, s.Output, d, steps), d.why
 			}
 			code, stdout, stderr := run(t, stdin, liveArgs(w, args, kc, true)...)
 			got := strings.Split(strings.TrimSuffix(stdout+stderr, "\n"), "\n")
@@ -257,7 +258,7 @@ func liveRuns(t *testing.T, w liveWalkthrough, ran map[string]bool) {
 				if consoleblock.Matches(got, want) {
 					t.Errorf("live, the run prints what the page shows now: drop it from liveBugs (%s)", d.why)
 				}
-				want = expectedLive(t, s.Output, d, steps)
+				want, why = expectedLive(t, s.Output, d, steps), "a bug: "+d.why
 			}
 			if why, ok := notLive[s.Line]; ok {
 				assert.Equal(t, 0, code, "%s\n%s%s", why, stdout, stderr)
@@ -266,7 +267,7 @@ func liveRuns(t *testing.T, w liveWalkthrough, ran map[string]bool) {
 			}
 			assert.Equal(t, wantCode, code, "exit status\n%s%s", stdout, stderr)
 			if !consoleblock.Matches(got, want) {
-				t.Errorf("the live output differs from the page's\n--- page (as a live read prints it)\n%s\n--- got\n%s%s", strings.Join(want, "\n"), stdout, stderr)
+				t.Errorf("the live output differs from the page's\n--- page (as a live read prints it: %s)\n%s\n--- got\n%s%s", why, strings.Join(want, "\n"), stdout, stderr)
 			}
 			if !slices.Contains(args, w.catalog) {
 				return

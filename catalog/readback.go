@@ -47,8 +47,8 @@ func ReadBack(snap *state.Snapshot) (Values, guard.Warnings) {
 	var warnings guard.Warnings
 	for _, k := range missing.Each() {
 		warnings = append(warnings, unverified(k, field.NewPath("images"),
-			"%ss in %s were not observed, so the catalog read back from the goldens may miss some; read them, or pass the catalog's values",
-			k, naming.GoldenNamespace))
+			"%s in %s were not observed, so the catalog read back from the goldens may miss some; read them, or pass the catalog's values",
+			k.Plural(), naming.GoldenNamespace))
 	}
 	return v, warnings
 }

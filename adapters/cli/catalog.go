@@ -2,13 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -55,14 +58,16 @@ disabled) as the catalog chart does, and guards the goldens that exist in the
 cluster against edits (CatalogEntryImmutable). It names the goldens in
 cozy-public that no entry manages any more. Without -o it prints the goldens
 as YAML documents on standard output, and the unmanaged goldens, warnings
-and refusals on standard error.`,
+and refusals on standard error.
+
+` + releaseCatalogHelp,
 		Example: a.examples(`worker-image catalog render --example
 worker-image catalog render --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml -o json`),
 		Args: noArgs,
 		RunE: a.runE(o, a.runRender),
 	}
 	fs := cmd.Flags()
-	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values", false)
 	o.stateFlags(fs)
 	o.outputFlagSaying(fs, "the goldens as the catalog chart renders them, YAML documents on standard output, the rest on standard error", yamlOut, jsonOut)
 	o.strictFlag(fs, false)
@@ -150,13 +155,23 @@ func (v view) summary() *offlineSummary {
 }
 
 // writeGolden prints a golden as the catalog chart renders it, or, for a
-// live golden's spec reproduced whole, as YAML.
+// live golden's spec reproduced whole or an image catalog's golden, as
+// YAML, without the empty status a chart never renders.
 func (a *app) writeGolden(dv *cdiv1.DataVolume) error {
 	if text, err := helm.GoldenText(dv); err == nil {
 		_, err = fmt.Fprintf(a.stdout, "---\n%s", escapeLines(text))
 		return err
 	}
-	data, err := yaml.Marshal(dv)
+	doc := struct {
+		metav1.TypeMeta `json:",inline"`
+		Metadata        metav1.ObjectMeta       `json:"metadata"`
+		Spec            cdiv1.DataVolumeSpec    `json:"spec"`
+		Status          *cdiv1.DataVolumeStatus `json:"status,omitempty"`
+	}{TypeMeta: dv.TypeMeta, Metadata: dv.ObjectMeta, Spec: dv.Spec}
+	if !reflect.ValueOf(dv.Status).IsZero() {
+		doc.Status = &dv.Status
+	}
+	data, err := yaml.Marshal(doc)
 	if err != nil {
 		return failed("encode the golden: %v", err)
 	}
@@ -298,14 +313,16 @@ the pools whose next render clones them: a golden a plan clones is never safe
 to delete). A report only: nothing is deleted. When any of those kinds could not be read
 everywhere, nothing is reported safe to delete, and a warning names the kind:
 a --state file's count for every namespace only when --observed names them
-(or all), since a dump of some namespaces holds objects too.`,
+(or all), since a dump of some namespaces holds objects too.
+
+` + releaseCatalogHelp,
 		Example: a.examples(`worker-image catalog prune --example
 worker-image catalog prune --catalog examples/cli/catalog.yaml --state examples/cli/state.yaml --observed all -o json`),
 		Args: noArgs,
 		RunE: a.runE(o, a.runPrune),
 	}
 	fs := cmd.Flags()
-	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values", false)
 	o.stateFlags(fs)
 	o.outputFlag(fs, yamlOut, jsonOut)
 	o.strictFlag(fs, false)
@@ -389,6 +406,15 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// releaseCatalogHelp is, for render's and prune's help, where their
+// catalog comes from (releaseCatalog).
+var releaseCatalogHelp = `The catalog is --catalog, else the values of its HelmRelease read from the
+cluster (--catalog-release, default ` + catalogrelease.Default.String() + `:
+spec.values over spec.valuesFrom), never one read back from the goldens,
+which would manage every golden there is: where the release cannot be read
+(no cluster is read, as with --state; the HelmRelease API is not served;
+get on it is forbidden), --catalog is required.`
 
 // releaseCatalog is the catalog render and prune work on: the --catalog
 // file's or the catalog release's, never one read back from the goldens,

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // catalogReleaseDoc is the catalog HelmRelease as Cozystack deploys it:
@@ -184,4 +187,37 @@ func TestRenderAndPruneReadTheRelease(t *testing.T) {
 			t.Errorf("%v without a release: exit %d\n%s", cmd, r.code, r.stderr)
 		}
 	}
+}
+
+// Each command's help says where its catalog comes from without
+// --catalog, as the code finds it: the catalog release first, read back
+// from the goldens only where it cannot be read (plan, diff, helm-verify),
+// or never (render, prune: --catalog is then required).
+func TestHelpSaysWhereTheCatalogComesFrom(t *testing.T) {
+	for _, args := range [][]string{{"plan"}, {"diff"}, {"helm-verify"}} {
+		h := exe(t, "", append(args, "-h")...)
+		require.Equal(t, 0, h.code, "%v", args)
+		text := strings.Join(strings.Fields(h.stdout), " ")
+		assert.Contains(t, text, "Without --catalog the catalog is the values of its HelmRelease read from the cluster (--catalog-release, default cozy-system/kubernetes-worker-image", "%v", args)
+		assert.Contains(t, text, "Only where the release cannot be read (no cluster is read, as with --state;", "%v", args)
+		assert.NotContains(t, text, "goldens read back from the cluster", "%v", args)
+		assert.NotContains(t, text, "Without --catalog the catalog is read back", "%v", args)
+		assert.NotContains(t, text, "--catalog, or the catalog read back", "%v", args)
+	}
+	for _, args := range [][]string{{"catalog", "render"}, {"catalog", "prune"}} {
+		h := exe(t, "", append(args, "-h")...)
+		require.Equal(t, 0, h.code, "%v", args)
+		text := strings.Join(strings.Fields(h.stdout), " ")
+		assert.Contains(t, text, "never one read back from the goldens", "%v", args)
+		assert.Contains(t, text, "required when that release cannot be read", "%v", args)
+		assert.NotContains(t, text, "else read back from the goldens", "%v", args)
+	}
+
+	// What the help promises: with --state no cluster is read, so the
+	// catalog is read back, and standard error says so and why.
+	r := exe(t, "", "plan", "-f", examplePools, "--state", exampleState)
+	assert.Contains(t, r.stderr, "catalog: read back from the goldens in cozy-public, since the catalog release cozy-system/kubernetes-worker-image could not be read: no cluster was read")
+	p := exe(t, "", "catalog", "prune", "--state", exampleState)
+	assert.Equal(t, 2, p.code, "%s", p.stderr)
+	assert.Contains(t, p.stderr, "--catalog CATALOG.yaml is required")
 }

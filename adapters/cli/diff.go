@@ -44,7 +44,7 @@ rollout moves over the network.
 
 The pools and the catalog before the change are plan's: -f files (or bare
 values with --name), or the cluster's pools (kubernetesnodes/NAME, -n, -A);
---catalog, or the catalog read back from the goldens in the cluster's state.
+--catalog, or without it the catalog release's (below).
 The change is any of --after-pools (KubernetesNodes documents that replace
 every pool of -f: a pool they do not hold is removed), --after-catalog (the
 catalog's values after the change), and --set KEY=VALUE (repeatable): a new
@@ -67,6 +67,8 @@ fixes does not roll and has none), and the transfer: bytes pulled over HTTP
 golden still to be created) against bytes moved by storage-layer clones.
 Pools whose plan after the change is refused come first.
 
+` + catalogDefaultHelp + `
+
 Exit status: 0 when every plan after the change is planned, 3 when one is
 refused.`,
 		Example: a.examples(`worker-image diff --example --set talos.version=v1.13.7
@@ -83,7 +85,7 @@ worker-image diff -n tenant-demo --set talos.version=v1.13.7 --cozystack-values 
 	}
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: the pools before the change, KubernetesNodes documents (or bare values with --name)")
-	o.catalogFlags(fs, "`CATALOG.yaml`: the catalog before the change, the kubernetes-worker-image package's values")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the catalog before the change, the kubernetes-worker-image package's values", true)
 	fs.StringVar(&d.afterPools, "after-pools", "", "`POOL.yaml`: the pools after the change, KubernetesNodes documents replacing every pool before it (\"-\" for standard input)")
 	fs.StringVar(&d.afterCatalog, "after-catalog", "", "`CATALOG.yaml`: the catalog's values after the change (\"-\" for standard input)")
 	fs.StringArrayVar(&d.set, "set", nil, "`KEY=VALUE`: a new kubernetes-nodes chart default after the change, for the pools that do not set KEY (repeat it for several)")

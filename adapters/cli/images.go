@@ -156,7 +156,7 @@ func (a *app) runImagesConsumers(o *options, args []string) error {
 	if !a.hasState(o) {
 		return badUsage("consumers reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
-	v, err := a.snapshot(o, catalog.ConsumersNeeds, false)
+	v, err := a.snapshot(o, vmimages.ConsumersNeeds, false)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,9 @@ func (a *app) imagesPruneCommand() *cobra.Command {
 		Long: `Reports, of the goldens in cozy-public no image of the catalog manages, those
 nothing clones (safe to delete) and those still cloned, with their consumers
 (a VMDisk counts through its vm-disk HelmRelease before its DataVolume exists).
-A report only: nothing is deleted. When a kind that may clone a golden could
+A report only: nothing is deleted. When a kind that may clone an image's
+golden (PersistentVolumeClaim, DataVolume, VirtualMachine, DataSource,
+HelmRelease; a worker pool and its KubevirtMachineTemplate never do) could
 not be read everywhere, nothing is reported safe to delete.`,
 		Args: noArgs,
 		RunE: a.runE(o, a.runImagesPrune),
@@ -188,7 +190,7 @@ func (a *app) runImagesPrune(o *options, _ []string) error {
 	if !a.hasState(o) {
 		return badUsage("prune reads the cluster: pass --state, or --kubeconfig (or KUBECONFIG, --context)")
 	}
-	v, err := a.snapshot(o, catalog.PruneNeeds, true)
+	v, err := a.snapshot(o, vmimages.PruneNeeds, true)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -158,4 +160,65 @@ func TestCatalogImagesCountsVMDiskReleases(t *testing.T) {
 	assert.Equal(t, []struct{ Name string }{{"vm-default-images-centos"}}, rep.Kept)
 	text := exe(t, "", "catalog", "images", "prune", "--images", images, "--state", st, "--observed", "all")
 	assert.Contains(t, text.stdout, "HelmRelease tenant-demo/vm-disk-fresh")
+}
+
+// The walkthrough's files, as docs/vmdisks.md passes them.
+var (
+	exampleImages  = filepath.Join("..", "..", "examples", "cli", "images.yaml")
+	exampleVMState = filepath.Join("..", "..", "examples", "cli", "vmstate.yaml")
+)
+
+// imageConsumerKinds are the kinds that may clone an image's golden; a
+// worker pool and its KubevirtMachineTemplate never do.
+var imageConsumerKinds = []string{"PersistentVolumeClaim", "DataVolume", "VirtualMachine", "DataSource", "HelmRelease"}
+
+// An image's golden is safe to delete once every kind that may clone one
+// was read, and only then: a KubevirtMachineTemplate or a KubernetesNodes
+// unread hides none.
+func TestCatalogImagesNeedWhatClonesAnImage(t *testing.T) {
+	observed := strings.Join(imageConsumerKinds, ",")
+	prune := exe(t, "", "catalog", "images", "prune", "--images", exampleImages, "--state", exampleVMState, "--observed", observed)
+	require.Equal(t, 0, prune.code, "%s%s", prune.stdout, prune.stderr)
+	assert.Contains(t, prune.stdout, "safe to delete (unmanaged, nothing clones them): 1\n  vm-default-images-fedora-40\n")
+	assert.Empty(t, prune.stderr)
+	consumers := exe(t, "", "catalog", "images", "consumers", "debian-12", "--state", exampleVMState, "--observed", observed)
+	assert.Equal(t, 0, consumers.code, "%s%s", consumers.stdout, consumers.stderr)
+	assert.Empty(t, consumers.stderr)
+
+	// Fail-closed: any one of them unread, nothing is safe to delete, and
+	// the warning names it.
+	for i, k := range imageConsumerKinds {
+		fewer := strings.Join(append(append([]string{}, imageConsumerKinds[:i]...), imageConsumerKinds[i+1:]...), ",")
+		if k == "PersistentVolumeClaim" || k == "DataVolume" {
+			fewer += ",KubevirtMachineTemplate,KubernetesNodes" // the file holds them: named or not, they are read
+		}
+		r := exe(t, "", "catalog", "images", "prune", "--images", exampleImages, "--state", exampleVMState, "--observed", fewer, "-o", "json")
+		assert.Equal(t, 4, r.code, "%s unread: %s", k, r.stderr)
+		assert.Contains(t, r.stdout, `"safeToDelete": []`, "%s unread", k)
+		assert.Contains(t, r.stderr, "StateUnverified at safeToDelete: "+k, "%s unread", k)
+	}
+
+	// From the file alone, the note names exactly those kinds, each
+	// in its plural.
+	unsure := exe(t, "", "catalog", "images", "prune", "--images", exampleImages, "--state", exampleVMState)
+	assert.Equal(t, 4, unsure.code)
+	assert.Contains(t, unsure.stderr, "(or --observed "+observed+")")
+	for _, never := range []string{"KubevirtMachineTemplate", "KubernetesNodes"} {
+		assert.NotContains(t, unsure.stderr, never)
+	}
+}
+
+// The image catalog's goldens print as the chart renders them, with no
+// status; a retired golden's warning counts its clones in words.
+func TestCatalogImagesRenderText(t *testing.T) {
+	r := exe(t, "", "catalog", "images", "render", "--images", exampleImages, "--state", exampleVMState)
+	require.Equal(t, 0, r.code, "%s%s", r.stdout, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "---\napiVersion: cdi.kubevirt.io/v1beta1\nkind: DataVolume\n"), r.stdout)
+	assert.True(t, strings.HasSuffix(r.stdout, "    storageClassName: replicated\n"), "the golden ends with its spec, as catalog render's do:\n%s", r.stdout)
+	assert.NotContains(t, r.stdout, "status:")
+	assert.Contains(t, r.stderr, "golden vm-default-images-debian-12 is in no entry, and 1 object clones it (DataVolume tenant-demo/vm-disk-build)")
+
+	// As the worker catalog's render prints its goldens.
+	worker := exe(t, "", "catalog", "render", "--example")
+	assert.NotContains(t, worker.stdout, "status:")
 }

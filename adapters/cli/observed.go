@@ -69,16 +69,18 @@ func kindNames() []string {
 // holds an object of, plus those named, but none it holds an object of in
 // a version not read. A kind the file neither holds nor names is unknown,
 // never empty, since nothing says the dump covered it. A destructive
-// report (prune's safe-to-delete) takes the file's consumer kinds (PVCs,
-// DataVolumes, templates, VirtualMachines, DataSources, pools) for every
+// report (prune's safe-to-delete) takes the file's consumers, the kinds
+// that may clone what it reports on (for a worker golden: PVCs,
+// DataVolumes, templates, VirtualMachines, DataSources, pools), for every
 // namespace only when they are named: a dump of some namespaces holds
 // objects too, so held but not named they cover the namespaces the file
-// holds them in. It returns the kinds it so scoped.
-func observeFile(res manifests.Result, named state.Kind, destructive bool) state.Kind {
+// holds them in. It returns the kinds it so scoped; consumers 0 is a
+// report that deletes nothing, and scopes none.
+func observeFile(res manifests.Result, named, consumers state.Kind) state.Kind {
 	st := res.State
 	st.Observed = res.Observed(named)
-	scoped := st.Observed & state.ConsumerKinds &^ named
-	if !destructive || scoped == 0 {
+	scoped := st.Observed & consumers &^ named
+	if scoped == 0 {
 		return 0
 	}
 	st.Namespaces = []string{}

@@ -67,10 +67,16 @@ func (o *options) catalogFlag(fs stringFlags, usage string) {
 }
 
 // catalogFlags are --catalog and --catalog-release: the catalog is the
-// file's, else the release's read from the cluster.
-func (o *options) catalogFlags(fs *pflag.FlagSet, usage string) {
+// file's, else the release's read from the cluster; else, where readBack,
+// the catalog read back from the goldens (loadCatalog), and otherwise none
+// (releaseCatalog refuses).
+func (o *options) catalogFlags(fs *pflag.FlagSet, usage string, readBack bool) {
+	fallback := "else read back from the goldens in the cluster's state"
+	if !readBack {
+		fallback = "required when that release cannot be read"
+	}
 	o.catalogFlag(fs, usage+"; or a HelmRelease of them (kubectl get hr -o yaml), whose valuesFrom is read from the cluster "+
-		"(default: the --catalog-release read from the cluster, else read back from the goldens in the cluster's state)")
+		"(default: the --catalog-release read from the cluster, "+fallback+")")
 	fs.StringVar(&o.catalogRelease, "catalog-release", catalogrelease.Default.String(), "`NAMESPACE/NAME` of the catalog's HelmRelease, whose values (spec.values over spec.valuesFrom) are the catalog when no --catalog is given")
 }
 
@@ -160,3 +166,14 @@ func countStdin(paths ...string) int {
 	}
 	return n
 }
+
+// catalogDefaultHelp is, for a command's help, where the catalog comes
+// from without --catalog, as loadCatalog finds it.
+var catalogDefaultHelp = `Without --catalog the catalog is the values of its HelmRelease read from
+the cluster (--catalog-release, default ` + catalogrelease.Default.String() + `:
+spec.values over spec.valuesFrom); a release that does not exist is a catalog
+not deployed, which serves no golden. Only where the release cannot be read
+(no cluster is read, as with --state; the HelmRelease API is not served;
+get on it is forbidden) is the catalog read back from the goldens in the cluster's state,
+where a retired golden counts as an entry; standard error then says so, and
+why.`

@@ -391,9 +391,14 @@ func headline(r plan.Result, classFrom string) string {
 	return b.String()
 }
 
+// plural is word for n of it: a kind as state.Kind.Plural spells it
+// ("2 KubernetesNodes"), any other word with an s ("2 pools").
 func plural(n int, word string) string {
 	if n == 1 {
 		return word
+	}
+	if k, ok := state.KindByName(word); ok {
+		return k.Plural()
 	}
 	return word + "s"
 }

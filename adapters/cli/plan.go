@@ -31,8 +31,9 @@ The cluster's state comes from the cluster the kubeconfig names (--kubeconfig,
 needs, or from a --state file, which observes the kinds it holds an object
 of and those --observed names. Any other kind is unknown, as every kind is
 offline, and the guards that need one warn StateUnverified, with its cause;
---strict refuses them. Without --catalog the catalog is read back from the
-goldens in the cluster's state.
+--strict refuses them.
+
+` + catalogDefaultHelp + `
 
 VMDisks (apps.cozystack.io) plan the same way: vmdisks/NAME, every VMDisk of
 -n NAMESPACE with "plan vmdisks", of every namespace with -A, or -f files of
@@ -63,7 +64,7 @@ worker-image plan -f values.yaml --name demo-md0 -n tenant-demo -o chart`),
 	}
 	fs := cmd.Flags()
 	o.fileFlag(fs, "`POOL.yaml`: KubernetesNodes documents (or bare values with --name)")
-	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values", true)
 	fs.StringVar(&o.images, "images", "", "`IMAGES.yaml`: the image catalog VMDisks clone from, the vm-default-images package's values or its HelmRelease "+
 		"(default: the HelmRelease "+imagesRelease.String()+" read from the cluster)")
 	o.stateFlags(fs)

@@ -90,7 +90,11 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 	}
 	v := view{causes: map[state.Kind]string{}}
 	st := res.State
-	scoped := observeFile(res, named, destructive)
+	var consumers state.Kind
+	if destructive {
+		consumers = listed(need()) & state.ConsumerKinds
+	}
+	scoped := observeFile(res, named, consumers)
 	for _, n := range res.Notes {
 		if k, ok := kindNamed(n.Kind); ok && n.Reason == manifests.VersionNotRead && v.causes[k] == "" {
 			v.causes[k] = n.Cause() // the first such object of the kind
@@ -104,16 +108,27 @@ func (a *app) snapshot(o *options, need func() state.Request, destructive bool) 
 	if scoped != 0 {
 		printf(a.stderr, "note: %s: its %s count only for the namespaces it holds them in; "+
 			"if it holds every namespace's, pass --observed all (or --observed %s)\n", name, kindPlurals(scoped),
-			strings.ReplaceAll(state.ConsumerKinds.String(), "|", ","))
+			strings.ReplaceAll(consumers.String(), "|", ","))
 		for _, k := range scoped.Each() {
 			if _, ok := v.causes[k]; !ok {
 				v.causes[k] = fmt.Sprintf("not every namespace's: %s counts only for the namespaces it holds them in (--observed %s says it holds every namespace's)", name,
-					strings.ReplaceAll(state.ConsumerKinds.String(), "|", ","))
+					strings.ReplaceAll(consumers.String(), "|", ","))
 			}
 		}
 	}
 	v.snap = state.NewSnapshot(st)
 	return v, nil
+}
+
+// listed is the kinds a request lists in every namespace.
+func listed(r state.Request) state.Kind {
+	var k state.Kind
+	for _, l := range r.Lists {
+		if l.Namespace == "" {
+			k |= l.Kind
+		}
+	}
+	return k
 }
 
 // explain sets on each StateUnverified the cause the view knows of its

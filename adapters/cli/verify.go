@@ -81,8 +81,10 @@ its templates.
 
 Every disk-system that clones anything is guarded: a clone of a volume that
 is not a golden of cozy-public is refused NotAGolden. The catalog is the
-goldens in the manifests merged with --catalog (or, without it, with the
-goldens read back from the cluster).
+goldens in the manifests merged with the catalog of --catalog, or, without
+it, with the catalog found as follows.
+
+` + catalogDefaultHelp + `
 
 It is strict by default: a guard that could not look (StateUnverified) or an
 UnknownField refuses, since Helm drops a post-renderer's standard error on
@@ -114,7 +116,7 @@ helm upgrade demo ./kubernetes-nodes -n tenant-demo --post-renderer worker-image
 		}),
 	}
 	fs := cmd.Flags()
-	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values, merged with the goldens in the manifests")
+	o.catalogFlags(fs, "`CATALOG.yaml`: the kubernetes-worker-image package's values, merged with the goldens in the manifests", true)
 	o.stateFlags(fs)
 	o.strictFlag(fs, true)
 	fs.BoolVar(&o.example, "example", false, "verify the walkthrough's pools (examples/cli) as the chart renders them, against its catalog and state, instead of standard input")

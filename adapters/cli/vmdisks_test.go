@@ -189,8 +189,14 @@ func TestPlanVMDiskUsage(t *testing.T) {
 		r := exe(t, "", args...)
 		assert.Equal(t, 2, r.code, "%s: %s%s", name, r.stdout, r.stderr)
 	}
+	// The count names the kind as Kubernetes spells it, for one and many.
+	r := exe(t, "", "plan", "-f", mixed)
+	assert.Contains(t, r.stderr, "the files hold 2 KubernetesNodes and 1 VMDisk: plan pools and VMDisks in runs of their own")
+	two := write(t, "two.yaml", vmDiskDoc("ubuntu", "")+"---\n"+vmDiskDoc("debian", "")+"---\n"+readExample(t, exampleRefused))
+	r = exe(t, "", "plan", "-f", two)
+	assert.Contains(t, r.stderr, "the files hold 1 KubernetesNodes and 2 VMDisks:")
 	// Just clear of it: the disk's file alone plans (offline: no state, so
 	// its clone is unverified and it is not refused).
-	r := exe(t, "", "plan", "-f", disk, "--images", write(t, "images.yaml", imagesValues))
+	r = exe(t, "", "plan", "-f", disk, "--images", write(t, "images.yaml", imagesValues))
 	assert.NotEqual(t, 2, r.code, "%s%s", r.stdout, r.stderr)
 }

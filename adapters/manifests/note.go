@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 // NoteReason says why an object of the input did not make it into the State.
@@ -48,8 +49,8 @@ func (n Note) String() string {
 	case Superseded:
 		return fmt.Sprintf("%s:%d: %s %s %s appears again at %s:%d, which is kept", n.File, n.Line, n.APIVersion, n.Kind, obj, n.By.File, n.By.Line)
 	case VersionNotRead:
-		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads %ss only as %s, so the file's %ss are unknown (%s)",
-			n.File, n.Line, n.APIVersion, n.Kind, obj, n.Kind, readAs(n), n.Kind, dumpAs(n))
+		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads %s only as %s, so the file's %s are unknown (%s)",
+			n.File, n.Line, n.APIVersion, n.Kind, obj, plural(n.Kind), readAs(n), plural(n.Kind), dumpAs(n))
 	default:
 		return fmt.Sprintf("%s:%d: skipped %s %s %s: the planner reads only %s", n.File, n.Line, n.APIVersion, n.Kind, obj, kinds.Read())
 	}
@@ -91,4 +92,13 @@ func dumpAs(n Note) string {
 		res += "." + info.GVK.Version + "." + g
 	}
 	return "kubectl get " + res + " -o yaml prints them as read"
+}
+
+// plural is a kind's plural as the planner spells it, the kind and "s" for
+// a kind it does not read.
+func plural(kind string) string {
+	if k, ok := state.KindByName(kind); ok {
+		return k.Plural()
+	}
+	return kind + "s"
 }

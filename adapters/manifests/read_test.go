@@ -350,3 +350,34 @@ func TestReadFromWhereTheReaderStands(t *testing.T) {
 		assert.Equal(t, want, got, name)
 	}
 }
+
+// TestVersionNotReadSaysThePlural: a note names the kind's plural as the
+// planner spells it, for a kind whose name already ends in s as for any
+// other.
+func TestVersionNotReadSaysThePlural(t *testing.T) {
+	for kind, want := range map[string]string{
+		"KubernetesNodes": "the planner reads KubernetesNodes only as",
+		"VirtualMachine":  "the planner reads VirtualMachines only as",
+	} {
+		in := fmt.Sprintf("apiVersion: %s/v999\nkind: %s\nmetadata:\n  name: x\n  namespace: t\n", groupOf(t, kind), kind)
+		res, err := manifests.Read("state.yaml", strings.NewReader(in))
+		require.NoError(t, err)
+		require.Len(t, res.Notes, 1, kind)
+		assert.Equal(t, manifests.VersionNotRead, res.Notes[0].Reason, kind)
+		assert.Contains(t, res.Notes[0].String(), want, kind)
+		assert.NotContains(t, res.Notes[0].String(), "Nodess", kind)
+	}
+}
+
+// groupOf is the API group the planner reads kind in.
+func groupOf(t *testing.T, kind string) string {
+	t.Helper()
+	switch kind {
+	case "KubernetesNodes":
+		return "apps.cozystack.io"
+	case "VirtualMachine":
+		return "kubevirt.io"
+	}
+	t.Fatalf("no group for %s", kind)
+	return ""
+}

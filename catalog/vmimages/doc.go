@@ -30,8 +30,10 @@
 //     reads. An explicit empty list means none.
 //   - Unknown is neither absent nor present: what was not observed is a
 //     StateUnverified warning naming the kind, and a prune whose consumer
-//     kinds were not all observed in every namespace reports nothing safe
-//     to delete.
+//     kinds (those that may clone an image's golden: PVCs, DataVolumes,
+//     VirtualMachines, DataSources, vm-disk HelmReleases; never a worker
+//     pool or its KubevirtMachineTemplate) were not all observed in every
+//     namespace reports nothing safe to delete.
 //
 // Everything here is pure: it reads a state.Snapshot, never the cluster,
 // and never deletes anything.

@@ -17,10 +17,31 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
+// consumerKinds are the kinds that may clone an image's golden: disks
+// (PVCs and the DataVolumes of VMDisks), VirtualMachines by their
+// dataVolumeTemplates, DataSources that point at it, and the vm-disk
+// HelmReleases cozystack-api serves every VMDisk from. A worker pool
+// (KubernetesNodes) and its KubevirtMachineTemplate clone a talos-worker
+// golden, never an image's, so an unread one hides no consumer of it.
+const consumerKinds = state.PersistentVolumeClaim | state.DataVolume | state.VirtualMachine | state.DataSource | state.HelmRelease
+
+// ConsumersNeeds is what Consumers reads: every kind that may clone an
+// image's golden, in every namespace, one list each.
+func ConsumersNeeds() state.Request {
+	var r state.Request
+	for _, k := range consumerKinds.Each() {
+		r.Lists = append(r.Lists, state.Ref{Kind: k})
+	}
+	return r.Merge(state.Request{})
+}
+
+// PruneNeeds is what Prune reads: the goldens and everything that may
+// clone one, in every namespace.
+func PruneNeeds() state.Request { return catalog.RenderNeeds().Merge(ConsumersNeeds()) }
+
 // noPools is the catalog.PoolReader of the image catalog: a worker pool
 // clones a talos-worker golden, never an image's, so no pool is its
-// consumer (the pool kinds must still be observed for a prune to call a
-// golden safe to delete: an unread kind proves nothing).
+// consumer.
 func noPools(state.Kind, *unstructured.Unstructured) (pool, golden string, err error) {
 	return "", "", nil
 }
@@ -109,8 +130,38 @@ func (x *index) Of(golden string) []catalog.Consumer {
 	return out
 }
 
-// Complete reports whether no consumer can be missing.
-func (x *index) Complete() bool { return x.ConsumerIndex.Complete() && len(x.undecided) == 0 }
+// Unobserved is the kinds that may clone an image's golden and were not
+// observed in every namespace: what may hide a consumer.
+func (x *index) Unobserved() state.Kind { return x.ConsumerIndex.Unobserved() & consumerKinds }
+
+// Complete reports whether no consumer can be missing: noPools tells every
+// pool, so only the kinds unread and the vm-disk releases undecided leave
+// one out.
+func (x *index) Complete() bool { return x.Unobserved() == 0 && len(x.undecided) == 0 }
+
+// Radius is the golden's blast radius, uncertain only by the kinds that
+// may clone an image's golden.
+func (x *index) Radius(golden string) catalog.Radius {
+	r := x.ConsumerIndex.Radius(golden)
+	r.Unobserved = nil
+	for _, k := range x.Unobserved().Each() {
+		r.Unobserved = append(r.Unobserved, k.String())
+	}
+	return r
+}
+
+// Result is the consumers of a golden with a StateUnverified warning per
+// kind that may clone it and was not observed in every namespace.
+func (x *index) Result(golden string) catalog.ConsumersResult {
+	res := catalog.ConsumersResult{Golden: golden, Consumers: append([]catalog.Consumer{}, x.Of(golden)...), BlastRadius: x.Radius(golden)}
+	for _, k := range x.Unobserved().Each() {
+		w := guard.NewWarning(guard.StateUnverified, field.NewPath("consumers"),
+			"%s were not observed in every namespace, so consumers of golden %s may be missing; read them before deleting it", k.Plural(), golden)
+		w.Kind, w.Subject = k.String(), subject
+		res.Warnings = append(res.Warnings, w)
+	}
+	return res
+}
 
 // undecidedWarnings are a StateUnverified per vm-disk release whose image
 // could not be told.
@@ -138,7 +189,6 @@ func Consumers(image string, snap *state.Snapshot) catalog.ConsumersResult {
 	golden := GoldenPrefix + image
 	x := newIndex(snap)
 	res := x.Result(golden)
-	res.Consumers = append([]catalog.Consumer{}, x.Of(golden)...)
 	res.Warnings = append(res.Warnings, x.undecidedWarnings(field.NewPath("consumers"), "golden "+golden+" may be among what it clones")...)
 	return res
 }
@@ -147,7 +197,7 @@ func Consumers(image string, snap *state.Snapshot) catalog.ConsumersResult {
 // catalog names, which ones nothing clones (safe to delete by hand) and
 // which are still cloned, with their consumers (Consumers: a VMDisk's
 // release counts while its DataVolume does not exist yet). It fails
-// closed: when a consumer kind (state.ConsumerKinds) or the goldens
+// closed: when a kind that may clone an image's golden (Consumers) or the goldens
 // themselves were not observed in every namespace, a vm-disk release's
 // image cannot be told, or the catalog is unknown, nothing is safe to
 // delete, and a StateUnverified warning says why. It is a report: the
@@ -179,7 +229,7 @@ func Prune(cat *Catalog, snap *state.Snapshot) catalog.PruneReport {
 		}
 	}
 	for _, k := range (missing | idx.Unobserved()).Each() {
-		detail := k.String() + "s were not observed in every namespace, so nothing is reported safe to delete"
+		detail := k.Plural() + " were not observed in every namespace, so nothing is reported safe to delete"
 		if len(unsure) > 0 {
 			detail += " (unmanaged goldens with no consumer seen: " + strings.Join(unsure, ", ") + ")"
 		}

@@ -103,7 +103,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 	}
 	for _, k := range r.unverified.Each() {
 		w := guard.NewWarning(guard.StateUnverified, pathImages,
-			"%ss were not observed, so the goldens' checks that read them did not run; render with the cluster's state to check", k)
+			"%s were not observed, so the goldens' checks that read them did not run; render with the cluster's state to check", k.Plural())
 		w.Kind = k.String()
 		r.col.AddWarning(w)
 	}
@@ -211,9 +211,13 @@ func (r *renderer) warnDropped(names []string) {
 		for _, c := range cs {
 			list = append(list, c.Kind+" "+c.Namespace+"/"+c.Name)
 		}
+		clones := fmt.Sprintf("%d objects clone it", len(cs))
+		if len(cs) == 1 {
+			clones = "1 object clones it"
+		}
 		r.col.Warn(guard.GoldenUnavailable, pathImages,
-			"golden %s is in no entry, and %d objects clone it (%s); if this release made it, the upgrade deletes it: keep image %q until they are done",
-			n, len(cs), strings.Join(list, ", "), strings.TrimPrefix(n, GoldenPrefix))
+			"golden %s is in no entry, and %s (%s); if this release made it, the upgrade deletes it: keep image %q until they are done",
+			n, clones, strings.Join(list, ", "), strings.TrimPrefix(n, GoldenPrefix))
 	}
 }
 

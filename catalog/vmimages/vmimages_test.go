@@ -1,6 +1,8 @@
 package vmimages_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,8 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
@@ -215,9 +220,35 @@ func TestConsumers(t *testing.T) {
 	assert.Equal(t, []string{"DataVolume tenant-a/vm-disk-data", "DataVolume tenant-b/vm-disk-root"}, names)
 	assert.Empty(t, res.Warnings)
 
-	unseen := state.NewSnapshot(fixtures.State(state.AllKinds&^state.VirtualMachine, vmDisk("tenant-a", "data", "ubuntu")))
-	assert.Equal(t, []fixtures.Finding{f(guard.StateUnverified, "consumers")}, fixtures.Warned(vmimages.Consumers("ubuntu", unseen).Warnings),
-		"an unread consumer kind may hide one")
+	for _, k := range []state.Kind{state.PersistentVolumeClaim, state.DataVolume, state.VirtualMachine, state.DataSource, state.HelmRelease} {
+		unseen := vmimages.Consumers("ubuntu", state.NewSnapshot(fixtures.State(state.AllKinds&^k, vmDisk("tenant-a", "data", "ubuntu"))))
+		assert.Equal(t, []fixtures.Finding{f(guard.StateUnverified, "consumers")}, fixtures.Warned(unseen.Warnings),
+			"%s unread may hide a consumer", k)
+		assert.Equal(t, []string{k.String()}, unseen.BlastRadius.Unobserved)
+	}
+	// Just clear of it: no pool or template clones an image's golden.
+	pools := vmimages.Consumers("ubuntu", state.NewSnapshot(fixtures.State(state.AllKinds&^(state.KubevirtMachineTemplate|state.KubernetesNodes), vmDisk("tenant-a", "data", "ubuntu"))))
+	assert.Empty(t, pools.Warnings, "KubevirtMachineTemplates and KubernetesNodes unread hide no consumer of an image")
+	assert.Empty(t, pools.BlastRadius.Unobserved)
+	assert.Len(t, pools.Consumers, 1)
+}
+
+// TestUnobservedSaysThePlural: every warning of a kind not observed names
+// it in the plural as Kubernetes spells it, for every kind.
+func TestUnobservedSaysThePlural(t *testing.T) {
+	cat := vmimages.Decode(values(t, "images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}]"))
+	objs := append(classes(), liveGolden("debian", "https://e.example/d.img", "20Gi", "replicated"), vmDisk("tenant-a", "data", "debian"))
+	for _, k := range state.AllKinds.Each() {
+		snap := state.NewSnapshot(fixtures.State(state.AllKinds&^k, objs...))
+		res, _ := vmimages.Render(cat, snap)
+		ws := append(append(res.Warnings, vmimages.Prune(cat, snap).Warnings...), vmimages.Consumers("debian", snap).Warnings...)
+		for _, w := range ws {
+			assert.NotContains(t, w.Message(), k.Plural()+"s", "%s unobserved", k)
+			if w.Kind == k.String() && strings.Contains(w.Message(), "were not observed") {
+				assert.Contains(t, w.Message(), k.Plural()+" were not observed", "%s unobserved", k)
+			}
+		}
+	}
 }
 
 // TestPrune: a golden no entry names is safe to delete only when nothing
@@ -235,10 +266,19 @@ func TestPrune(t *testing.T) {
 	assert.Equal(t, "vm-default-images-debian", rep.Kept[0].Name)
 	assert.Empty(t, rep.Warnings)
 
-	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim, state.VirtualMachine, state.DataSource, state.KubevirtMachineTemplate} {
+	for _, k := range []state.Kind{state.DataVolume, state.PersistentVolumeClaim, state.VirtualMachine, state.DataSource, state.HelmRelease} {
 		rep := vmimages.Prune(cat, state.NewSnapshot(fixtures.State(state.AllKinds&^k, append(classes(), objs...)...)))
 		assert.Empty(t, rep.SafeToDelete, "%s unobserved: nothing is safe to delete", k)
 		assert.Contains(t, fixtures.Warned(rep.Warnings), f(guard.StateUnverified, "safeToDelete"), k.String())
+	}
+	// Just clear of it: a worker pool and its template clone a
+	// talos-worker golden, never an image's, so leaving them unread hides
+	// no consumer.
+	for _, k := range []state.Kind{state.KubevirtMachineTemplate, state.KubernetesNodes, state.KubevirtMachineTemplate | state.KubernetesNodes} {
+		rep := vmimages.Prune(cat, state.NewSnapshot(fixtures.State(state.AllKinds&^k, append(classes(), objs...)...)))
+		assert.Equal(t, []string{"vm-default-images-centos"}, rep.SafeToDelete, "%s unobserved", k)
+		assert.Empty(t, rep.Warnings, "%s unobserved", k)
+		assert.Empty(t, rep.Kept[0].BlastRadius.Unobserved, "%s unobserved", k)
 	}
 	scoped := fixtures.State(state.AllKinds, append(classes(), objs...)...)
 	scoped.Namespaces = []string{"cozy-public"}
@@ -259,7 +299,12 @@ func TestDroppingAClonedImage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"vm-default-images-debian"}, res.Unmanaged)
 	assert.Equal(t, []fixtures.Finding{f(guard.GoldenUnavailable, "images")}, fixtures.Warned(res.Warnings))
-	assert.Contains(t, res.Warnings[0].Message(), "tenant-a/vm-disk-data")
+	assert.Contains(t, res.Warnings[0].Message(), "and 1 object clones it (DataVolume tenant-a/vm-disk-data)")
+	two := cluster(liveGolden("ubuntu", "https://e.example/u.img", "20Gi", "replicated"),
+		liveGolden("debian", "https://e.example/d.img", "20Gi", "replicated"), vmDisk("tenant-a", "data", "debian"), vmDisk("tenant-b", "root", "debian"))
+	res, _ = vmimages.Render(vmimages.Decode(values(t, "images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}]")), two)
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0].Message(), "and 2 objects clone it (DataVolume tenant-a/vm-disk-data, DataVolume tenant-b/vm-disk-root)")
 
 	res, _ = vmimages.Render(vmimages.Decode(values(t, `images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}, {name: debian, url: 'https://e.example/d.img', storage: 20Gi}]`)), snap)
 	assert.Empty(t, res.Warnings, "neighbour: kept, nothing to warn of")
@@ -326,4 +371,36 @@ func TestConsumersBeforeTheirDisk(t *testing.T) {
 	rep = vmimages.Prune(cat, state.NewSnapshot(st))
 	assert.Empty(t, rep.SafeToDelete)
 	assert.Contains(t, fixtures.Warned(rep.Warnings), f(guard.StateUnverified, "safeToDelete"))
+}
+
+// TestNeedsAreEnough: Consumers and Prune, given a cluster read with
+// exactly what they say they need, see all they would see in the whole
+// cluster and say nothing is unverified; the read asks for no worker pool
+// nor template, which clone no image's golden.
+func TestNeedsAreEnough(t *testing.T) {
+	cat := vmimages.Decode(values(t, "images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}]"))
+	objs := append(classes(), liveGolden("ubuntu", "https://e.example/u.img", "20Gi", "replicated"),
+		liveGolden("centos", "https://e.example/c.img", "20Gi", "replicated"),
+		liveGolden("debian", "https://e.example/d.img", "20Gi", "replicated"), vmDisk("tenant-a", "data", "debian"))
+	read := func(req state.Request) *state.Snapshot {
+		st, err := controllerruntime.New(fixtures.ControllerRuntime(interceptor.Funcs{}, objs...)).Read(context.Background(), req)
+		require.NoError(t, err)
+		return state.NewSnapshot(st)
+	}
+	for _, req := range []state.Request{vmimages.ConsumersNeeds(), vmimages.PruneNeeds()} {
+		for _, l := range req.Lists {
+			assert.NotContains(t, []state.Kind{state.KubevirtMachineTemplate, state.KubernetesNodes}, l.Kind)
+		}
+	}
+	got := vmimages.Consumers("debian", read(vmimages.ConsumersNeeds()))
+	assert.Empty(t, got.Warnings)
+	assert.Len(t, got.Consumers, 1)
+	rep := vmimages.Prune(cat, read(vmimages.PruneNeeds()))
+	assert.Empty(t, rep.Warnings)
+	assert.Equal(t, []string{"vm-default-images-centos"}, rep.SafeToDelete)
+
+	// Just clear of it: the goldens alone are not enough.
+	short := vmimages.Prune(cat, read(catalog.RenderNeeds()))
+	assert.Empty(t, short.SafeToDelete)
+	assert.NotEmpty(t, short.Warnings)
 }

@@ -132,6 +132,11 @@ func TestScale(t *testing.T) {
 		// first left to the runtime.
 		{"controllerruntime.CacheOptions", controllerruntime.CacheOptions(), []reading{indexed, listed}},
 	}
+	if n > 50000 {
+		// Past 50,000 disks the namespace's every disk, 400 times, only
+		// takes minutes to say what 50,000 said.
+		caches[0].readings = caches[0].readings[:1]
+	}
 	if n <= 20000 {
 		caches = append(caches, struct {
 			name     string

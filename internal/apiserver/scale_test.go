@@ -56,8 +56,8 @@ const profileEnv = "WORKER_IMAGE_SCALE_PROFILE"
 // process's RSS; and the time to read what a pool of the crowded
 // namespace needs and plan it, p50 and p99 of 400, with the RSS after,
 // read through the cache itself (the pool's own disks, by the disk index)
-// and through a plain client.Reader over it (the namespace's every disk);
-// then, with the disks' pools written (50 disks each, whatever N) and
+// and (up to 50,000 disks) through a plain client.Reader over it (the
+// namespace's every disk); then, with the disks' pools written (50 disks each, whatever N) and
 // pools without disks up to 1,000 (N/10 from 100,000), `plan -A` as a
 // process (wall, CPU, peak RSS); then the controller over the cluster:
 // the time to plan every pool, and from a change of their class's

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 )
@@ -81,7 +80,9 @@ func (a *app) imageCatalog(o *options, v view, command string) (*vmimages.Catalo
 }
 
 func (a *app) runImagesRender(o *options, _ []string) error {
-	v, err := a.snapshot(o, catalog.RenderNeeds, false)
+	// The disks that clone a golden no image names are read too: the render
+	// warns that the upgrade deletes a golden they still clone.
+	v, err := a.snapshot(o, vmimages.PruneNeeds, false)
 	if err != nil {
 		return err
 	}

@@ -220,7 +220,10 @@ func TestConsumers(t *testing.T) {
 	assert.Equal(t, []string{"DataVolume tenant-a/vm-disk-data", "DataVolume tenant-b/vm-disk-root"}, names)
 	assert.Empty(t, res.Warnings)
 
-	for _, k := range []state.Kind{state.PersistentVolumeClaim, state.DataVolume, state.VirtualMachine, state.DataSource, state.HelmRelease} {
+	// DataVolumes unread, the goldens themselves are unknown: the render
+	// says so whatever it drops; the other kinds
+	// that may clone a golden are asked here.
+	for _, k := range []state.Kind{state.PersistentVolumeClaim, state.VirtualMachine, state.DataSource, state.HelmRelease} {
 		unseen := vmimages.Consumers("ubuntu", state.NewSnapshot(fixtures.State(state.AllKinds&^k, vmDisk("tenant-a", "data", "ubuntu"))))
 		assert.Equal(t, []fixtures.Finding{f(guard.StateUnverified, "consumers")}, fixtures.Warned(unseen.Warnings),
 			"%s unread may hide a consumer", k)
@@ -403,4 +406,30 @@ func TestNeedsAreEnough(t *testing.T) {
 	short := vmimages.Prune(cat, read(catalog.RenderNeeds()))
 	assert.Empty(t, short.SafeToDelete)
 	assert.NotEmpty(t, short.Warnings)
+}
+
+// TestDroppedImageWithClonesUnread: values that drop an image whose
+// golden lives, over a state that did not read a kind that may clone it,
+// render with a StateUnverified warning per such kind (the clones the
+// GoldenUnavailable warning would name may be missing); over a state that
+// read them all, none.
+func TestDroppedImageWithClonesUnread(t *testing.T) {
+	objs := append(classes(), liveGolden("ubuntu", "https://e.example/u.img", "20Gi", "replicated"),
+		liveGolden("debian", "https://e.example/d.img", "20Gi", "replicated"))
+	cat := vmimages.Decode(values(t, "images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}]"))
+	// DataVolumes unread, the goldens themselves are unknown: the render
+	// says so whatever it drops; the other kinds
+	// that may clone a golden are asked here.
+	for _, k := range []state.Kind{state.PersistentVolumeClaim, state.VirtualMachine, state.DataSource, state.HelmRelease} {
+		res, err := vmimages.Render(cat, state.NewSnapshot(fixtures.State(state.AllKinds&^k, objs...)))
+		require.NoError(t, err)
+		assert.Equal(t, []string{"vm-default-images-debian"}, res.Unmanaged, "%s unread", k)
+		require.Len(t, res.Warnings, 1, "%s unread: %v", k, res.Warnings)
+		assert.Equal(t, []fixtures.Finding{f(guard.StateUnverified, "images")}, fixtures.Warned(res.Warnings), "%s unread", k)
+		assert.Equal(t, k.String(), res.Warnings[0].Kind, "the warning names the kind not read")
+	}
+	res, err := vmimages.Render(cat, state.NewSnapshot(fixtures.State(state.AllKinds, objs...)))
+	require.NoError(t, err)
+	assert.Empty(t, res.Warnings, "neighbour: every kind that may clone read, nothing clones the dropped golden")
+	assert.Equal(t, []string{"vm-default-images-debian"}, res.Unmanaged)
 }

@@ -13,7 +13,10 @@
 // control plane at its first call (a few seconds) and hands the same one
 // to every later test; Main stops it after the last. Tests of a package
 // therefore share cluster-scoped objects: they run one after another, and
-// a test that changes a shared object puts it back.
+// a test that changes a shared object puts it back. A test of this package
+// that needs a cluster holding only its own objects (one compared whole,
+// byte for byte) starts a second control plane of its own, stopped when
+// the test ends.
 //
 // # Binaries
 //

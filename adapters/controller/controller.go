@@ -128,8 +128,10 @@ func Setup(mgr manager.Manager, o Options) error {
 		client: mgr.GetClient(),
 		// The objects the catalog release's valuesFrom names are read
 		// from the API: a cache would watch every ConfigMap and Secret.
-		values:   catalogrelease.ReaderSource(mgr.GetAPIReader()),
-		reader:   &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
+		values: catalogrelease.ReaderSource(mgr.GetAPIReader()),
+		// The cache itself, not the client: a pool's plan then reads its
+		// own disks through the cache's index, not its namespace's all.
+		reader:   &controllerruntime.Reader{Client: mgr.GetCache(), Reviewer: mgr.GetClient()},
 		recorder: mgr.GetEventRecorder(Name),
 		opts:     o,
 		metrics:  m,

@@ -17,7 +17,9 @@ import (
 // and, of their status, phase, restart count, claim name and each
 // condition's type, status and reason; PersistentVolumes their claim
 // reference, CSI driver, class, capacity, volume mode and access modes,
-// and their phase. Objects read as unstructured (pools, HelmReleases)
+// and their phase, but a volume bound to a claim outside the goldens'
+// namespace (most volumes of a cluster) only its name, the claim's
+// namespace and name and its CSI driver. Objects read as unstructured (pools, HelmReleases)
 // keep everything else.
 //
 // Set other fields of the returned options as needed, and keep

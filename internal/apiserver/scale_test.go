@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,15 +15,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
@@ -37,6 +43,10 @@ import (
 // test is skipped (it takes minutes: each disk is three objects written).
 const scaleEnv = "WORKER_IMAGE_SCALE_DISKS"
 
+// profileEnv names a file TestScale writes the CPU profile of the
+// controller's re-plan of a StorageProfile change to; unset, none.
+const profileEnv = "WORKER_IMAGE_SCALE_PROFILE"
+
 // TestScale loads N worker disks (each a DataVolume, its PVC and its
 // volume, with what CDI and the driver write on them) into the real API
 // server, half of them in one tenant namespace, and reports for an
@@ -46,11 +56,16 @@ const scaleEnv = "WORKER_IMAGE_SCALE_DISKS"
 // process's RSS; and the time to read what a pool of the crowded
 // namespace needs and plan it, p50 and p99 of 400, with the RSS after,
 // read through the cache itself (the pool's own disks, by the disk index)
-// and through a plain client.Reader over it (the namespace's every disk);
-// then, with 1,000 pools written, `plan -A` as a process (wall, CPU, peak
-// RSS). It asserts only that every way of reading plans the pool alike,
-// that planning leaves the cache's objects as they were, and that plan -A
-// prints a line per pool.
+// and (up to 50,000 disks) through a plain client.Reader over it (the
+// namespace's every disk); then, with the disks' pools written (50 disks each, whatever N) and
+// pools without disks up to 1,000 (N/10 from 100,000), `plan -A` as a
+// process (wall, CPU, peak RSS); then the controller over the cluster:
+// the time to plan every pool, and from a change of their class's
+// StorageProfile to every one planned again. It asserts that every way of
+// reading plans the pool alike, that planning leaves the cache's objects
+// as they were, that plan -A prints a line per pool, that the controller
+// plans every pool, that another class's profile plans none again and
+// that their class's plans each once again.
 //
 //	WORKER_IMAGE_SCALE_DISKS=10000 KUBEBUILDER_ASSETS=… go test ./internal/apiserver -run TestScale -v -timeout 60m
 func TestScale(t *testing.T) {
@@ -60,11 +75,16 @@ func TestScale(t *testing.T) {
 	}
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	const namespaces = 20
+	const namespaces, disksPerPool = 20, 50
 	d := fleet.ServedDisks(n, namespaces)
 	// Half of the disks in the pool's namespace: a reader without the
-	// disk index reads them all for one pool there.
+	// disk index reads them all for one pool there. Each pool has
+	// disksPerPool disks whatever n (disk i is of namespace i%namespaces
+	// and its flavor), so that an admission's cost says the namespace's
+	// size, not its pool's.
 	for i := range d.PVCs {
+		pool := naming.PoolCAPIName(fleet.PoolName(i%namespaces, i/namespaces/disksPerPool))
+		d.PVCs[i].Annotations[naming.PoolAnnotation], d.DataVolumes[i].Annotations[naming.PoolAnnotation] = pool, pool
 		if i%2 == 0 {
 			d.PVCs[i].Namespace, d.DataVolumes[i].Namespace = fixtures.TenantNamespace, fixtures.TenantNamespace
 			d.Volumes[i].Spec.ClaimRef.Namespace = fixtures.TenantNamespace
@@ -111,6 +131,11 @@ func TestScale(t *testing.T) {
 		// The slim cache first: the RSS of the second includes what the
 		// first left to the runtime.
 		{"controllerruntime.CacheOptions", controllerruntime.CacheOptions(), []reading{indexed, listed}},
+	}
+	if n > 50000 {
+		// Past 50,000 disks the namespace's every disk, 400 times, only
+		// takes minutes to say what 50,000 said.
+		caches[0].readings = caches[0].readings[:1]
 	}
 	if n <= 20000 {
 		caches = append(caches, struct {
@@ -195,19 +220,28 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("the pool's plan: %s on %s %v", plans[0].Outcome, plans[0].StorageClass.Name, reasons)
 
-	// plan -A, the CLI as its own process: 1,000 pools over the
-	// namespaces, every one a clone, against the whole cluster.
-	const pools = 1000
+	// plan -A, the CLI as its own process: the disks' pools, named and
+	// placed as their disks name them (disksPerPool disks each), and
+	// pools without disks beside them up to 1,000 (from 100,000 disks, a
+	// tenth of the disks), every one a clone of the cluster's golden on
+	// replicated, against the whole cluster.
+	pools := 1000
+	if n >= 100000 {
+		pools = n / 10
+	}
 	var objs []client.Object
 	for i := range pools {
-		ns := fmt.Sprintf("tenant-%02d", i%namespaces)
-		if i%2 == 0 {
+		k, j := i%namespaces, i/namespaces
+		ns := fleet.Namespace(k)
+		if k%2 == 0 {
 			ns = fixtures.TenantNamespace
 		}
 		if i < namespaces {
 			e.Namespace(t, ns)
 		}
-		objs = append(objs, kubernetesNodes(ns, fmt.Sprintf("scale-md%04d", i), builtin(nil)))
+		spec := builtin(nil)
+		spec["cluster"] = fmt.Sprintf("c%04d", k)
+		objs = append(objs, kubernetesNodes(ns, fleet.PoolName(k, j), spec))
 	}
 	createAll(t, e, objs)
 	bin := workerImage(t)
@@ -226,8 +260,111 @@ func TestScale(t *testing.T) {
 	}
 	lines := strings.Count(out.String(), "\n")
 	require.GreaterOrEqual(t, lines, pools, "a line per pool:\n%.2000s", out.String())
-	t.Logf("plan -A of %d pools among %d disks: %v wall, %v CPU, peak RSS %d MiB", pools, n, took.Round(time.Millisecond),
+	t.Logf("plan -A of %d pools (%d of %d disks each) among %d disks: %v wall, %v CPU, peak RSS %d MiB", pools, min(pools, n/disksPerPool), disksPerPool, n, took.Round(time.Millisecond),
 		(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond), <-peak>>10)
+
+	replan(t, e, pools)
+}
+
+// replan runs the controller over the loaded cluster and reports the time
+// from its start to every one of the pools planned, and from a change of
+// the pools' class's StorageProfile to every one of them planned again.
+// It asserts that a change of another class's profile plans none again,
+// and that the pools' class's plans every one.
+func replan(t *testing.T, e *apiserver.Env, pools int) {
+	reg := prometheus.NewRegistry()
+	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
+		Scheme:  apiserver.Scheme(),
+		Cache:   controllerruntime.CacheOptions(),
+		Client:  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Metrics: metricsserver.Options{BindAddress: "0"},
+	})
+	require.NoError(t, err)
+	require.NoError(t, controller.Setup(mgr, controller.Options{Registerer: reg}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	began := time.Now()
+	go func() { done <- mgr.Start(ctx) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	// until waits for f to hold, polling every 10 ms, for at most limit.
+	until := func(limit time.Duration, f func() bool) bool {
+		for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if f() {
+				return true
+			}
+		}
+		return false
+	}
+	require.True(t, until(5*time.Minute, func() bool { return sum(t, reg, "worker_image_pools", "", "") >= float64(pools) }),
+		"the controller plans every pool: %v of %d", sum(t, reg, "worker_image_pools", "", ""), pools)
+	t.Logf("controller: %d pools planned %v after its start; RSS of the test process %s", pools, time.Since(began).Round(time.Millisecond), rss())
+	require.Equal(t, float64(pools), sum(t, reg, "worker_image_pools", "outcome", "planned"), "every pool is planned")
+
+	strategy := func(class string, s cdiv1.CDICloneStrategy) {
+		o := &cdiv1.StorageProfile{ObjectMeta: metav1.ObjectMeta{Name: class}}
+		raw := fmt.Sprintf(`{"status":{"cloneStrategy":%q}}`, s)
+		require.NoError(t, e.Client.Status().Patch(context.Background(), o, client.RawPatch(types.MergePatchType, []byte(raw))))
+	}
+	replans := func() float64 {
+		return sum(t, reg, "worker_image_replan_duration_seconds", "trigger", "StorageProfile")
+	}
+	// Another class's profile: no pool is of it, none is planned again.
+	strategy(fixtures.LocalClass, cdiv1.CloneStrategyCsiClone)
+	defer strategy(fixtures.LocalClass, cdiv1.CloneStrategyHostAssisted)
+	time.Sleep(3 * time.Second)
+	other := replans()
+	t.Logf("controller: another class's StorageProfile changed: %v planned again in 3 s", other)
+	require.Zero(t, other, "another class's profile plans no pool again")
+
+	if path := os.Getenv(profileEnv); path != "" {
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, pprof.StartCPUProfile(f))
+		defer func() {
+			pprof.StopCPUProfile()
+			require.NoError(t, f.Close())
+		}()
+	}
+	at := time.Now()
+	strategy(fixtures.ReplicatedClass, cdiv1.CloneStrategyHostAssisted)
+	defer strategy(fixtures.ReplicatedClass, cdiv1.CloneStrategyCsiClone)
+	require.True(t, until(time.Minute, func() bool { return replans()-other >= float64(pools) }),
+		"the class's profile plans every pool of it again: %v of %d", replans()-other, pools)
+	t.Logf("controller: a StorageProfile change re-planned the %d pools of its class in %v",
+		pools, time.Since(at).Round(time.Millisecond))
+	time.Sleep(time.Second)
+	require.Equal(t, float64(pools), replans(), "each pool planned again once")
+}
+
+// sum is the sum of the series of metric name in reg (of a histogram, its
+// samples), of those whose label is value when label is set.
+func sum(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() != value {
+					continue series
+				}
+			}
+			switch {
+			case m.Gauge != nil:
+				total += m.Gauge.GetValue()
+			case m.Histogram != nil:
+				total += float64(m.Histogram.GetSampleCount())
+			}
+		}
+	}
+	return total
 }
 
 // peakRSS is the high-water mark of a running process's resident set, in

@@ -9,7 +9,9 @@
 // DataVolumes their spec and, of their status, phase, restart count, claim
 // name and each condition's type, status and reason; PersistentVolumes
 // their claim reference, CSI driver, class, capacity, volume mode and
-// access modes, and their phase. Objects read as unstructured (pools,
+// access modes, and their phase, but a volume bound to a claim outside the
+// goldens' namespace only its name, the claim's namespace and name and its
+// CSI driver. Objects read as unstructured (pools,
 // HelmReleases) keep everything else. Equal maps and strings are shared:
 // the objects are read, never written.
 package slim
@@ -66,6 +68,10 @@ func Transform(in any) (any, error) {
 		}
 		slimDataVolumeStatus(&o.Status)
 	case *corev1.PersistentVolume:
+		if r := o.Spec.ClaimRef; r != nil && r.Namespace != naming.GoldenNamespace {
+			*o = boundElsewhere(o)
+			break
+		}
 		slimMeta(&o.ObjectMeta)
 		slimVolume(o)
 	case *storagev1.StorageClass:
@@ -187,6 +193,25 @@ func slimVolume(pv *corev1.PersistentVolume) {
 	}
 	pv.Spec = spec
 	pv.Status = corev1.PersistentVolumeStatus{Phase: pv.Status.Phase}
+}
+
+// boundElsewhere is what a plan reads of a volume bound to a claim outside
+// the goldens' namespace (a VM disk's source, or anything else the cluster
+// holds): that it names the claim, and the CSI driver CDI's clone planner
+// then clones with (CDI v1.64.0 pkg/controller/clone/common.go:
+// GetDriverFromVolume). Most volumes of a cluster are such, and none of
+// their other fields is read. Its name and resourceVersion stay, as an
+// informer's store keeps them.
+func boundElsewhere(pv *corev1.PersistentVolume) corev1.PersistentVolume {
+	r := pv.Spec.ClaimRef
+	out := corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: pv.Name, ResourceVersion: pv.ResourceVersion},
+		Spec:       corev1.PersistentVolumeSpec{ClaimRef: &corev1.ObjectReference{Namespace: intern(r.Namespace), Name: r.Name}},
+	}
+	if pv.Spec.CSI != nil {
+		out.Spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: intern(pv.Spec.CSI.Driver)}
+	}
+	return out
 }
 
 // Interning: the cache's objects are read, never written, so equal values

@@ -2,11 +2,12 @@ package chartrender
 
 import (
 	"bytes"
-	"reflect"
 	"strings"
 	"text/template"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 )
 
 // RequiredError is a value the chart requires that is missing or empty:
@@ -39,7 +40,7 @@ func funcs(root *template.Template) template.FuncMap {
 			return "\n" + pad + strings.ReplaceAll(s, "\n", "\n"+pad)
 		},
 		"default": func(d any, given ...any) any {
-			if len(given) == 0 || empty(given[0]) {
+			if len(given) == 0 || chartvalues.Empty(given[0]) {
 				return d
 			}
 			return given[0]
@@ -51,31 +52,5 @@ func funcs(root *template.Template) template.FuncMap {
 			return v, nil
 		},
 		"list": func(v ...any) []any { return v },
-	}
-}
-
-// empty is sprig's: nil, false, zero, and what has no length.
-func empty(v any) bool {
-	g := reflect.ValueOf(v)
-	if !g.IsValid() {
-		return true
-	}
-	switch g.Kind() {
-	case reflect.Array, reflect.Slice, reflect.Map, reflect.String:
-		return g.Len() == 0
-	case reflect.Bool:
-		return !g.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return g.Int() == 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return g.Uint() == 0
-	case reflect.Float32, reflect.Float64:
-		return g.Float() == 0
-	case reflect.Complex64, reflect.Complex128:
-		return g.Complex() == 0
-	case reflect.Struct:
-		return false
-	default:
-		return g.IsNil()
 	}
 }

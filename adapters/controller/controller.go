@@ -218,6 +218,22 @@ type deps struct {
 	image bool
 }
 
+// fetch gets req's object as gvk from the cache; gone (or its kind not
+// served), it is forgotten and fetch returns nil and no error.
+func (r *reconciler) fetch(ctx context.Context, req ref, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, obj)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		r.forget(req)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
 func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
@@ -227,17 +243,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error
 	case vmDisk, vmDiskRelease:
 		return r.planDisk(ctx, req)
 	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(poolGVK)
+	gvk := poolGVK
 	if req.Kind == helmRelease {
-		obj.SetGroupVersionKind(helmReleaseGVK)
+		gvk = helmReleaseGVK
 	}
-	err := r.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, obj)
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-		r.forget(req)
-		return ctrl.Result{}, nil
-	}
-	if err != nil {
+	obj, err := r.fetch(ctx, req, gvk)
+	if obj == nil || err != nil {
 		return ctrl.Result{}, err
 	}
 	pool, ok, err := poolOf(req, obj)

@@ -47,17 +47,12 @@ func isVMDiskRelease(o *unstructured.Unstructured) bool {
 // (vmdisk.Plan against the image catalog and the cache), and records an
 // Event on it when its verdict changes.
 func (r *reconciler) planDisk(ctx context.Context, req ref) (ctrl.Result, error) {
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(vmDiskGVK)
+	gvk := vmDiskGVK
 	if req.Kind == vmDiskRelease {
-		obj.SetGroupVersionKind(helmReleaseGVK)
+		gvk = helmReleaseGVK
 	}
-	err := r.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, obj)
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-		r.forget(req)
-		return ctrl.Result{}, nil
-	}
-	if err != nil {
+	obj, err := r.fetch(ctx, req, gvk)
+	if obj == nil || err != nil {
 		return ctrl.Result{}, err
 	}
 	if req.Kind == vmDiskRelease && !isVMDiskRelease(obj) {

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -17,27 +16,14 @@ import (
 // else of the suite needs it.
 func (e *Env) Kubectl(t testing.TB, args ...string) []byte {
 	t.Helper()
-	if fi, err := os.Stat(e.env.ControlPlane.KubectlPath); err != nil || fi.IsDir() {
-		t.Skipf("no kubectl at %q: %s builds it unless ENVTEST_WITH_KUBECTL=0", e.env.ControlPlane.KubectlPath, BuildScript)
+	path, opts := e.adminKubectl(t)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(path, append(opts, args...)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubectl %v: %v: %s", args, err, stderr.Bytes())
 	}
-	admin, err := e.env.AddUser(envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatalf("kubectl user: %v", err)
-	}
-	k, err := admin.Kubectl()
-	if err != nil {
-		t.Fatalf("kubectl: %v", err)
-	}
-	stdout, stderr, err := k.Run(args...)
-	if err != nil {
-		msg, _ := io.ReadAll(stderr)
-		t.Fatalf("kubectl %v: %v: %s", args, err, msg)
-	}
-	out, err := io.ReadAll(stdout)
-	if err != nil {
-		t.Fatalf("kubectl %v: %v", args, err)
-	}
-	return out
+	return stdout.Bytes()
 }
 
 // KubectlIn runs kubectl as the admin in folder dir, as a reader runs it
@@ -45,6 +31,19 @@ func (e *Env) Kubectl(t testing.TB, args ...string) []byte {
 // output) and its error: a command that fails is a result here, not a
 // test failure. Without kubectl the test is skipped, as by Kubectl.
 func (e *Env) KubectlIn(t testing.TB, dir string, args ...string) ([]byte, error) {
+	t.Helper()
+	path, opts := e.adminKubectl(t)
+	cmd := exec.Command(path, append(opts, args...)...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return append(stderr.Bytes(), stdout.Bytes()...), err
+}
+
+// adminKubectl is kubectl's path and the options that make it the
+// admin of this control plane; without kubectl the test is skipped.
+func (e *Env) adminKubectl(t testing.TB) (string, []string) {
 	t.Helper()
 	if fi, err := os.Stat(e.env.ControlPlane.KubectlPath); err != nil || fi.IsDir() {
 		t.Skipf("no kubectl at %q: %s builds it unless ENVTEST_WITH_KUBECTL=0", e.env.ControlPlane.KubectlPath, BuildScript)
@@ -57,10 +56,5 @@ func (e *Env) KubectlIn(t testing.TB, dir string, args ...string) ([]byte, error
 	if err != nil {
 		t.Fatalf("kubectl: %v", err)
 	}
-	cmd := exec.Command(k.Path, append(slices.Clone(k.Opts), args...)...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	return append(stderr.Bytes(), stdout.Bytes()...), err
+	return k.Path, slices.Clone(k.Opts)
 }

@@ -105,7 +105,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (RenderResult, error) {
 
 // unverified is the StateUnverified warning that kind k was not observed.
 func unverified(k state.Kind, fld *field.Path, format string, args ...any) guard.Warning {
-	w := guard.NewWarning(guard.StateUnverified, fld, format, args...)
+	w := findings.NewWarning(guard.StateUnverified, fld, format, args...)
 	w.Kind = k.String()
 	w.Subject = subject
 	return w

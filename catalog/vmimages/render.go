@@ -102,7 +102,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 		r.warnDropped(unmanaged)
 	}
 	for _, k := range r.unverified.Each() {
-		w := guard.NewWarning(guard.StateUnverified, pathImages,
+		w := findings.NewWarning(guard.StateUnverified, pathImages,
 			"%s were not observed, so the goldens' checks that read them did not run; render with the cluster's state to check", k.Plural())
 		w.Kind = k.String()
 		r.col.AddWarning(w)

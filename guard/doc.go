@@ -30,7 +30,7 @@
 //   - A Warning is not an error, so it cannot be returned as one by mistake.
 //   - A caller that adds a check of its own (a renderer's) builds a finding
 //     as a literal, &guard.Refusal{Reason: guard.InvalidValue, Field:
-//     "diskSize", BadValue: v, Detail: "…"}, with a reason of this package:
-//     the reasons are the set tools switch on, so none is added from outside.
+//     "diskSize", BadValue: v, Detail: "…"}, with a reason of this package,
+//     the set that tools switch on.
 //   - Nothing here panics on a nil *Refusal or an empty list.
 package guard

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/size"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -128,7 +129,7 @@ func Compile(v Values) *Catalog {
 		e.StorageClass, _ = pick(img.StorageClass, v.StorageClass)
 
 		if j, dup := c.byKey[e.Flavor]; dup {
-			dupErr := guard.NewRefusal(guard.DuplicateCatalogEntry, p, e.Flavor.String(),
+			dupErr := findings.NewRefusal(guard.DuplicateCatalogEntry, p, e.Flavor.String(),
 				"%s: repeats images[%d]; a flavor has one golden, so remove one of the two entries", e.describe(), j)
 			own = append(own, dupErr)
 			all = append(all, dupErr)

@@ -126,7 +126,7 @@ func NewConsumerIndex(snap *state.Snapshot, pools PoolReader) *ConsumerIndex {
 	}
 	x.disks()
 	for t := range stateindex.Of(snap).KubevirtMachineTemplates() {
-		x.entries(kindKubevirtMachineTemplate, t.Namespace, t.Name, t.Pool(), t.DataVolumeTemplates())
+		x.entries(kindKubevirtMachineTemplate, t.Namespace, t.Name, t.Pool(), t.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates)
 	}
 	for vm := range stateindex.Of(snap).VirtualMachines() {
 		x.entries(kindVirtualMachine, vm.Namespace, vm.Name, capk.VirtualMachinePool(vm), vm.Spec.DataVolumeTemplates)

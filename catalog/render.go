@@ -12,9 +12,9 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
+	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // subject names the catalog in its refusals and warnings.
@@ -105,7 +105,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (RenderResult, error) {
 
 // unverified is the StateUnverified warning that kind k was not observed.
 func unverified(k state.Kind, fld *field.Path, format string, args ...any) guard.Warning {
-	w := guard.NewWarning(guard.StateUnverified, fld, format, args...)
+	w := findings.NewWarning(guard.StateUnverified, fld, format, args...)
 	w.Kind = k.String()
 	w.Subject = subject
 	return w
@@ -127,7 +127,7 @@ var unverifiedDetail = map[state.Kind]string{
 type renderer struct {
 	col        findings.Collector
 	snap       *state.Snapshot
-	def        storage.DefaultResult
+	def        storageclass.DefaultResult
 	unverified state.Kind
 }
 

@@ -28,5 +28,9 @@
 //     warning adds its "kind", and "cause" when a reader said why), whatever
 //     their count; an empty list is [].
 //   - A Warning is not an error, so it cannot be returned as one by mistake.
+//   - A caller that adds a check of its own (a renderer's) builds a finding
+//     as a literal, &guard.Refusal{Reason: guard.InvalidValue, Field:
+//     "diskSize", BadValue: v, Detail: "…"}, with a reason of this package,
+//     the set that tools switch on.
 //   - Nothing here panics on a nil *Refusal or an empty list.
 package guard

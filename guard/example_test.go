@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/cozystack/kubernetes-worker-image/guard"
 )
 
@@ -14,10 +12,10 @@ import (
 // refusal.
 func ExampleRefusals() {
 	err := fmt.Errorf("planning: %w", guard.Refusals{
-		guard.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "local",
-			"disk class %q differs from the golden's %q; set storageClass to %q", "local", "replicated", "replicated"),
-		guard.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "4Gi",
-			"diskSize %s is below the golden's %s; set it to %s or more", "4Gi", "6Gi", "6Gi"),
+		{Reason: guard.StorageClassMismatch, Field: "storageClass", BadValue: "local",
+			Detail: `disk class "local" differs from the golden's "replicated"; set storageClass to "replicated"`},
+		{Reason: guard.DiskSmallerThanGolden, Field: "diskSize", BadValue: "4Gi",
+			Detail: "diskSize 4Gi is below the golden's 6Gi; set it to 6Gi or more"},
 	}.Err())
 
 	fmt.Println("disk too small:", errors.Is(err, guard.DiskSmallerThanGolden))

@@ -2,9 +2,6 @@ package guard
 
 import (
 	"encoding/json"
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Refusal is a plan the library will not make. It names its reason, the
@@ -20,12 +17,6 @@ type Refusal struct {
 	// Subject names what was refused: "pool tenant-a/demo-md0", "catalog".
 	Subject string
 	Detail  string
-}
-
-// NewRefusal builds a refusal at fld, without a subject: the code that
-// gathers it names the subject.
-func NewRefusal(reason Reason, fld *field.Path, bad any, format string, args ...any) *Refusal {
-	return &Refusal{Reason: reason, Field: pathString(fld), BadValue: bad, Detail: fmt.Sprintf(format, args...)}
 }
 
 // Error reads "<subject>: <field>: <detail> (<reason>)". A nil *Refusal
@@ -64,13 +55,6 @@ type findingJSON struct {
 	Kind string `json:"kind,omitempty"`
 	// Cause is why that kind is unknown, when a reader said.
 	Cause string `json:"cause,omitempty"`
-}
-
-func pathString(fld *field.Path) string {
-	if fld == nil {
-		return ""
-	}
-	return fld.String()
 }
 
 func render(subject, fld, detail string, reason Reason) string {

@@ -12,28 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
-
-func TestNewRefusal(t *testing.T) {
-	cases := map[string]struct {
-		reason    string
-		path      *field.Path
-		wantField string
-	}{
-		"nested path": {"a values path reads as field.Path prints it", field.NewPath("osImage", "builtin", "version"), "osImage.builtin.version"},
-		"index":       {"list indexes are kept", field.NewPath("images").Index(2).Child("storage"), "images[2].storage"},
-		"map key":     {"map keys are kept", field.NewPath("nodeGroups").Key("md0").Child("roles"), "nodeGroups[md0].roles"},
-		"no path":     {"a refusal about the whole subject has no field", nil, ""},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			r := guard.NewRefusal(guard.InvalidVersion, tc.path, "v1", "use %s", "v1.13.6")
-			if r.Field != tc.wantField || r.Reason != guard.InvalidVersion || r.BadValue != "v1" || r.Subject != "" || r.Detail != "use v1.13.6" {
-				t.Errorf("%s: got %+v", tc.reason, r)
-			}
-		})
-	}
-}
 
 func TestMessagesNameTheirSubjectFieldAndReason(t *testing.T) {
 	r := &guard.Refusal{Reason: guard.DiskSmallerThanGolden, Field: "diskSize", Subject: "pool tenant-a/demo-md0", Detail: "1Gi is below 6Gi; set diskSize to 6Gi or more"}
@@ -48,8 +28,8 @@ func TestMessagesNameTheirSubjectFieldAndReason(t *testing.T) {
 // errors.Is(err, reason) is the one way to ask for a reason: it finds a
 // refusal in an aggregate, however wrapped.
 func TestErrorsIsAsksForAReason(t *testing.T) {
-	a := guard.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
-	b := guard.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
+	a := findings.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
+	b := findings.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
 	cases := map[string]struct {
 		reason string
 		err    error
@@ -73,8 +53,8 @@ func TestErrorsIsAsksForAReason(t *testing.T) {
 }
 
 func TestErrorsAsOpensTheList(t *testing.T) {
-	a := guard.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
-	b := guard.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
+	a := findings.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
+	b := findings.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
 	err := fmt.Errorf("planning: %w", guard.Refusals{a, b}.Err())
 
 	var rs guard.Refusals
@@ -87,7 +67,7 @@ func TestErrorsAsOpensTheList(t *testing.T) {
 
 // The aggregate is one type whatever the count, and nil only when empty.
 func TestRefusalsErr(t *testing.T) {
-	a := guard.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	a := findings.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
 	assert.Nil(t, guard.Refusals(nil).Err(), "none is a nil error, never a typed nil")
 	assert.Nil(t, guard.Refusals{}.Err())
 	assert.Nil(t, guard.Refusals{nil}.Err(), "a nil entry is no refusal")
@@ -97,8 +77,8 @@ func TestRefusalsErr(t *testing.T) {
 // TestRefusalsReadOnePerLine: several refusals read as their messages, one
 // per line, in order, so that a CLI prints them as a list.
 func TestRefusalsReadOnePerLine(t *testing.T) {
-	a := guard.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
-	b := guard.NewRefusal(guard.InvalidSchematicID, field.NewPath("talos", "schematicID"), "X", "not lowercase")
+	a := findings.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
+	b := findings.NewRefusal(guard.InvalidSchematicID, field.NewPath("talos", "schematicID"), "X", "not lowercase")
 	assert.Equal(t, a.Error()+"\n"+b.Error(), guard.Refusals{a, nil, b}.Error())
 	assert.Equal(t, a.Error(), guard.Refusals{a}.Error(), "neighbour: one refusal reads as itself")
 }

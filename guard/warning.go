@@ -2,9 +2,6 @@ package guard
 
 import (
 	"encoding/json"
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Warning is a finding that lets the plan stand. It has the shape of a
@@ -23,11 +20,6 @@ type Warning struct {
 	Cause   string
 	Subject string
 	Detail  string
-}
-
-// NewWarning builds a warning at fld, without a subject.
-func NewWarning(reason Reason, fld *field.Path, format string, args ...any) Warning {
-	return Warning{Reason: reason, Field: pathString(fld), Detail: fmt.Sprintf(format, args...)}
 }
 
 // Message reads "<subject>: <field>: <detail> (<reason>)".

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
 
 const (
@@ -44,7 +45,7 @@ func ValidateSchematicID(id string, fld *field.Path) guard.Refusals {
 	if schematicRE.MatchString(id) {
 		return nil
 	}
-	return guard.Refusals{guard.NewRefusal(guard.InvalidSchematicID, fld, id,
+	return guard.Refusals{findings.NewRefusal(guard.InvalidSchematicID, fld, id,
 		"schematic ID %q is not lowercase letters and digits (%s); copy the ID the Talos Image Factory printed for the schematic", id, SchematicIDPattern)}
 }
 
@@ -56,7 +57,7 @@ func ValidateVersion(v string, fld *field.Path) guard.Refusals {
 	if versionRE.MatchString(v) {
 		return nil
 	}
-	return guard.Refusals{guard.NewRefusal(guard.InvalidVersion, fld, v,
+	return guard.Refusals{findings.NewRefusal(guard.InvalidVersion, fld, v,
 		"version %q is not a Talos release vMAJOR.MINOR.PATCH (no leading zeros, no suffix); use a release such as v1.13.6", v)}
 }
 
@@ -70,7 +71,7 @@ func ValidateImageFactoryURL(raw string, fld *field.Path) guard.Refusals {
 	if why == "" {
 		return nil
 	}
-	return guard.Refusals{guard.NewRefusal(guard.InvalidImageFactoryURL, fld, raw,
+	return guard.Refusals{findings.NewRefusal(guard.InvalidImageFactoryURL, fld, raw,
 		"image factory URL %q %s; use an absolute http(s) URL such as https://factory.talos.dev", raw, why)}
 }
 
@@ -117,7 +118,7 @@ func GoldenName(schematicID, version string, schematicPath, versionPath *field.P
 	}
 	name := GoldenPrefix + schematicID + "-" + version
 	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
-		return "", guard.Refusals{guard.NewRefusal(guard.InvalidSchematicID, schematicPath, schematicID,
+		return "", guard.Refusals{findings.NewRefusal(guard.InvalidSchematicID, schematicPath, schematicID,
 			"golden name %q is not a valid object name (%s); use a shorter schematic ID", name, strings.Join(msgs, "; "))}
 	}
 	return name, nil

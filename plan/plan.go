@@ -109,7 +109,7 @@ type planner struct {
 
 func (p *planner) finish() {
 	for _, k := range p.unverified.Each() {
-		w := guard.NewWarning(guard.StateUnverified, unverifiedField(k),
+		w := findings.NewWarning(guard.StateUnverified, unverifiedField(k),
 			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
 		w.Kind = k.String()
 		p.c.AddWarning(w)

@@ -39,7 +39,7 @@ func reimage(r plan.Result, snap *state.Snapshot) string {
 	if t == nil {
 		return ""
 	}
-	live := t.DataVolumeTemplate(plan.DiskName)
+	live := diskTemplate(t.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates)
 	var changes []string
 	if live == nil {
 		changes = []string{"it has none"}
@@ -207,4 +207,15 @@ func orNoneQuoted(s string) string {
 		return "(none)"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// diskTemplate is the entry of a template's dataVolumeTemplates that is
+// every worker's boot disk (plan.DiskName), nil when there is none.
+func diskTemplate(dvts []kubevirtv1.DataVolumeTemplateSpec) *kubevirtv1.DataVolumeTemplateSpec {
+	for i := range dvts {
+		if dvts[i].Name == plan.DiskName {
+			return &dvts[i]
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package clientgo_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +52,8 @@ func TestDiscovery(t *testing.T) {
 	_, _, err = r.ReadExplained(context.Background(), plan.Needs(pool))
 	var nas *clientgo.NotAPIServerError
 	assert.True(t, errors.As(err, &nas), "a server whose discovery lists nothing is no API server: %v", err)
+	_, err = r.Read(context.Background(), plan.Needs(pool))
+	require.True(t, errors.As(err, &nas), "Read says so too: %v", err)
+	assert.True(t, strings.HasPrefix(nas.Error(), "not a Kubernetes API server: discovery of /api failed: "), nas.Error())
+	assert.NotNil(t, errors.Unwrap(nas), "it unwraps to the failed request's error")
 }

@@ -10,5 +10,6 @@ import (
 // ReadExplained is Read, and says why each kind it left unknown is, for the
 // package's own tests.
 func (r *Reader) ReadExplained(ctx context.Context, req state.Request) (*state.State, []clusterread.Unread, error) {
-	return clusterread.ReadClientGo(ctx, clusterread.ClientGo{Core: r.Core, Dynamic: r.Dynamic}, r.Discovery, r.Limit, req)
+	st, unread, err := clusterread.ReadClientGo(ctx, clusterread.ClientGo{Core: r.Core, Dynamic: r.Dynamic}, r.Discovery, r.Limit, req)
+	return st, unread, public(err)
 }

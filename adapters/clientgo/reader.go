@@ -34,10 +34,6 @@ type Reader struct {
 	Discovery discovery.DiscoveryInterface
 }
 
-// NotAPIServerError is an endpoint that is not a Kubernetes API server:
-// its discovery fails, or serves no core group v1.
-type NotAPIServerError = clusterread.NotAPIServerError
-
 // New returns a Reader over the two clients.
 func New(core kubernetes.Interface, dyn dynamic.Interface) *Reader {
 	return &Reader{Core: core, Dynamic: dyn}
@@ -51,7 +47,7 @@ func New(core kubernetes.Interface, dyn dynamic.Interface) *Reader {
 // Kubernetes API server is a *NotAPIServerError.
 func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, error) {
 	st, _, err := clusterread.ReadClientGo(ctx, clusterread.ClientGo{Core: r.Core, Dynamic: r.Dynamic}, r.Discovery, r.Limit, req)
-	return st, err
+	return st, public(err)
 }
 
 var _ state.Reader = (*Reader)(nil)

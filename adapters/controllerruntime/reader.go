@@ -24,10 +24,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
 
-// ReadError is a read that failed for a reason that is not a refusal (a
-// timeout, a server error, a cache not started): requeue and read again.
-type ReadError = clusterread.ReadError
-
 // Reader reads cluster state through a controller-runtime client.Reader.
 // Give it the manager's cache (mgr.GetCache()), or its client
 // (mgr.GetClient()), so that the cache serves every read: planning then
@@ -61,7 +57,9 @@ func New(c client.Reader) *Reader { return &Reader{Client: c} }
 
 // Read reads what req asks for and returns it as a State in which every
 // kind it could not read (no permission, not served) is unknown. An error
-// is a *ReadError: the reconcile should be requeued.
+// is a read that failed for a reason that is not a refusal (a timeout, a
+// server error, a cache not started; errors.Is finds the cause): the
+// reconcile should be requeued.
 //
 // Over a cache, the State's objects share their maps, slices and pointers
 // with the cache's own (no object is deep-copied per read, which for a

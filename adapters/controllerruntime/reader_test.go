@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
@@ -206,7 +207,7 @@ func TestTransientErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := fixtures.ControllerRuntime(tc.funcs, fixtures.Cluster()...)
 			_, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
-			var re *controllerruntime.ReadError
+			var re *clusterread.ReadError
 			require.True(t, errors.As(err, &re), "%s: got %T %v", tc.reason, err, err)
 			assert.True(t, tc.is(err), tc.reason)
 		})
@@ -218,7 +219,7 @@ func TestSchemeWithoutCDI(t *testing.T) {
 	require.NoError(t, clientgoscheme.AddToScheme(s))
 	c := fake.NewClientBuilder().WithScheme(s).Build()
 	_, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
-	var re *controllerruntime.ReadError
+	var re *clusterread.ReadError
 	require.True(t, errors.As(err, &re), "a client that cannot hold CDI's types is a bug to fix, not an unknown kind to warn about forever; got %v", err)
 	assert.Equal(t, state.DataVolume, re.Kind)
 

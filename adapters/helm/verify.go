@@ -221,11 +221,11 @@ func renderedPlan(ns, template string, d plan.Disk, at *field.Path) plan.Result 
 	switch {
 	case d.Spec.SourceRef != nil:
 		ref := d.Spec.SourceRef
-		bad = guard.NewRefusal(guard.NotAGolden, spec.Child("sourceRef"), ref.Name,
+		bad = findings.NewRefusal(guard.NotAGolden, spec.Child("sourceRef"), ref.Name,
 			"disk-system clones the %s %s, not a golden of the catalog: only a pvc source in %s naming a golden (talos-worker-<schematicID>-<version>) is guarded; clone the golden directly",
 			ref.Kind, qualified(ptr.Deref(ref.Namespace, ""), ref.Name), naming.GoldenNamespace)
 	case src != nil && src.Snapshot != nil:
-		bad = guard.NewRefusal(guard.NotAGolden, spec.Child("source", "snapshot"), src.Snapshot.Name,
+		bad = findings.NewRefusal(guard.NotAGolden, spec.Child("source", "snapshot"), src.Snapshot.Name,
 			"disk-system clones the VolumeSnapshot %s, not a golden of the catalog: only a pvc source in %s naming a golden is guarded; clone the golden",
 			qualified(src.Snapshot.Namespace, src.Snapshot.Name), naming.GoldenNamespace)
 	case src != nil && src.PVC != nil:
@@ -235,11 +235,11 @@ func renderedPlan(ns, template string, d plan.Disk, at *field.Path) plan.Result 
 		case pvc.Namespace == naming.GoldenNamespace && golden:
 			r.Source = plan.Clone
 		case !golden:
-			bad = guard.NewRefusal(guard.NotAGolden, spec.Child("source", "pvc", "name"), pvc.Name,
+			bad = findings.NewRefusal(guard.NotAGolden, spec.Child("source", "pvc", "name"), pvc.Name,
 				"disk-system clones the PVC %s, whose name is no golden's (talos-worker-<schematicID>-<version>, lowercase schematic ID, release version): nothing says what it boots; clone a golden of the catalog",
 				qualified(pvc.Namespace, pvc.Name))
 		default:
-			bad = guard.NewRefusal(guard.NotAGolden, spec.Child("source", "pvc", "namespace"), pvc.Namespace,
+			bad = findings.NewRefusal(guard.NotAGolden, spec.Child("source", "pvc", "namespace"), pvc.Namespace,
 				"disk-system clones the PVC %s: a golden's name, but goldens live in %s, so it is none of the catalog's; clone %s/%s",
 				qualified(pvc.Namespace, pvc.Name), naming.GoldenNamespace, naming.GoldenNamespace, pvc.Name)
 		}
@@ -278,7 +278,7 @@ func renderedGoldens(objects []map[string]any) ([]cdiv1.DataVolume, guard.Refusa
 		}
 		if err != nil {
 			ns, name := metaOf(obj)
-			r := guard.NewRefusal(guard.InvalidValue, field.NewPath("spec"), nil, "the DataVolume does not decode: %v", err)
+			r := findings.NewRefusal(guard.InvalidValue, field.NewPath("spec"), nil, "the DataVolume does not decode: %v", err)
 			r.Subject = "DataVolume " + ns + "/" + name
 			errs = append(errs, r)
 			continue

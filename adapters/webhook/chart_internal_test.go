@@ -12,14 +12,15 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/chart"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartrender"
+	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
 
 // The chart's webhook configuration sends the webhook exactly what it
 // judges: each webhook at the path the Validator serves, the resources
-// of the kinds it decodes, and the HelmReleases of the charts its Options
-// recognise by default, by matchConditions that are Chart.matches and the
-// labels cozystack-api sets, written in CEL.
+// of the kinds it decodes, and the HelmReleases of the charts it
+// recognises, by matchConditions that are matches and the labels
+// cozystack-api sets, written in CEL.
 func TestChartSendsWhatTheValidatorJudges(t *testing.T) {
 	for name, release := range map[string]map[string]any{
 		"the catalog release":     nil,
@@ -58,7 +59,7 @@ func TestChartSendsWhatTheValidatorJudges(t *testing.T) {
 					got[h.Name] = v
 				}
 			}
-			catalog := chartConditions(o.CatalogChart)
+			catalog := chartConditions(catalogChart)
 			if key := o.CatalogRelease; key.Name != "" {
 				catalog = append(catalog, fmt.Sprintf("request.namespace == %q && request.name == %q", key.Namespace, key.Name))
 			}
@@ -66,7 +67,7 @@ func TestChartSendsWhatTheValidatorJudges(t *testing.T) {
 			assert.Equal(t, map[string]hook{
 				"kubernetesnodes.worker-image.cozystack.io": {path: PoolsPath, group: poolGVK.Group, version: poolGVK.Version, resource: "kubernetesnodeses"},
 				"pools.helmreleases.worker-image.cozystack.io": {path: ReleasesPath, group: hr.Group, version: hr.Version, resource: "helmreleases",
-					condition: anyOf(append(chartConditions(o.PoolChart), poolLabelCondition())...)},
+					condition: anyOf(append(chartConditions(poolrelease.Pools), poolLabelCondition())...)},
 				"catalog.helmreleases.worker-image.cozystack.io": {path: ReleasesPath, group: hr.Group, version: hr.Version, resource: "helmreleases",
 					condition: anyOf(catalog...)},
 				"vmdisks.worker-image.cozystack.io": {path: VMDisksPath, group: vmDiskGK.Group, version: "v1alpha1", resource: "vmdisks"},
@@ -83,13 +84,13 @@ func TestChartSendsWhatTheValidatorJudges(t *testing.T) {
 }
 
 // chartConditions are CEL conditions that hold for a HelmRelease of chart
-// c, as Chart.matches decides.
-func chartConditions(c Chart) []string {
+// c, as matches decides.
+func chartConditions(c poolrelease.Chart) []string {
 	var out []string
-	if c.Ref.Name != "" {
+	if c.RefName != "" {
 		out = append(out, fmt.Sprintf("has(object.spec.chartRef) && object.spec.chartRef.kind == %q && object.spec.chartRef.name == %q && "+
 			"(has(object.spec.chartRef.namespace) && object.spec.chartRef.namespace != '' ? object.spec.chartRef.namespace : object.metadata.namespace) == %q",
-			c.Ref.Kind, c.Ref.Name, c.Ref.Namespace))
+			c.RefKind, c.RefName, c.RefNamespace))
 	}
 	if c.Name != "" {
 		out = append(out, fmt.Sprintf("has(object.spec.chart) && has(object.spec.chart.spec) && has(object.spec.chart.spec.chart) && object.spec.chart.spec.chart == %q", c.Name))

@@ -1,9 +1,11 @@
 package webhook
 
+import "github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
+
 // What the package's own tests build requests and releases with.
 var (
 	HelmReleaseGVK = helmReleaseGVK
-	PoolChart      = poolChart
+	PoolChart      = poolrelease.Pools
 )
 
 const (

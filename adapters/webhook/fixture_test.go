@@ -166,7 +166,7 @@ func catalogRelease(values map[string]any) *unstructured.Unstructured {
 // poolRelease is the HelmRelease cozystack-api makes for a KubernetesNodes.
 func poolRelease(namespace, name string, spec map[string]any) *unstructured.Unstructured {
 	u := release(namespace, webhook.PoolReleasePrefix+name, map[string]any{
-		"chartRef":   map[string]any{"kind": webhook.PoolChart.Ref.Kind, "name": webhook.PoolChart.Ref.Name, "namespace": webhook.PoolChart.Ref.Namespace},
+		"chartRef":   map[string]any{"kind": webhook.PoolChart.RefKind, "name": webhook.PoolChart.RefName, "namespace": webhook.PoolChart.RefNamespace},
 		"values":     spec,
 		"valuesFrom": []any{map[string]any{"kind": "Secret", "name": "cozystack-values"}},
 	})

@@ -55,39 +55,10 @@ const (
 	applicationNameLabel  = "apps.cozystack.io/application.name"
 )
 
-// ChartRef is a Flux source a HelmRelease's spec.chartRef names.
-type ChartRef struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-}
-
-// Chart says how the HelmReleases of one chart are recognised: by the
-// source their spec.chartRef names (Cozystack's way), or by the chart name
-// of a spec.chart template (a HelmRepository chart, as a person writes it).
-type Chart struct {
-	// Name is matched against spec.chart.spec.chart; "" matches nothing.
-	Name string
-	// Ref is matched against spec.chartRef, whose namespace defaults to
-	// the HelmRelease's; a Ref without a Name matches nothing.
-	Ref ChartRef
-}
-
-// poolChart is the kubernetes-nodes chart as Cozystack releases it: the
-// chartRef of the ApplicationDefinition kubernetes-nodes
-// (packages/system/kubernetes-nodes-rd/cozyrds/kubernetes-nodes.yaml),
-// the ExternalArtifact cozystack-operator names
-// <PackageSource>-<variant>-<component> for the kubernetes-nodes component of
-// the cozystack.kubernetes-nodes-application package's kubevirt variant.
-var poolChart = Chart{
-	Name: poolrelease.Pools.Name,
-	Ref:  ChartRef{Kind: poolrelease.Pools.RefKind, Namespace: poolrelease.Pools.RefNamespace, Name: poolrelease.Pools.RefName},
-}
-
 // catalogChart is the kubernetes-worker-image chart, recognised by its
 // name; its release is also recognised as the catalog by
 // Options.CatalogRelease, whatever its source.
-var catalogChart = Chart{Name: "kubernetes-worker-image"}
+var catalogChart = poolrelease.Chart{Name: "kubernetes-worker-image"}
 
 // DefaultCatalogRelease is where Cozystack releases the catalog, the
 // HelmRelease cozy-system/kubernetes-worker-image: cozystack-operator
@@ -99,8 +70,12 @@ func DefaultCatalogRelease() types.NamespacedName { return catalogrelease.Defaul
 // timeoutSeconds, 5.
 const defaultReadTimeout = 4 * time.Second
 
-// Options say what the webhook plans pools against and which HelmReleases
-// it validates.
+// Options say what the webhook plans pools against. The HelmReleases it
+// validates are the charts' as Cozystack releases them: for pools, the
+// kubernetes-nodes chart by the chartRef of Cozystack's ExternalArtifact
+// (or a chart named kubernetes-nodes, or the labels cozystack-api gives a
+// pool's release); for the catalog, a chart named kubernetes-worker-image
+// or the release CatalogRelease names.
 type Options struct {
 	// Catalog, when set, is the catalog pools are planned against: fixed
 	// values the webhook was started with.
@@ -121,23 +96,11 @@ type Options struct {
 	// below the webhook's timeoutSeconds, so that a slow read is a denial
 	// that says so rather than a call the API server gives up on.
 	ReadTimeout time.Duration
-	// PoolChart and CatalogChart recognise the HelmReleases to validate; a
-	// zero Chart is the chart as Cozystack releases it: for pools, the
-	// kubernetes-nodes chart by the chartRef of Cozystack's
-	// ExternalArtifact (or a chart named kubernetes-nodes); for the
-	// catalog, a chart named kubernetes-worker-image.
-	PoolChart, CatalogChart Chart
 }
 
 func (o Options) withDefaults() Options {
-	if o.PoolChart == (Chart{}) {
-		o.PoolChart = poolChart
-	}
 	if o.ReadTimeout <= 0 {
 		o.ReadTimeout = defaultReadTimeout
-	}
-	if o.CatalogChart == (Chart{}) {
-		o.CatalogChart = catalogChart
 	}
 	return o
 }

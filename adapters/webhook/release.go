@@ -63,10 +63,10 @@ func (v *Validator) chartOf(obj map[string]any) string {
 	if key := v.opts.CatalogRelease; key.Name != "" && key.Namespace == namespace && key.Name == name {
 		return subjectCatalog
 	}
-	if v.opts.CatalogChart.matches(obj) {
+	if matches(catalogChart, obj) {
 		return subjectCatalog
 	}
-	if _, ok := poolrelease.Of(obj, v.opts.PoolChart.internal()); ok {
+	if _, ok := poolrelease.Of(obj, poolrelease.Pools); ok {
 		return subjectPool
 	}
 	return subjectNone
@@ -111,16 +111,11 @@ func chartIdentity(obj map[string]any) string {
 	return b.String()
 }
 
-// internal is c as poolrelease recognises a chart.
-func (c Chart) internal() poolrelease.Chart {
-	return poolrelease.Chart{Name: c.Name, RefKind: c.Ref.Kind, RefNamespace: c.Ref.Namespace, RefName: c.Ref.Name}
-}
-
 // matches reports whether a HelmRelease is of chart c.
-func (c Chart) matches(obj map[string]any) bool {
+func matches(c poolrelease.Chart, obj map[string]any) bool {
 	meta, _ := obj["metadata"].(map[string]any)
 	spec, _ := obj["spec"].(map[string]any)
-	return c.internal().Matches(meta, spec)
+	return c.Matches(meta, spec)
 }
 
 // releaseTarget is where a HelmRelease's values sit.
@@ -138,7 +133,7 @@ func releaseTarget(obj map[string]any) target {
 // release name without it, which is refused here.
 func (v *Validator) poolOf(obj map[string]any) (plan.Pool, target, guard.Refusals) {
 	t := releaseTarget(obj)
-	r, _ := poolrelease.Of(obj, v.opts.PoolChart.internal())
+	r, _ := poolrelease.Of(obj, poolrelease.Pools)
 	name := r.Pool
 	var rs guard.Refusals
 	if name == "" {

@@ -9,9 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
@@ -235,22 +233,4 @@ func TestCatalogUnchangedUpdate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// The charts are recognised as configured.
-func TestChartOptions(t *testing.T) {
-	v := webhook.New(reader(interceptor.Funcs{}, cluster()...), webhook.Options{
-		CatalogRelease: webhook.DefaultCatalogRelease(),
-		PoolChart:      webhook.Chart{Ref: webhook.ChartRef{Kind: "OCIRepository", Namespace: "flux-system", Name: "nodes"}},
-	})
-	hr := release("tenant-a", "kubernetes-nodes-demo-gpu", map[string]any{
-		"chartRef": map[string]any{"kind": "OCIRepository", "namespace": "flux-system", "name": "nodes"},
-		"values":   builtin(map[string]any{"storageClass": fixtures.LocalClass}),
-	})
-	r := answer(v, releaseKind, request(t, admissionv1.Create, releaseKind, hr, nil))
-	assert.False(t, r.Allowed)
-	hr = poolRelease("tenant-a", "demo-gpu", builtin(map[string]any{"storageClass": fixtures.LocalClass}))
-	hr.SetLabels(nil)
-	r = answer(v, releaseKind, request(t, admissionv1.Create, releaseKind, hr, nil))
-	assert.True(t, r.Allowed, "Cozystack's chartRef is no longer the pool chart's")
 }

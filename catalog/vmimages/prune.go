@@ -12,6 +12,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolrelease"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -155,7 +156,7 @@ func (x *index) Radius(golden string) catalog.Radius {
 func (x *index) Result(golden string) catalog.ConsumersResult {
 	res := catalog.ConsumersResult{Golden: golden, Consumers: append([]catalog.Consumer{}, x.Of(golden)...), BlastRadius: x.Radius(golden)}
 	for _, k := range x.Unobserved().Each() {
-		w := guard.NewWarning(guard.StateUnverified, field.NewPath("consumers"),
+		w := findings.NewWarning(guard.StateUnverified, field.NewPath("consumers"),
 			"%s were not observed in every namespace, so consumers of golden %s may be missing; read them before deleting it", k.Plural(), golden)
 		w.Kind, w.Subject = k.String(), subject
 		res.Warnings = append(res.Warnings, w)
@@ -168,7 +169,7 @@ func (x *index) Result(golden string) catalog.ConsumersResult {
 func (x *index) undecidedWarnings(fld *field.Path, consequence string) guard.Warnings {
 	var out guard.Warnings
 	for _, u := range x.undecided {
-		w := guard.NewWarning(guard.StateUnverified, fld,
+		w := findings.NewWarning(guard.StateUnverified, fld,
 			"HelmRelease %s/%s is a VM disk whose image could not be told: %s; %s", u.namespace, u.name, u.why, consequence)
 		w.Kind, w.Subject = state.HelmRelease.String(), subject
 		out = append(out, w)
@@ -209,7 +210,7 @@ func Prune(cat *Catalog, snap *state.Snapshot) catalog.PruneReport {
 	rep := catalog.PruneReport{SafeToDelete: []string{}, Kept: []catalog.Kept{}}
 	fld := field.NewPath("safeToDelete")
 	if !cat.Known() {
-		w := guard.NewWarning(guard.StateUnverified, fld,
+		w := findings.NewWarning(guard.StateUnverified, fld,
 			"the values do not list images, so which goldens an entry manages is unknown and nothing is reported safe to delete; pass the values with their images")
 		w.Subject = subject
 		rep.Warnings = append(rep.Warnings, w)
@@ -233,7 +234,7 @@ func Prune(cat *Catalog, snap *state.Snapshot) catalog.PruneReport {
 		if len(unsure) > 0 {
 			detail += " (unmanaged goldens with no consumer seen: " + strings.Join(unsure, ", ") + ")"
 		}
-		w := guard.NewWarning(guard.StateUnverified, fld, "%s; read them before deleting any golden", detail)
+		w := findings.NewWarning(guard.StateUnverified, fld, "%s; read them before deleting any golden", detail)
 		w.Kind, w.Subject = k.String(), subject
 		rep.Warnings = append(rep.Warnings, w)
 	}

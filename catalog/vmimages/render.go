@@ -16,6 +16,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
+	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -102,7 +103,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 		r.warnDropped(unmanaged)
 	}
 	for _, k := range r.unverified.Each() {
-		w := guard.NewWarning(guard.StateUnverified, pathImages,
+		w := findings.NewWarning(guard.StateUnverified, pathImages,
 			"%s were not observed, so the goldens' checks that read them did not run; render with the cluster's state to check", k.Plural())
 		w.Kind = k.String()
 		r.col.AddWarning(w)
@@ -117,7 +118,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 type renderer struct {
 	col        findings.Collector
 	snap       *state.Snapshot
-	def        storage.DefaultResult
+	def        storageclass.DefaultResult
 	unverified state.Kind
 }
 
@@ -184,7 +185,7 @@ func (r *renderer) checkUnchanged(e *entry, g *golden.Golden) {
 			"image %q: golden %s requests %s, not %s; %s", e.name, e.golden, g.Request.String(), e.size.String(), way)
 	}
 	live, lerr := g.ResolveClass(r.def)
-	want, werr := storage.Resolve(storage.Input{Named: e.class, BoundKnown: true, Default: r.def})
+	want, werr := storageclass.Resolve(storageclass.Input{Named: e.class, BoundKnown: true, Default: r.def})
 	switch {
 	case lerr != nil || werr != nil:
 		if !r.def.Known {

@@ -19,12 +19,12 @@ type Collector struct {
 
 // Refuse records a refusal.
 func (c *Collector) Refuse(reason guard.Reason, fld *field.Path, bad any, format string, args ...any) {
-	c.add(guard.NewRefusal(reason, fld, bad, format, args...))
+	c.add(NewRefusal(reason, fld, bad, format, args...))
 }
 
 // Warn records a warning.
 func (c *Collector) Warn(reason guard.Reason, fld *field.Path, format string, args ...any) {
-	c.AddWarning(guard.NewWarning(reason, fld, format, args...))
+	c.AddWarning(NewWarning(reason, fld, format, args...))
 }
 
 // AddWarning records a warning built by hand (a StateUnverified with its

@@ -37,7 +37,7 @@ func TestStampNamesLate(t *testing.T) {
 // TestAddCopies: a validator's refusals are copied, so that stamping one
 // collector never renames a refusal another holds.
 func TestAddCopies(t *testing.T) {
-	shared := guard.Refusals{guard.NewRefusal(guard.InvalidVersion, field.NewPath("version"), "x", "bad")}
+	shared := guard.Refusals{NewRefusal(guard.InvalidVersion, field.NewPath("version"), "x", "bad")}
 	var a, b Collector
 	assert.False(t, a.Add(shared))
 	assert.False(t, b.Add(shared))

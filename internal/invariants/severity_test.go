@@ -16,9 +16,9 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/computeplane"
-	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
@@ -72,7 +72,7 @@ type emitSite struct {
 }
 
 // emitSites finds, in every non-test Go file of the module, the findings
-// made with a reason constant: Collector.Refuse and Warn, guard.NewRefusal
+// made with a reason constant: Collector.Refuse and Warn, findings.NewRefusal
 // and NewWarning, and guard.Refusal and guard.Warning literals. A finding
 // whose reason is a variable (a validator's refusals turned into warnings,
 // --strict turning warnings into refusals) is not here: the properties

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
 
 // Parse parses a positive quantity, refusing anything else InvalidQuantity
@@ -25,13 +26,13 @@ func Parse(s string, fld *field.Path) (resource.Quantity, guard.Refusals) {
 	case errors.Is(err, ErrTooLong):
 		return resource.Quantity{}, guard.Refusals{TooLong(s, fld)}
 	case errors.Is(err, ErrUnbounded):
-		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
+		return resource.Quantity{}, guard.Refusals{findings.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is no size any volume has (its magnitude is past 10^%d or below 10^-%d); use a size such as 20Gi", s, maxExponent, maxExponent)}
 	case err != nil:
-		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
+		return resource.Quantity{}, guard.Refusals{findings.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is not a Kubernetes quantity; use a size such as 20Gi", s)}
 	case q.Sign() <= 0:
-		return resource.Quantity{}, guard.Refusals{guard.NewRefusal(guard.InvalidQuantity, fld, s,
+		return resource.Quantity{}, guard.Refusals{findings.NewRefusal(guard.InvalidQuantity, fld, s,
 			"%q is not a positive size; use a size such as 20Gi", s)}
 	}
 	return q, nil
@@ -52,7 +53,7 @@ var ErrTooLong = fmt.Errorf("longer than the %d characters a quantity may have",
 // characters only.
 func TooLong(s string, fld *field.Path) *guard.Refusal {
 	short := Excerpt(s)
-	return guard.NewRefusal(guard.InvalidValue, fld, short,
+	return findings.NewRefusal(guard.InvalidValue, fld, short,
 		"%s is %d characters long (%q): a quantity is at most %d characters, and none is parsed past that; use a size such as 20Gi", fld, len(s), short, MaxLength)
 }
 

@@ -133,7 +133,7 @@ func Plan(dv *cdiv1.DataVolume, snap *state.Snapshot) (Result, error) {
 		res.read(&v)
 	}
 	for _, k := range unverified.Each() {
-		w := guard.NewWarning(guard.StateUnverified, unverifiedField(k, dv),
+		w := findings.NewWarning(guard.StateUnverified, unverifiedField(k, dv),
 			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
 		w.Kind = k.String()
 		c.AddWarning(w)

@@ -65,7 +65,7 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 	}
 	c.Merge(&v.Findings)
 	if d.source == sourceImage && !req.Managed && v.Source.Presence == golden.Absent {
-		r := guard.NewRefusal(guard.GoldenNotInCatalog, nil, d.ref,
+		r := findings.NewRefusal(guard.GoldenNotInCatalog, nil, d.ref,
 			"golden %s/%s does not exist, and no image catalog given to the plan has an entry that makes it, so the disk's clone waits for ever%s",
 			src.Namespace, src.Name, d.wayOut(guard.GoldenNotInCatalog, ""))
 		r.Field = d.paths.source
@@ -76,7 +76,7 @@ func (d *VMDisk) guard(c *findings.Collector, res *Result, images *vmimages.Cata
 		if k&(state.DataVolume|state.PersistentVolumeClaim) != 0 {
 			fld = d.paths.source
 		}
-		w := guard.NewWarning(guard.StateUnverified, nil,
+		w := findings.NewWarning(guard.StateUnverified, nil,
 			"%s objects were not observed, so the guards that read them did not run; plan against the cluster's state to check them", k)
 		w.Field, w.Kind = fld, k.String()
 		c.AddWarning(w)

@@ -95,7 +95,7 @@ func Plan(d VMDisk, images *vmimages.Catalog, snap *state.Snapshot) (Result, err
 		}
 	default:
 		if !stateindex.Of(snap).Covers(state.DataVolume, d.Namespace, release) {
-			w := guard.NewWarning(guard.StateUnverified, d.root,
+			w := findings.NewWarning(guard.StateUnverified, d.root,
 				"DataVolumes of namespace %s were not observed, so this is the plan of a create: if %s exists, the chart keeps its spec as it is", d.Namespace, release)
 			w.Kind = state.DataVolume.String()
 			c.AddWarning(w)

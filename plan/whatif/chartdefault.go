@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/poolkeys"
 )
 
@@ -148,7 +149,7 @@ func defaultField(parts []string) *field.Path {
 }
 
 func (d ChartDefault) refuse(fld *field.Path, format string, args ...any) *guard.Refusal {
-	r := guard.NewRefusal(guard.InvalidValue, fld, d.Key, format, args...)
+	r := findings.NewRefusal(guard.InvalidValue, fld, d.Key, format, args...)
 	r.Subject = "chart default " + d.Key
 	return r
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
+	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -317,7 +318,7 @@ func distinct(pools []PoolValues, which string) guard.Refusals {
 	for _, p := range pools {
 		k := [2]string{p.Namespace, p.Name}
 		if seen[k] {
-			r := guard.NewRefusal(guard.InvalidPoolName, field.NewPath("metadata", "name"), p.Name,
+			r := findings.NewRefusal(guard.InvalidPoolName, field.NewPath("metadata", "name"), p.Name,
 				"%s name pool %s/%s twice; a pool is one KubernetesNodes, so remove one of them", which, p.Namespace, p.Name)
 			r.Subject = "pool " + p.Namespace + "/" + p.Name
 			rs = append(rs, r)

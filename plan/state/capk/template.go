@@ -79,17 +79,6 @@ type KubevirtMachineTemplateList struct {
 	Items           []KubevirtMachineTemplate `json:"items"`
 }
 
-// DataVolumeTemplates are the template's dataVolumeTemplates entries.
-func (t *KubevirtMachineTemplate) DataVolumeTemplates() []kubevirtv1.DataVolumeTemplateSpec {
-	return t.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates
-}
-
-// DataVolumeTemplate is the entry of that name (plan.DiskName,
-// "disk-system", is every worker's boot disk), nil when there is none.
-func (t *KubevirtMachineTemplate) DataVolumeTemplate(name string) *kubevirtv1.DataVolumeTemplateSpec {
-	return dataVolumeTemplate(t.DataVolumeTemplates(), name)
-}
-
 // Pool is the CAPI name of the pool the template makes workers for
 // ("kubernetes-demo-md0", as naming.PoolCAPIName names it), "" when it
 // says none: the instance template's label naming.DeploymentNameLabel,
@@ -131,15 +120,6 @@ func poolOf(labels map[string]string, dvts []kubevirtv1.DataVolumeTemplateSpec) 
 		}
 	}
 	return ""
-}
-
-func dataVolumeTemplate(dvts []kubevirtv1.DataVolumeTemplateSpec, name string) *kubevirtv1.DataVolumeTemplateSpec {
-	for i := range dvts {
-		if dvts[i].Name == name {
-			return &dvts[i]
-		}
-	}
-	return nil
 }
 
 // DeepCopyInto copies t into out, sharing nothing.

@@ -64,12 +64,13 @@ func TestDecodesWhatTheChartWrites(t *testing.T) {
 	var tmpl capk.KubevirtMachineTemplate
 	require.NoError(t, yaml.Unmarshal([]byte(chartTemplate), &tmpl), "fields it does not name are ignored")
 	assert.Equal(t, "kubernetes-demo-md0", tmpl.Pool(), "the pool is the instance template's deployment-name label")
-	disk := tmpl.DataVolumeTemplate("disk-system")
-	require.NotNil(t, disk)
+	dvts := tmpl.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates
+	require.Len(t, dvts, 1)
+	disk := dvts[0]
+	assert.Equal(t, "disk-system", disk.Name)
 	require.NotNil(t, disk.Spec.Source.HTTP)
 	assert.Equal(t, "https://factory.talos.dev/image/ce4c/v1.13.6/openstack-amd64.raw.xz", disk.Spec.Source.HTTP.URL)
 	assert.Equal(t, "replicated", *disk.Spec.Storage.StorageClassName)
-	assert.Nil(t, tmpl.DataVolumeTemplate("disk-data"), "no entry of another name")
 }
 
 func entry(name string, ann map[string]string) kubevirtv1.DataVolumeTemplateSpec {
@@ -127,7 +128,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	cp.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates[0].Annotations["a"] = "2"
 	cp.Spec.Template.Spec.VirtualMachineTemplate.Spec.Template.ObjectMeta.Labels[naming.DeploymentNameLabel] = "q"
 	assert.Equal(t, "1", orig.Labels["l"])
-	assert.Equal(t, "1", orig.DataVolumeTemplates()[0].Annotations["a"])
+	assert.Equal(t, "1", orig.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates[0].Annotations["a"])
 	assert.Equal(t, "p", orig.Pool())
 
 	list := &capk.KubevirtMachineTemplateList{Items: []capk.KubevirtMachineTemplate{*orig}}

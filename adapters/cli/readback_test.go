@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // yamlish draws strings from what YAML reads specially: indicators,

@@ -6,9 +6,9 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // goldenNameRE is what a golden's name looks like.

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )

@@ -8,8 +8,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/whatif"
 )

@@ -3,8 +3,8 @@ package plantest_test
 import (
 	"fmt"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // A quantity is compared as a quantity: these all spell the golden's

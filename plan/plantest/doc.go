@@ -1,5 +1,6 @@
 // Package plantest holds pgregory.net/rapid generators of the planner's
-// inputs, for the module's property tests of the worker-disk guards.
+// inputs, for property tests of the worker-disk guards, in this module and
+// in other Cozystack projects.
 //
 // Inputs drawn independently would almost never meet: a random pool names
 // a flavor no catalog holds, a random disk sits on a class no cluster has.

@@ -6,8 +6,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/plantest"
 	"github.com/cozystack/kubernetes-worker-image/plan"
+	"github.com/cozystack/kubernetes-worker-image/plan/plantest"
 )
 
 // Values reads back to the pool it was made of: the same plan.

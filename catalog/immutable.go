@@ -9,7 +9,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -77,14 +76,14 @@ func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 	if e.StorageClass == g.NamedClass {
 		return true
 	}
-	in := storageclass.Input{BoundKnown: g.BoundKnown, Default: r.def}
+	in := storage.Input{BoundKnown: g.BoundKnown, Default: r.def}
 	if g.ClaimClass != "" {
 		in.Bound = []string{g.ClaimClass}
 	}
 	entryIn, goldenIn := in, in
 	entryIn.Named, goldenIn.Named = e.StorageClass, g.NamedClass
-	er, eerr := storageclass.Resolve(entryIn)
-	gr, gerr := storageclass.Resolve(goldenIn)
+	er, eerr := storage.Resolve(entryIn)
+	gr, gerr := storage.Resolve(goldenIn)
 	// Two named classes that differ are an edit whatever the cluster says.
 	// An entry that names a class for a golden that names none is an edit
 	// unless the golden's PVC is bound on that class: the default it once
@@ -104,7 +103,7 @@ func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 		case g.ClaimClass == "" && !g.BoundKnown:
 			r.unverified |= state.PersistentVolumeClaim
 			return false
-		case errors.Is(eerr, storageclass.ErrDefaultUnknown) || errors.Is(gerr, storageclass.ErrDefaultUnknown):
+		case errors.Is(eerr, storage.ErrDefaultUnknown) || errors.Is(gerr, storage.ErrDefaultUnknown):
 			r.unverified |= state.StorageClass
 			return false
 		case er.Name == gr.Name:
@@ -123,7 +122,7 @@ func describeClass(named string, res storage.Resolution, err error) string {
 		return fmt.Sprintf("%q", named)
 	case res.From == storage.Frozen:
 		return fmt.Sprintf(`"" (bound on %q)`, res.Name)
-	case errors.Is(err, storageclass.ErrNoDefault):
+	case errors.Is(err, storage.ErrNoDefault):
 		return `"" (and the cluster has no default class)`
 	}
 	return fmt.Sprintf(`"" (the cluster default, %q)`, res.Name)

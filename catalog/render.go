@@ -12,9 +12,9 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // subject names the catalog in its refusals and warnings.
@@ -127,7 +127,7 @@ var unverifiedDetail = map[state.Kind]string{
 type renderer struct {
 	col        findings.Collector
 	snap       *state.Snapshot
-	def        storageclass.DefaultResult
+	def        storage.DefaultResult
 	unverified state.Kind
 }
 

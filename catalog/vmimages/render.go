@@ -16,7 +16,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -118,7 +117,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 type renderer struct {
 	col        findings.Collector
 	snap       *state.Snapshot
-	def        storageclass.DefaultResult
+	def        storage.DefaultResult
 	unverified state.Kind
 }
 
@@ -185,7 +184,7 @@ func (r *renderer) checkUnchanged(e *entry, g *golden.Golden) {
 			"image %q: golden %s requests %s, not %s; %s", e.name, e.golden, g.Request.String(), e.size.String(), way)
 	}
 	live, lerr := g.ResolveClass(r.def)
-	want, werr := storageclass.Resolve(storageclass.Input{Named: e.class, BoundKnown: true, Default: r.def})
+	want, werr := storage.Resolve(storage.Input{Named: e.class, BoundKnown: true, Default: r.def})
 	switch {
 	case lerr != nil || werr != nil:
 		if !r.def.Known {

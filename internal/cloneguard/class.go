@@ -7,7 +7,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/cdi"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -34,7 +33,7 @@ func (j *judge) resolveClasses() {
 			cloned = j.ix.ClonedClasses(r.Namespace, r.Pool, r.Source.Name)
 		}
 	}
-	w, werr := storageclass.Resolve(storageclass.Input{Named: r.Class, Bound: cloned, BoundKnown: disksKnown, Default: def})
+	w, werr := storage.Resolve(storage.Input{Named: r.Class, Bound: cloned, BoundKnown: disksKnown, Default: def})
 	j.v.Class = w
 	j.v.Provisional = w.From == storage.Default && !disksKnown
 	if r.Class == "" && !disksKnown {
@@ -178,14 +177,14 @@ func (j *judge) pvcOnlyUnseen() bool {
 // classProblem turns a resolution error into a refusal or a warning and
 // reports whether the class was resolved.
 func (j *judge) classProblem(err error, source, provisional bool) bool {
-	conflict, isConflict := err.(*storageclass.ConflictError)
+	conflict, isConflict := err.(*storage.ConflictError)
 	switch {
 	case err == nil:
 		return true
 	case isConflict:
 		j.c.Refuse(guard.FrozenStorageClassConflict, j.req.Paths.Class, conflict.Classes,
 			"the pool's disks already cloned are bound on more than one class (%v); set %s to the one the pool should keep and move the others' workers onto it", conflict.Classes, j.req.Words.ClassField)
-	case errors.Is(err, storageclass.ErrDefaultUnknown):
+	case errors.Is(err, storage.ErrDefaultUnknown):
 		j.v.Unverified |= state.StorageClass
 	case !provisional:
 		// "No default" matters only once nothing is bound; while that is

@@ -10,7 +10,6 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -87,12 +86,12 @@ func (g *Golden) Size() resource.Quantity {
 
 // ResolveClass resolves the golden's class: the class its spec names, else
 // its bound PVC's (frozen), else the cluster default.
-func (g *Golden) ResolveClass(def storageclass.DefaultResult) (storage.Resolution, error) {
-	in := storageclass.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def}
+func (g *Golden) ResolveClass(def storage.DefaultResult) (storage.Resolution, error) {
+	in := storage.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def}
 	if g.ClaimClass != "" && g.NamedClass == "" {
 		in.Bound = []string{g.ClaimClass}
 	}
-	return storageclass.Resolve(in)
+	return storage.Resolve(in)
 }
 
 // Expected is what a golden's catalog entry says of it: what the golden is

@@ -17,9 +17,9 @@ import (
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex/hook"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
+	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 func init() { hook.Build = func(src any) any { return build(src.(*state.State)) } }
@@ -104,7 +104,7 @@ type Index struct {
 	objects    map[state.Ref]bool
 
 	classes  map[string]*storagev1.StorageClass
-	def      storageclass.DefaultResult
+	def      storage.DefaultResult
 	k8sDef   string
 	pvcs     map[Key]*corev1.PersistentVolumeClaim
 	dvs      map[Key]*cdiv1.DataVolume
@@ -159,8 +159,8 @@ func build(s *state.State) *Index {
 			c := &s.StorageClasses[i]
 			x.classes[c.Name] = c
 		}
-		x.def = storageclass.DefaultResult{Known: true, Name: storageclass.DefaultClass(s.StorageClasses)}
-		x.k8sDef = storageclass.KubernetesDefaultClass(s.StorageClasses)
+		x.def = storage.DefaultResult{Known: true, Name: storage.DefaultClass(s.StorageClasses)}
+		x.k8sDef = storage.KubernetesDefaultClass(s.StorageClasses)
 	}
 	// Objects of a kind, or in a namespace, that was not observed are
 	// dropped: what was not observed is unknown, and an object seen by
@@ -374,10 +374,10 @@ func (x *Index) CoversNamespace(k state.Kind, namespace string) bool {
 func (x *Index) StorageClass(name string) *storagev1.StorageClass { return x.classes[name] }
 
 // DefaultClass is the cluster default as CDI picks it for a DataVolume.
-func (x *Index) DefaultClass() storageclass.DefaultResult { return x.def }
+func (x *Index) DefaultClass() storage.DefaultResult { return x.def }
 
 // KubernetesDefaultClass is the default of the GA annotation alone
-// (storageclass.KubernetesDefaultClass), "" when there is none or StorageClasses
+// (storage.KubernetesDefaultClass), "" when there is none or StorageClasses
 // were not observed.
 func (x *Index) KubernetesDefaultClass() string { return x.k8sDef }
 

@@ -12,7 +12,6 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -217,7 +216,7 @@ func TestSnapshotLookups(t *testing.T) {
 	if x.StorageClass("missing") != nil {
 		t.Error("a class that does not exist is nil")
 	}
-	if d := x.DefaultClass(); d != (storageclass.DefaultResult{Name: "replicated", Known: true}) {
+	if d := x.DefaultClass(); d != (storage.DefaultResult{Name: "replicated", Known: true}) {
 		t.Errorf("DefaultClass = %+v, want replicated, known", d)
 	}
 	if p := x.PVC(naming.GoldenNamespace, golden); p == nil || p.Name != golden {
@@ -248,7 +247,7 @@ func TestSnapshotLookups(t *testing.T) {
 
 func TestSnapshotNoDefault(t *testing.T) {
 	x := index(&state.State{Observed: state.StorageClass, StorageClasses: []storagev1.StorageClass{sc("local", nil)}})
-	if d := x.DefaultClass(); d != (storageclass.DefaultResult{Known: true}) {
+	if d := x.DefaultClass(); d != (storage.DefaultResult{Known: true}) {
 		t.Errorf("classes observed without a default: want known and empty, got %+v", d)
 	}
 }

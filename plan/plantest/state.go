@@ -12,7 +12,6 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -216,7 +215,7 @@ func (d *stateDraw) drivers() {
 // defaultClass is the cluster's default class as drawn, else a class of the
 // vocabulary: the class an object with no class was bound on.
 func (d *stateDraw) defaultClass() string {
-	if c := storageclass.DefaultClass(d.st.StorageClasses); c != "" {
+	if c := storage.DefaultClass(d.st.StorageClasses); c != "" {
 		return c
 	}
 	return rapid.SampledFrom(d.v.Classes).Draw(d.t, "boundClass")

@@ -1,108 +1,105 @@
-package storageclass_test
+package storage_test
 
 import (
 	"errors"
 	"reflect"
 	"testing"
 
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 func TestResolve(t *testing.T) {
-	known := func(name string) storageclass.DefaultResult {
-		return storageclass.DefaultResult{Name: name, Known: true}
-	}
+	known := func(name string) storage.DefaultResult { return storage.DefaultResult{Name: name, Known: true} }
 	cases := map[string]struct {
 		reason   string
-		in       storageclass.Input
+		in       storage.Input
 		want     storage.Resolution
 		err      error
 		conflict []string
 	}{
 		"explicit": {
 			reason: "an explicit class always wins, over bound disks and the default",
-			in:     storageclass.Input{Named: "replicated", Bound: []string{"local"}, BoundKnown: true, Default: known("local")},
+			in:     storage.Input{Named: "replicated", Bound: []string{"local"}, BoundKnown: true, Default: known("local")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Explicit},
 		},
 		"explicit offline": {
 			reason: "an explicit class needs no state at all",
-			in:     storageclass.Input{Named: "replicated"},
+			in:     storage.Input{Named: "replicated"},
 			want:   storage.Resolution{Name: "replicated", From: storage.Explicit},
 		},
 		"explicit over conflict": {
 			reason: "an explicit class is not refused for disks on several classes: the comparison with the golden decides",
-			in:     storageclass.Input{Named: "replicated", Bound: []string{"a", "b"}, BoundKnown: true},
+			in:     storage.Input{Named: "replicated", Bound: []string{"a", "b"}, BoundKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Explicit},
 		},
 		"frozen": {
 			reason: "an empty class is frozen from the disks already bound, whatever the default became",
-			in:     storageclass.Input{Bound: []string{"replicated", "replicated"}, BoundKnown: true, Default: known("local")},
+			in:     storage.Input{Bound: []string{"replicated", "replicated"}, BoundKnown: true, Default: known("local")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"frozen, default unknown": {
 			reason: "a frozen class needs no default: moving or losing it never fails the pool",
-			in:     storageclass.Input{Bound: []string{"replicated"}, BoundKnown: true},
+			in:     storage.Input{Bound: []string{"replicated"}, BoundKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"frozen, no default": {
 			reason: "a frozen class needs no default: a cluster without one does not fail the pool",
-			in:     storageclass.Input{Bound: []string{"replicated"}, BoundKnown: true, Default: known("")},
+			in:     storage.Input{Bound: []string{"replicated"}, BoundKnown: true, Default: known("")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"frozen ignores empty": {
 			reason: "a disk without a class does not conflict with one that has a class",
-			in:     storageclass.Input{Bound: []string{"", "replicated"}, BoundKnown: true, Default: known("local")},
+			in:     storage.Input{Bound: []string{"", "replicated"}, BoundKnown: true, Default: known("local")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"two bound classes": {
 			reason:   "disks on two classes are a conflict, never resolved by list order",
-			in:       storageclass.Input{Bound: []string{"b", "a", "b"}, BoundKnown: true, Default: known("a")},
+			in:       storage.Input{Bound: []string{"b", "a", "b"}, BoundKnown: true, Default: known("a")},
 			conflict: []string{"a", "b"},
 		},
 		"two bound classes, reversed": {
 			reason:   "the same conflict whatever the order of the disks",
-			in:       storageclass.Input{Bound: []string{"a", "b"}, BoundKnown: true, Default: known("a")},
+			in:       storage.Input{Bound: []string{"a", "b"}, BoundKnown: true, Default: known("a")},
 			conflict: []string{"a", "b"},
 		},
 		"conflict, default unknown": {
 			reason:   "a conflict is reported before an unknown default: it is proven",
-			in:       storageclass.Input{Bound: []string{"a", "b"}, BoundKnown: true},
+			in:       storage.Input{Bound: []string{"a", "b"}, BoundKnown: true},
 			conflict: []string{"a", "b"},
 		},
 		"default": {
 			reason: "no class, no disks: the cluster default, the class a first disk gets",
-			in:     storageclass.Input{BoundKnown: true, Default: known("replicated")},
+			in:     storage.Input{BoundKnown: true, Default: known("replicated")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Default},
 		},
 		"default, disks unknown": {
 			reason: "with the disks unknown the default is still resolved; the caller knows BoundKnown",
-			in:     storageclass.Input{Default: known("replicated")},
+			in:     storage.Input{Default: known("replicated")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Default},
 		},
 		"only empty bound": {
 			reason: "disks without a class freeze nothing: the default applies",
-			in:     storageclass.Input{Bound: []string{""}, BoundKnown: true, Default: known("replicated")},
+			in:     storage.Input{Bound: []string{""}, BoundKnown: true, Default: known("replicated")},
 			want:   storage.Resolution{Name: "replicated", From: storage.Default},
 		},
 		"no default": {
 			reason: "classes observed and none is a default: ErrNoDefault",
-			in:     storageclass.Input{BoundKnown: true, Default: known("")},
+			in:     storage.Input{BoundKnown: true, Default: known("")},
 			want:   storage.Resolution{From: storage.Default},
-			err:    storageclass.ErrNoDefault,
+			err:    storage.ErrNoDefault,
 		},
 		"default unknown": {
 			reason: "classes not observed: ErrDefaultUnknown, never treated as no default",
-			in:     storageclass.Input{BoundKnown: true},
+			in:     storage.Input{BoundKnown: true},
 			want:   storage.Resolution{From: storage.Default},
-			err:    storageclass.ErrDefaultUnknown,
+			err:    storage.ErrDefaultUnknown,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := storageclass.Resolve(tc.in)
+			got, err := storage.Resolve(tc.in)
 			if tc.conflict != nil {
-				var ce *storageclass.ConflictError
+				var ce *storage.ConflictError
 				if !errors.As(err, &ce) || !reflect.DeepEqual(ce.Classes, tc.conflict) {
 					t.Fatalf("%s: want *ConflictError on %v, got %v", tc.reason, tc.conflict, err)
 				}
@@ -120,7 +117,7 @@ func TestResolve(t *testing.T) {
 
 func TestResolveDoesNotMutateBound(t *testing.T) {
 	bound := []string{"b", "a"}
-	_, _ = storageclass.Resolve(storageclass.Input{Bound: bound, BoundKnown: true})
+	_, _ = storage.Resolve(storage.Input{Bound: bound, BoundKnown: true})
 	if bound[0] != "b" || bound[1] != "a" {
 		t.Errorf("Resolve sorted the caller's slice: %v", bound)
 	}
@@ -141,8 +138,8 @@ func TestConflictClassesAreDistinct(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := storageclass.Resolve(storageclass.Input{Bound: tc.in, BoundKnown: true, Default: storageclass.DefaultResult{Name: "d", Known: true}})
-			var ce *storageclass.ConflictError
+			_, err := storage.Resolve(storage.Input{Bound: tc.in, BoundKnown: true, Default: storage.DefaultResult{Name: "d", Known: true}})
+			var ce *storage.ConflictError
 			if tc.want == nil {
 				if errors.As(err, &ce) {
 					t.Fatalf("%s: got a conflict on %v", tc.reason, ce.Classes)

@@ -1,4 +1,4 @@
-package storageclass_test
+package storage_test
 
 import (
 	"testing"
@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
-	"github.com/cozystack/kubernetes-worker-image/internal/storageclass"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
@@ -134,7 +133,7 @@ func TestDefaultClass(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// Every order of the list gives the same answer: never list order.
 			for _, perm := range permutations(tc.classes) {
-				if got := storageclass.DefaultClass(perm); got != tc.want {
+				if got := storage.DefaultClass(perm); got != tc.want {
 					t.Fatalf("%s: DefaultClass(%v) = %q, want %q", tc.reason, names(perm), got, tc.want)
 				}
 			}

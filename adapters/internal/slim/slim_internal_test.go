@@ -158,3 +158,54 @@ func TestTransformDropsWhatIsNot(t *testing.T) {
 		assert.Equal(t, "not an object", out)
 	})
 }
+
+// A DataVolume keeps its Running condition (type, status, reason) while it
+// has not succeeded, and no condition once it has; its other conditions
+// are dropped.
+func TestTransformDataVolumeConditions(t *testing.T) {
+	conds := []cdiv1.DataVolumeCondition{
+		{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionTrue, Reason: "Bound", Message: "PVC bound"},
+		{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "importer failed"},
+		{Type: cdiv1.DataVolumeReady, Status: corev1.ConditionFalse},
+	}
+	for _, tc := range []struct {
+		phase cdiv1.DataVolumePhase
+		conds []cdiv1.DataVolumeCondition
+		want  []cdiv1.DataVolumeCondition
+	}{
+		{cdiv1.Succeeded, conds, nil},
+		{cdiv1.ImportInProgress, conds, []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error"}}},
+		{cdiv1.Failed, conds, []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error"}}},
+		{cdiv1.Failed, conds[:1], nil},
+	} {
+		dv := &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: tc.phase, RestartCount: 2, Conditions: append([]cdiv1.DataVolumeCondition(nil), tc.conds...)}}
+		_, err := Transform(dv)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, dv.Status.Conditions, "%s with %d conditions", tc.phase, len(tc.conds))
+		assert.Equal(t, int32(2), dv.Status.RestartCount)
+	}
+}
+
+// Volumes of one CSI driver share one CSI source, and claims one volume
+// mode and one list of access modes; another driver has its own.
+func TestTransformShares(t *testing.T) {
+	d := fleet.ServedDisks(3, 1)
+	for i := range d.PVCs {
+		for _, o := range []any{&d.PVCs[i], &d.Volumes[i]} {
+			_, err := Transform(o)
+			require.NoError(t, err)
+		}
+	}
+	assert.Same(t, d.Volumes[0].Spec.CSI, d.Volumes[1].Spec.CSI)
+	assert.Same(t, d.PVCs[0].Spec.VolumeMode, d.PVCs[1].Spec.VolumeMode)
+	assert.Same(t, &d.PVCs[0].Spec.AccessModes[0], &d.PVCs[1].Spec.AccessModes[0])
+	assert.Same(t, d.PVCs[0].Spec.StorageClassName, d.PVCs[1].Spec.StorageClassName)
+	other := &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{
+		ClaimRef:               &corev1.ObjectReference{Namespace: "tenant", Name: "x"},
+		PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "other.csi.example.com", VolumeHandle: "h"}},
+	}}
+	_, err := Transform(other)
+	require.NoError(t, err)
+	assert.Equal(t, "other.csi.example.com", other.Spec.CSI.Driver)
+	assert.NotSame(t, d.Volumes[0].Spec.CSI, other.Spec.CSI)
+}

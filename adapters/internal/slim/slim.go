@@ -19,6 +19,7 @@
 package slim
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -74,6 +75,13 @@ func Transform(in any) (any, error) {
 		}
 		if src := o.Spec.Source; src != nil && src.PVC != nil {
 			src.PVC.Namespace, src.PVC.Name = intern(src.PVC.Namespace), intern(src.PVC.Name)
+		}
+		// The disks that clone one golden at one size on one class have
+		// equal sources and storage: one of each is kept for them all.
+		o.Spec.Source = sources.intern(o.Spec.Source, "")
+		if st := o.Spec.Storage; st != nil && len(st.Resources.Limits) == 0 {
+			// The requests are the table's: equal ones are one map.
+			o.Spec.Storage = storages.intern(st, fmt.Sprintf("%p", st.Resources.Requests))
 		}
 		slimDataVolumeStatus(&o.Status)
 	case *corev1.PersistentVolume:
@@ -366,6 +374,44 @@ var (
 	csiSources sync.Map // driver → *corev1.CSIPersistentVolumeSource
 	csiCount   atomic.Int64
 )
+
+// sources and storages share the DataVolumes' equal sources and storage
+// specs.
+var (
+	sources  = &shared[cdiv1.DataVolumeSource]{}
+	storages = &shared[cdiv1.StorageSpec]{}
+)
+
+// shared is a table of equal values the cache's objects point to.
+type shared[T any] struct {
+	mu sync.Mutex
+	m  map[string]*T
+}
+
+// intern is the table's value equal to *p (its JSON, and more, alike), p
+// itself when there is none yet (and the table keeps it if it has room).
+func (t *shared[T]) intern(p *T, more string) *T {
+	if p == nil {
+		return nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return p
+	}
+	key := string(b) + "\x00" + more
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v, ok := t.m[key]; ok {
+		return v
+	}
+	if t.m == nil {
+		t.m = map[string]*T{}
+	}
+	if len(t.m) < internLimit {
+		t.m[key] = p
+	}
+	return p
+}
 
 // The volume modes, which every claim and volume of a cluster points to
 // one of.

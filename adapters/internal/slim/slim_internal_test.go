@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -190,8 +191,12 @@ func TestTransformDataVolumeConditions(t *testing.T) {
 // mode and one list of access modes; another driver has its own.
 func TestTransformShares(t *testing.T) {
 	d := fleet.ServedDisks(3, 1)
+	bigger := d.DataVolumes[2].DeepCopy()
+	bigger.Spec.Storage.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("41Gi")}
+	_, err := Transform(bigger)
+	require.NoError(t, err)
 	for i := range d.PVCs {
-		for _, o := range []any{&d.PVCs[i], &d.Volumes[i]} {
+		for _, o := range []any{&d.PVCs[i], &d.Volumes[i], &d.DataVolumes[i]} {
 			_, err := Transform(o)
 			require.NoError(t, err)
 		}
@@ -200,11 +205,15 @@ func TestTransformShares(t *testing.T) {
 	assert.Same(t, d.PVCs[0].Spec.VolumeMode, d.PVCs[1].Spec.VolumeMode)
 	assert.Same(t, &d.PVCs[0].Spec.AccessModes[0], &d.PVCs[1].Spec.AccessModes[0])
 	assert.Same(t, d.PVCs[0].Spec.StorageClassName, d.PVCs[1].Spec.StorageClassName)
+	assert.Same(t, d.DataVolumes[0].Spec.Source, d.DataVolumes[1].Spec.Source, "one golden, one source")
+	assert.Same(t, d.DataVolumes[0].Spec.Storage, d.DataVolumes[1].Spec.Storage, "one size on one class, one storage")
+	assert.NotSame(t, d.DataVolumes[2].Spec.Storage, bigger.Spec.Storage)
+	assert.Equal(t, "41Gi", bigger.Spec.Storage.Resources.Requests.Storage().String())
 	other := &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{
 		ClaimRef:               &corev1.ObjectReference{Namespace: "tenant", Name: "x"},
 		PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "other.csi.example.com", VolumeHandle: "h"}},
 	}}
-	_, err := Transform(other)
+	_, err = Transform(other)
 	require.NoError(t, err)
 	assert.Equal(t, "other.csi.example.com", other.Spec.CSI.Driver)
 	assert.NotSame(t, d.Volumes[0].Spec.CSI, other.Spec.CSI)

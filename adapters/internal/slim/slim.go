@@ -19,7 +19,6 @@
 package slim
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -78,10 +77,11 @@ func Transform(in any) (any, error) {
 		}
 		// The disks that clone one golden at one size on one class have
 		// equal sources and storage: one of each is kept for them all.
-		o.Spec.Source = sources.intern(o.Spec.Source, "")
-		if st := o.Spec.Storage; st != nil && len(st.Resources.Limits) == 0 {
-			// The requests are the table's: equal ones are one map.
-			o.Spec.Storage = storages.intern(st, fmt.Sprintf("%p", st.Resources.Requests))
+		if src := o.Spec.Source; src != nil && src.PVC != nil && *src == (cdiv1.DataVolumeSource{PVC: src.PVC}) {
+			o.Spec.Source = sources.intern(src, src.PVC.Namespace+"/"+src.PVC.Name)
+		}
+		if key, ok := storageKey(o.Spec.Storage); ok {
+			o.Spec.Storage = storages.intern(o.Spec.Storage, key)
 		}
 		slimDataVolumeStatus(&o.Status)
 	case *corev1.PersistentVolume:
@@ -388,17 +388,9 @@ type shared[T any] struct {
 	m  map[string]*T
 }
 
-// intern is the table's value equal to *p (its JSON, and more, alike), p
+// intern is the table's value of key, which says every field of *p: p
 // itself when there is none yet (and the table keeps it if it has room).
-func (t *shared[T]) intern(p *T, more string) *T {
-	if p == nil {
-		return nil
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return p
-	}
-	key := string(b) + "\x00" + more
+func (t *shared[T]) intern(p *T, key string) *T {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if v, ok := t.m[key]; ok {
@@ -411,6 +403,19 @@ func (t *shared[T]) intern(p *T, more string) *T {
 		t.m[key] = p
 	}
 	return p
+}
+
+// storageKey says a DataVolume's storage spec by its class, volume mode,
+// access modes, volume name and requests, once those are the tables'
+// (equal requests are one map); ok is false for nil, or for a spec with
+// any other field set, which is not shared.
+func storageKey(st *cdiv1.StorageSpec) (key string, ok bool) {
+	// storageSpecFields (a test) holds the fields this reads.
+	if st == nil || st.Selector != nil || st.DataSource != nil || st.DataSourceRef != nil ||
+		len(st.Resources.Limits) != 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%p/%p/%p/%p/%s", st.StorageClassName, st.VolumeMode, st.AccessModes, st.Resources.Requests, st.VolumeName), true
 }
 
 // The volume modes, which every claim and volume of a cluster points to

@@ -1,6 +1,7 @@
 package slim
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -217,4 +218,23 @@ func TestTransformShares(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "other.csi.example.com", other.Spec.CSI.Driver)
 	assert.NotSame(t, d.Volumes[0].Spec.CSI, other.Spec.CSI)
+}
+
+// storageKey says every field of a StorageSpec: one CDI adds is a field
+// the key must say, or a reason not to share.
+func TestStorageKeySaysEveryField(t *testing.T) {
+	var fields []string
+	for f := range reflect.TypeFor[cdiv1.StorageSpec]().Fields() {
+		fields = append(fields, f.Name)
+	}
+	assert.Equal(t, []string{"AccessModes", "Selector", "Resources", "VolumeName", "StorageClassName", "VolumeMode", "DataSource", "DataSourceRef"}, fields)
+	var res []string
+	for f := range reflect.TypeFor[corev1.VolumeResourceRequirements]().Fields() {
+		res = append(res, f.Name)
+	}
+	assert.Equal(t, []string{"Limits", "Requests"}, res)
+	_, ok := storageKey(&cdiv1.StorageSpec{Selector: &metav1.LabelSelector{}})
+	assert.False(t, ok, "a selector is not shared")
+	_, ok = storageKey(&cdiv1.StorageSpec{VolumeName: "pv"})
+	assert.True(t, ok)
 }

@@ -65,7 +65,9 @@ const processesEnv = "WORKER_IMAGE_SCALE_PROCESSES"
 // and (up to 50,000 disks) through a plain client.Reader over it (the
 // namespace's every disk); then, with the disks' pools written (50 disks each, whatever N) and
 // pools without disks up to 1,000 (N/10 from 100,000), `plan -A` as a
-// process (wall, CPU, peak RSS); then the controller over the cluster:
+// process (wall, CPU, peak RSS); then the webhook and the controller,
+// each as its own process with the chart's GOMEMLIMIT (processes); then
+// the controller in the test over the cluster:
 // the time to plan every pool, and from a change of their class's
 // StorageProfile to every one planned again. It asserts that every way of
 // reading plans the pool alike, that planning leaves the cache's objects
@@ -74,6 +76,10 @@ const processesEnv = "WORKER_IMAGE_SCALE_PROCESSES"
 // that their class's plans each once again.
 //
 //	WORKER_IMAGE_SCALE_DISKS=10000 KUBEBUILDER_ASSETS=… go test ./internal/apiserver -run TestScale -v -timeout 60m
+//
+// WORKER_IMAGE_SCALE_PROCESSES=only leaves out what is measured in the
+// test's own process; WORKER_IMAGE_SCALE_GOENV="GOGC=50;GOMEMLIMIT=280MiB"
+// runs the webhook and the controller again with each of those settings.
 func TestScale(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv(scaleEnv))
 	if n <= 0 {

@@ -26,6 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
@@ -299,6 +300,9 @@ func replan(t *testing.T, e *apiserver.Env, pools int) {
 		Cache:   controllerruntime.CacheOptions(),
 		Client:  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics: metricsserver.Options{BindAddress: "0"},
+		// At 100,000 disks on a loaded machine the informers take longer
+		// than the default two minutes to sync.
+		Controller: config.Controller{CacheSyncTimeout: 10 * time.Minute},
 	})
 	require.NoError(t, err)
 	require.NoError(t, controller.Setup(mgr, controller.Options{Registerer: reg}))

@@ -12,15 +12,17 @@ import (
 // 100,000 worker disks hold their names, classes, sizes and phases rather
 // than whole objects. From every object it drops managedFields and the
 // last-applied-configuration annotation. From the kinds the planner reads
-// it drops every annotation and label it does not read. PVCs keep their
-// spec and, of their status, phase and capacity; DataVolumes their spec
-// and, of their status, phase, restart count, claim name and each
-// condition's type, status and reason; PersistentVolumes their claim
+// it drops the uid and every annotation and label it does not read. PVCs
+// keep their spec and, of their status, phase and capacity; DataVolumes
+// their spec and, of their status, phase, restart count, claim name and,
+// until they have succeeded, their Running condition's type, status and
+// reason; PersistentVolumes their claim
 // reference, CSI driver, class, capacity, volume mode and access modes,
 // and their phase, but a volume bound to a claim outside the goldens'
 // namespace (most volumes of a cluster) only its name, the claim's
 // namespace and name and its CSI driver. Objects read as unstructured (pools, HelmReleases)
-// keep everything else.
+// keep everything else. The objects share equal maps, lists and strings:
+// read them, never write them (a manager's client reads copies).
 //
 // Set other fields of the returned options as needed, and keep
 // DefaultTransform, or call it from your own:

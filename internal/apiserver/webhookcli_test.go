@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -136,6 +137,12 @@ type command struct {
 // envtest makes, and more flags, until the test ends.
 func launchCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *command {
 	t.Helper()
+	return launchCommandEnv(t, e, bin, nil, args...)
+}
+
+// launchCommandEnv is launchCommand with more environment variables.
+func launchCommandEnv(t *testing.T, e *apiserver.Env, bin string, env []string, args ...string) *command {
+	t.Helper()
 	certs := &envtest.WebhookInstallOptions{}
 	require.NoError(t, certs.PrepWithoutInstalling())
 	t.Cleanup(func() { _ = certs.Cleanup() })
@@ -144,6 +151,9 @@ func launchCommand(t *testing.T, e *apiserver.Env, bin string, args ...string) *
 		"--cert-dir", certs.LocalServingCertDir, "--port", itoa(certs.LocalServingPort),
 		"--kubeconfig", kubeconfig(t, e.Config),
 		"--metrics-bind-address", "0", "--health-probe-bind-address", health}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	w := &command{cmd: cmd, exited: make(chan error, 1), stderr: &lockedBuffer{}}
 	cmd.Stderr = w.stderr
 	require.NoError(t, cmd.Start())

@@ -4,16 +4,18 @@
 // cluster of 100,000 worker disks is then held as their names, classes,
 // sizes and phases rather than whole objects. From every object it drops
 // managedFields and the last-applied-configuration annotation. From the
-// kinds the planner reads it drops every annotation and label it does not
-// read. PVCs keep their spec and, of their status, phase and capacity;
-// DataVolumes their spec and, of their status, phase, restart count, claim
-// name and each condition's type, status and reason; PersistentVolumes
+// kinds the planner reads it drops the uid and every annotation and label
+// it does not read. PVCs keep their spec and, of their status, phase and
+// capacity; DataVolumes their spec and, of their status, phase, restart
+// count, claim name and, until they have succeeded, their Running
+// condition's type, status and reason; PersistentVolumes
 // their claim reference, CSI driver, class, capacity, volume mode and
 // access modes, and their phase, but a volume bound to a claim outside the
 // goldens' namespace only its name, the claim's namespace and name and its
 // CSI driver. Objects read as unstructured (pools,
-// HelmReleases) keep everything else. Equal maps and strings are shared:
-// the objects are read, never written.
+// HelmReleases) keep everything else. Equal maps, lists, strings, class
+// names, volume modes and CSI sources are shared: the objects are read,
+// never written.
 package slim
 
 import (
@@ -22,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unique"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,20 +54,34 @@ func Transform(in any) (any, error) {
 	case *corev1.PersistentVolumeClaim:
 		slimMeta(&o.ObjectMeta)
 		o.Spec.StorageClassName = internPtr(o.Spec.StorageClassName)
+		o.Spec.VolumeMode = internMode(o.Spec.VolumeMode)
+		o.Spec.AccessModes = accessModes.intern(o.Spec.AccessModes)
 		o.Spec.Resources.Requests = resources.intern(o.Spec.Resources.Requests)
 		o.Status = corev1.PersistentVolumeClaimStatus{Phase: o.Status.Phase, Capacity: resources.intern(o.Status.Capacity)}
 	case *cdiv1.DataVolume:
 		slimMeta(&o.ObjectMeta)
 		if st := o.Spec.Storage; st != nil {
 			st.StorageClassName = internPtr(st.StorageClassName)
+			st.VolumeMode = internMode(st.VolumeMode)
+			st.AccessModes = accessModes.intern(st.AccessModes)
 			st.Resources.Requests = resources.intern(st.Resources.Requests)
 		}
 		if p := o.Spec.PVC; p != nil {
 			p.StorageClassName = internPtr(p.StorageClassName)
+			p.VolumeMode = internMode(p.VolumeMode)
+			p.AccessModes = accessModes.intern(p.AccessModes)
 			p.Resources.Requests = resources.intern(p.Resources.Requests)
 		}
 		if src := o.Spec.Source; src != nil && src.PVC != nil {
 			src.PVC.Namespace, src.PVC.Name = intern(src.PVC.Namespace), intern(src.PVC.Name)
+		}
+		// The disks that clone one golden at one size on one class have
+		// equal sources and storage: one of each is kept for them all.
+		if src := o.Spec.Source; src != nil && src.PVC != nil && *src == (cdiv1.DataVolumeSource{PVC: src.PVC}) {
+			o.Spec.Source = sources.intern(src, src.PVC.Namespace+"/"+src.PVC.Name)
+		}
+		if key, ok := storageKey(o.Spec.Storage); ok {
+			o.Spec.Storage = storages.intern(o.Spec.Storage, key)
 		}
 		slimDataVolumeStatus(&o.Status)
 	case *corev1.PersistentVolume:
@@ -130,11 +147,13 @@ const ownPrefix = "kubernetes-worker-image.cozystack.io/"
 // MachineDeployment name.
 var readLabels = map[string]bool{naming.ManagedByLabel: true, naming.DeploymentNameLabel: true}
 
-// slimMeta keeps the name, namespace, uid, resourceVersion, generation,
-// creation and deletion times, and the annotations and labels read.
+// slimMeta keeps the name, namespace, resourceVersion, generation,
+// creation and deletion times, and the annotations and labels read: no
+// plan reads an object's uid (a claim is found by its volume's claim
+// reference namespace and name), and a uid is 48 bytes of each.
 func slimMeta(m *metav1.ObjectMeta) {
 	*m = metav1.ObjectMeta{
-		Name: m.Name, Namespace: intern(m.Namespace), UID: m.UID, ResourceVersion: m.ResourceVersion, Generation: m.Generation,
+		Name: m.Name, Namespace: intern(m.Namespace), ResourceVersion: m.ResourceVersion, Generation: m.Generation,
 		CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
 		Labels:      strs.intern(keep(m.Labels, func(k string) bool { return readLabels[k] })),
 		Annotations: strs.intern(keep(m.Annotations, func(k string) bool { return readAnnotations[k] || strings.HasPrefix(k, ownPrefix) })),
@@ -164,15 +183,22 @@ func keep(m map[string]string, read func(string) bool) map[string]string {
 	return out
 }
 
-// slimDataVolumeStatus keeps what says whether a golden is imported,
-// importing, stalled or failed (internal/golden importOf).
+// slimDataVolumeStatus keeps what says whether a golden, or any
+// DataVolume a disk clones, is imported, importing, stalled or failed
+// (internal/golden importOf, and the detail a refusal gives): its phase,
+// restart count and claim name, and, unless it has Succeeded (which says
+// it all, and is what most DataVolumes of a cluster have), the type,
+// status and reason of its Running condition. Its other conditions are
+// never read.
 func slimDataVolumeStatus(s *cdiv1.DataVolumeStatus) {
-	conds := make([]cdiv1.DataVolumeCondition, len(s.Conditions))
-	for i, c := range s.Conditions {
-		conds[i] = cdiv1.DataVolumeCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
-	}
-	if len(conds) == 0 {
-		conds = nil
+	var conds []cdiv1.DataVolumeCondition
+	if s.Phase != cdiv1.Succeeded {
+		for _, c := range s.Conditions {
+			if c.Type == cdiv1.DataVolumeRunning {
+				conds = []cdiv1.DataVolumeCondition{{Type: c.Type, Status: intern(c.Status), Reason: intern(c.Reason)}}
+				break
+			}
+		}
 	}
 	*s = cdiv1.DataVolumeStatus{Phase: s.Phase, RestartCount: s.RestartCount, ClaimName: s.ClaimName, Conditions: conds}
 }
@@ -183,13 +209,14 @@ func slimDataVolumeStatus(s *cdiv1.DataVolumeStatus) {
 func slimVolume(pv *corev1.PersistentVolume) {
 	s := pv.Spec
 	spec := corev1.PersistentVolumeSpec{
-		Capacity: resources.intern(s.Capacity), AccessModes: s.AccessModes, StorageClassName: intern(s.StorageClassName), VolumeMode: s.VolumeMode,
+		Capacity: resources.intern(s.Capacity), AccessModes: accessModes.intern(s.AccessModes), StorageClassName: intern(s.StorageClassName),
+		VolumeMode: internMode(s.VolumeMode),
 	}
 	if r := s.ClaimRef; r != nil {
 		spec.ClaimRef = &corev1.ObjectReference{Kind: intern(r.Kind), APIVersion: intern(r.APIVersion), Namespace: intern(r.Namespace), Name: r.Name, UID: r.UID}
 	}
 	if s.CSI != nil {
-		spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: intern(s.CSI.Driver)}
+		spec.CSI = csiSource(s.CSI.Driver)
 	}
 	pv.Spec = spec
 	pv.Status = corev1.PersistentVolumeStatus{Phase: pv.Status.Phase}
@@ -209,7 +236,7 @@ func boundElsewhere(pv *corev1.PersistentVolume) corev1.PersistentVolume {
 		Spec:       corev1.PersistentVolumeSpec{ClaimRef: &corev1.ObjectReference{Namespace: intern(r.Namespace), Name: r.Name}},
 	}
 	if pv.Spec.CSI != nil {
-		out.Spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: intern(pv.Spec.CSI.Driver)}
+		out.Spec.CSI = csiSource(pv.Spec.CSI.Driver)
 	}
 	return out
 }
@@ -304,10 +331,154 @@ func stringsKey(m map[string]string) string {
 // intern is s, shared with every equal string the cache holds.
 func intern[S ~string](s S) S { return S(unique.Make(string(s)).Value()) }
 
+// internPtr is p, or a pointer to an equal string that the cache's other
+// objects share (a class name): of at most internLimit strings, past which
+// p is kept as it is.
 func internPtr(p *string) *string {
 	if p == nil {
 		return nil
 	}
+	if v, ok := pointers.Load(*p); ok {
+		return v.(*string)
+	}
+	if pointerCount.Load() >= internLimit {
+		return p
+	}
 	s := intern(*p)
-	return &s
+	v, loaded := pointers.LoadOrStore(s, &s)
+	if !loaded {
+		pointerCount.Add(1)
+	}
+	return v.(*string)
+}
+
+// csiSource is a volume's CSI source that says only its driver, shared
+// by every volume of that driver (of at most internLimit drivers, past
+// which each volume has its own).
+func csiSource(driver string) *corev1.CSIPersistentVolumeSource {
+	if v, ok := csiSources.Load(driver); ok {
+		return v.(*corev1.CSIPersistentVolumeSource)
+	}
+	src := &corev1.CSIPersistentVolumeSource{Driver: intern(driver)}
+	if csiCount.Load() >= internLimit {
+		return src
+	}
+	v, loaded := csiSources.LoadOrStore(src.Driver, src)
+	if !loaded {
+		csiCount.Add(1)
+	}
+	return v.(*corev1.CSIPersistentVolumeSource)
+}
+
+var (
+	csiSources sync.Map // driver → *corev1.CSIPersistentVolumeSource
+	csiCount   atomic.Int64
+)
+
+// sources and storages share the DataVolumes' equal sources and storage
+// specs.
+var (
+	sources  = &shared[cdiv1.DataVolumeSource]{}
+	storages = &shared[cdiv1.StorageSpec]{}
+)
+
+// shared is a table of equal values the cache's objects point to.
+type shared[T any] struct {
+	mu sync.Mutex
+	m  map[string]*T
+}
+
+// intern is the table's value of key, which says every field of *p: p
+// itself when there is none yet (and the table keeps it if it has room).
+func (t *shared[T]) intern(p *T, key string) *T {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v, ok := t.m[key]; ok {
+		return v
+	}
+	if t.m == nil {
+		t.m = map[string]*T{}
+	}
+	if len(t.m) < internLimit {
+		t.m[key] = p
+	}
+	return p
+}
+
+// storageKey says a DataVolume's storage spec by its class, volume mode,
+// access modes, volume name and requests, once those are the tables'
+// (equal requests are one map); ok is false for nil, or for a spec with
+// any other field set, which is not shared.
+func storageKey(st *cdiv1.StorageSpec) (key string, ok bool) {
+	// storageSpecFields (a test) holds the fields this reads.
+	if st == nil || st.Selector != nil || st.DataSource != nil || st.DataSourceRef != nil ||
+		len(st.Resources.Limits) != 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%p/%p/%p/%p/%s", st.StorageClassName, st.VolumeMode, st.AccessModes, st.Resources.Requests, st.VolumeName), true
+}
+
+// The volume modes, which every claim and volume of a cluster points to
+// one of.
+var (
+	block      = corev1.PersistentVolumeBlock
+	filesystem = corev1.PersistentVolumeFilesystem
+)
+
+// internMode is a pointer to the volume mode p points to, shared.
+func internMode(p *corev1.PersistentVolumeMode) *corev1.PersistentVolumeMode {
+	switch {
+	case p == nil:
+		return nil
+	case *p == block:
+		return &block
+	case *p == filesystem:
+		return &filesystem
+	}
+	return p
+}
+
+var (
+	pointers     sync.Map // string → *string
+	pointerCount atomic.Int64
+)
+
+// accessModes shares equal lists of access modes, of at most internLimit
+// spellings.
+var accessModes = &lists[corev1.PersistentVolumeAccessMode]{}
+
+type lists[E ~string] struct {
+	mu sync.Mutex
+	m  map[string][]E
+}
+
+// intern is the list equal to l the table holds, l itself when there is
+// none yet (and the table keeps it if it has room), nil for an empty l.
+func (t *lists[E]) intern(l []E) []E {
+	if len(l) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, e := range l {
+		b.WriteString(string(e))
+		b.WriteByte(0)
+	}
+	key := b.String()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v, ok := t.m[key]; ok {
+		return v
+	}
+	if t.m == nil {
+		t.m = map[string][]E{}
+	}
+	if len(t.m) < internLimit {
+		out := make([]E, len(l))
+		for i, e := range l {
+			out[i] = E(intern(string(e)))
+		}
+		t.m[key] = out
+		return out
+	}
+	return l
 }

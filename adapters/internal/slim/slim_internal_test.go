@@ -1,11 +1,13 @@
 package slim
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -157,4 +159,82 @@ func TestTransformDropsWhatIsNot(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "not an object", out)
 	})
+}
+
+// A DataVolume keeps its Running condition (type, status, reason) while it
+// has not succeeded, and no condition once it has; its other conditions
+// are dropped.
+func TestTransformDataVolumeConditions(t *testing.T) {
+	conds := []cdiv1.DataVolumeCondition{
+		{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionTrue, Reason: "Bound", Message: "PVC bound"},
+		{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "importer failed"},
+		{Type: cdiv1.DataVolumeReady, Status: corev1.ConditionFalse},
+	}
+	for _, tc := range []struct {
+		phase cdiv1.DataVolumePhase
+		conds []cdiv1.DataVolumeCondition
+		want  []cdiv1.DataVolumeCondition
+	}{
+		{cdiv1.Succeeded, conds, nil},
+		{cdiv1.ImportInProgress, conds, []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error"}}},
+		{cdiv1.Failed, conds, []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error"}}},
+		{cdiv1.Failed, conds[:1], nil},
+	} {
+		dv := &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: tc.phase, RestartCount: 2, Conditions: append([]cdiv1.DataVolumeCondition(nil), tc.conds...)}}
+		_, err := Transform(dv)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, dv.Status.Conditions, "%s with %d conditions", tc.phase, len(tc.conds))
+		assert.Equal(t, int32(2), dv.Status.RestartCount)
+	}
+}
+
+// Volumes of one CSI driver share one CSI source, and claims one volume
+// mode and one list of access modes; another driver has its own.
+func TestTransformShares(t *testing.T) {
+	d := fleet.ServedDisks(3, 1)
+	bigger := d.DataVolumes[2].DeepCopy()
+	bigger.Spec.Storage.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("41Gi")}
+	_, err := Transform(bigger)
+	require.NoError(t, err)
+	for i := range d.PVCs {
+		for _, o := range []any{&d.PVCs[i], &d.Volumes[i], &d.DataVolumes[i]} {
+			_, err := Transform(o)
+			require.NoError(t, err)
+		}
+	}
+	assert.Same(t, d.Volumes[0].Spec.CSI, d.Volumes[1].Spec.CSI)
+	assert.Same(t, d.PVCs[0].Spec.VolumeMode, d.PVCs[1].Spec.VolumeMode)
+	assert.Same(t, &d.PVCs[0].Spec.AccessModes[0], &d.PVCs[1].Spec.AccessModes[0])
+	assert.Same(t, d.PVCs[0].Spec.StorageClassName, d.PVCs[1].Spec.StorageClassName)
+	assert.Same(t, d.DataVolumes[0].Spec.Source, d.DataVolumes[1].Spec.Source, "one golden, one source")
+	assert.Same(t, d.DataVolumes[0].Spec.Storage, d.DataVolumes[1].Spec.Storage, "one size on one class, one storage")
+	assert.NotSame(t, d.DataVolumes[2].Spec.Storage, bigger.Spec.Storage)
+	assert.Equal(t, "41Gi", bigger.Spec.Storage.Resources.Requests.Storage().String())
+	other := &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{
+		ClaimRef:               &corev1.ObjectReference{Namespace: "tenant", Name: "x"},
+		PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "other.csi.example.com", VolumeHandle: "h"}},
+	}}
+	_, err = Transform(other)
+	require.NoError(t, err)
+	assert.Equal(t, "other.csi.example.com", other.Spec.CSI.Driver)
+	assert.NotSame(t, d.Volumes[0].Spec.CSI, other.Spec.CSI)
+}
+
+// storageKey says every field of a StorageSpec: one CDI adds is a field
+// the key must say, or a reason not to share.
+func TestStorageKeySaysEveryField(t *testing.T) {
+	var fields []string
+	for f := range reflect.TypeFor[cdiv1.StorageSpec]().Fields() {
+		fields = append(fields, f.Name)
+	}
+	assert.Equal(t, []string{"AccessModes", "Selector", "Resources", "VolumeName", "StorageClassName", "VolumeMode", "DataSource", "DataSourceRef"}, fields)
+	var res []string
+	for f := range reflect.TypeFor[corev1.VolumeResourceRequirements]().Fields() {
+		res = append(res, f.Name)
+	}
+	assert.Equal(t, []string{"Limits", "Requests"}, res)
+	_, ok := storageKey(&cdiv1.StorageSpec{Selector: &metav1.LabelSelector{}})
+	assert.False(t, ok, "a selector is not shared")
+	_, ok = storageKey(&cdiv1.StorageSpec{VolumeName: "pv"})
+	assert.True(t, ok)
 }

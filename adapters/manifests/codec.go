@@ -2,14 +2,16 @@ package manifests
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"hash/maphash"
+	"io"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
-	json "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
+	jsoniter "github.com/json-iterator/go"
+	"github.com/modern-go/reflect2"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -119,86 +121,124 @@ func trimMeta[T any](o *T) {
 	om.SetResourceVersion("")
 }
 
-// decodeJSON decodes one object as encoding/json does, but matching keys
-// to fields by case (as runtime's unstructured converter does), and
-// through the worker for strings, string maps, resource lists, times and
-// quantities.
+// jsonAPI decodes as encoding/json does, but matching keys to fields by
+// case (as runtime's unstructured converter does), and through the worker
+// for string maps and resource lists.
+var jsonAPI = func() jsoniter.API {
+	api := jsoniter.Config{CaseSensitive: true}.Froze()
+	api.RegisterExtension(&sharing{})
+	return api
+}()
+
 func (w *worker) decodeJSON(data []byte, v any) error {
-	if w.opts == nil {
-		w.opts = json.WithUnmarshalers(json.JoinUnmarshalers(
-			json.UnmarshalFromFunc(w.decodeString),
-			json.UnmarshalFromFunc(w.decodeStringMap),
-			json.UnmarshalFromFunc(w.decodeResourceList),
-			json.UnmarshalFromFunc(decodeTime),
-			json.UnmarshalFromFunc(decodeQuantity),
-		))
+	it := jsonAPI.BorrowIterator(data)
+	defer jsonAPI.ReturnIterator(it)
+	it.Attachment = w
+	it.ReadVal(v)
+	if it.Error != nil && it.Error != io.EOF {
+		return it.Error
 	}
-	return json.Unmarshal(data, v, w.opts)
-}
-
-// decodeString reads a string as its own string, one of the worker's if
-// an equal one was read lately (a string cannot be changed, so sharing one
-// is never seen), and anything else the default way.
-func (w *worker) decodeString(dec *jsontext.Decoder, s *string) error {
-	if dec.PeekKind() != '"' {
-		return errors.ErrUnsupported
-	}
-	v, err := dec.ReadValue()
-	if err != nil {
-		return err
-	}
-	*s, err = w.unquote(v)
-	return err
-}
-
-// unquote is the string a JSON string v says, interned.
-func (w *worker) unquote(v jsontext.Value) (string, error) {
-	b := v[1 : len(v)-1]
-	if bytes.IndexByte(b, '\\') >= 0 {
-		var err error
-		if w.buf, err = jsontext.AppendUnquote(w.buf[:0], v); err != nil {
-			return "", err
-		}
-		b = w.buf
-	}
-	return w.internBytes(b), nil
-}
-
-// decodeTime reads a metav1.Time as its UnmarshalJSON does (null, or an
-// RFC 3339 string, in the local zone), without encoding/json in between.
-func decodeTime(dec *jsontext.Decoder, t *metav1.Time) error {
-	switch dec.PeekKind() {
-	case 'n':
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		t.Time = time.Time{}
-		return nil
-	case '"':
-	default:
-		return errors.New("time: not a string")
-	}
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
-	}
-	pt, err := time.Parse(time.RFC3339, tok.String())
-	if err != nil {
-		return err
-	}
-	t.Time = pt.Local()
 	return nil
 }
 
-// decodeQuantity reads a Quantity outside a resource list (a virtual
+// sharing decodes map[string]string (labels, annotations, parameters) and
+// corev1.ResourceList through the worker, which interns short strings (a
+// string cannot be changed, so sharing one is never seen) and parses each
+// distinct resource list once: 20,000 worker disks carry the same labels
+// and the same 20Gi request. Every object gets maps of its own, so that an
+// importer who changes one object's map changes no other's.
+type sharing struct{ jsoniter.DummyExtension }
+
+var (
+	stringMapType    = reflect2.TypeOf(map[string]string{})
+	resourceListType = reflect2.TypeOf(corev1.ResourceList{})
+	timeType         = reflect2.TypeOf(metav1.Time{})
+	quantityType     = reflect2.TypeOf(resource.Quantity{})
+)
+
+func (*sharing) CreateDecoder(typ reflect2.Type) jsoniter.ValDecoder {
+	switch typ {
+	case stringMapType:
+		return stringMapDecoder{}
+	case resourceListType:
+		return resourceListDecoder{}
+	case timeType:
+		return timeDecoder{}
+	case quantityType:
+		return quantityDecoder{}
+	}
+	if typ.Kind() == reflect.String {
+		return newStringDecoder() // behind a pointer, in a slice
+	}
+	return nil
+}
+
+// UpdateStructDescriptor gives each string field of a struct its own
+// interning decoder, which stops interning the field's values when they
+// do not repeat (a name, a uid).
+func (*sharing) UpdateStructDescriptor(desc *jsoniter.StructDescriptor) {
+	for _, b := range desc.Fields {
+		if b.Field.Type().Kind() == reflect.String {
+			b.Decoder = newStringDecoder()
+		}
+	}
+}
+
+// stringDecoder reads a string (of any string type) and interns it while
+// the values it reads repeat.
+type stringDecoder struct{ id int }
+
+var stringDecoders atomic.Int64
+
+func newStringDecoder() *stringDecoder { return &stringDecoder{id: int(stringDecoders.Add(1) - 1)} }
+
+func (d *stringDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	w := it.Attachment.(*worker)
+	v := it.ReadString()
+	if it.Error != nil {
+		return
+	}
+	for len(w.fields) <= d.id {
+		w.fields = append(w.fields, tally{})
+	}
+	*(*string)(ptr) = w.internCounted(&w.fields[d.id], v)
+}
+
+// timeDecoder reads a metav1.Time as its UnmarshalJSON does (null, or an
+// RFC 3339 string, in the local zone), without encoding/json in between.
+type timeDecoder struct{}
+
+func (timeDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	t := (*metav1.Time)(ptr)
+	if it.ReadNil() {
+		t.Time = time.Time{}
+		return
+	}
+	if it.WhatIsNext() != jsoniter.StringValue {
+		it.ReportError("Time", "not a string")
+		return
+	}
+	pt, err := time.Parse(time.RFC3339, it.ReadString())
+	if err != nil {
+		it.ReportError("Time", err.Error())
+		return
+	}
+	t.Time = pt.Local()
+}
+
+// quantityDecoder reads a Quantity outside a resource list (a virtual
 // machine's guest memory) as its UnmarshalJSON does, once its text has
 // passed size.Check.
-func decodeQuantity(dec *jsontext.Decoder, q *resource.Quantity) error {
-	raw, err := dec.ReadValue()
-	if err != nil {
-		return err
+type quantityDecoder struct{}
+
+func (quantityDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	raw := it.SkipAndReturnBytes()
+	if it.Error != nil {
+		return
 	}
-	return readQuantity(q, raw)
+	if err := readQuantity((*resource.Quantity)(ptr), raw); err != nil {
+		it.ReportError("Quantity", err.Error())
+	}
 }
 
 // readQuantity reads the JSON raw into q as a Quantity's UnmarshalJSON
@@ -212,99 +252,57 @@ func readQuantity(q *resource.Quantity, raw []byte) error {
 	return q.UnmarshalJSON(raw)
 }
 
-// decodeStringMap reads a map[string]string (labels, annotations,
-// parameters) into a map of the object's own, its short strings interned.
-// A value that is not a string fails the object, which the general path
-// then reads.
-func (w *worker) decodeStringMap(dec *jsontext.Decoder, m *map[string]string) error {
-	if dec.PeekKind() == 'n' {
-		_, err := dec.ReadToken()
+type stringMapDecoder struct{}
+
+func (stringMapDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	w := it.Attachment.(*worker)
+	m := (*map[string]string)(ptr)
+	if it.ReadNil() {
 		*m = nil
-		return err
-	}
-	if dec.PeekKind() != '{' {
-		return errors.ErrUnsupported
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
+		return
 	}
 	pairs := w.pairs[:0]
-	for dec.PeekKind() != '}' {
-		k, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		key, err := w.unquote(k)
-		if err != nil {
-			return err
-		}
-		if dec.PeekKind() != '"' {
-			return fmt.Errorf("label %q: not a string", key)
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		value, err := w.unquote(v)
-		if err != nil {
-			return err
-		}
-		pairs = append(pairs, key, value)
-	}
+	it.ReadMapCB(func(it *jsoniter.Iterator, k string) bool {
+		k = w.intern(k)
+		pairs = append(pairs, k, w.internValue(k, it.ReadString()))
+		return true
+	})
 	w.pairs = pairs
-	if _, err := dec.ReadToken(); err != nil {
-		return err
+	if it.Error != nil {
+		return
 	}
 	out := make(map[string]string, len(pairs)/2)
 	for i := 0; i < len(pairs); i += 2 {
 		out[pairs[i]] = pairs[i+1]
 	}
 	*m = out
-	return nil
 }
 
-// decodeResourceList reads a corev1.ResourceList, parsing each distinct
-// list once (20,000 worker disks request the same 20Gi) and giving each
-// object a copy of its own.
-func (w *worker) decodeResourceList(dec *jsontext.Decoder, m *corev1.ResourceList) error {
-	if dec.PeekKind() == 'n' {
-		_, err := dec.ReadToken()
+type resourceListDecoder struct{}
+
+func (resourceListDecoder) Decode(ptr unsafe.Pointer, it *jsoniter.Iterator) {
+	w := it.Attachment.(*worker)
+	m := (*corev1.ResourceList)(ptr)
+	if it.ReadNil() {
 		*m = nil
-		return err
-	}
-	if dec.PeekKind() != '{' {
-		return errors.ErrUnsupported
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
+		return
 	}
 	w.raw = w.raw[:0]
 	w.rawAt = w.rawAt[:0]
-	for dec.PeekKind() != '}' {
-		k, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		name, err := w.unquote(k)
-		if err != nil {
-			return err
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
+	it.ReadMapCB(func(it *jsoniter.Iterator, k string) bool {
 		w.rawAt = append(w.rawAt, len(w.raw))
-		w.raw = append(w.raw, name...)
+		w.raw = append(w.raw, k...)
 		w.raw = append(w.raw, 0)
-		w.raw = append(w.raw, bytes.TrimSpace(v)...)
+		w.raw = append(w.raw, bytes.TrimSpace(it.SkipAndReturnBytes())...)
 		w.raw = append(w.raw, 0)
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
+		return true
+	})
+	if it.Error != nil {
+		return
 	}
 	if parsed, ok := w.lists[string(w.raw)]; ok {
 		*m = copyList(parsed)
-		return nil
+		return
 	}
 	list := make(corev1.ResourceList, len(w.rawAt))
 	for _, at := range w.rawAt {
@@ -313,7 +311,8 @@ func (w *worker) decodeResourceList(dec *jsontext.Decoder, m *corev1.ResourceLis
 		value, _, _ := strings.Cut(rest, "\x00")
 		var q resource.Quantity
 		if err := readQuantity(&q, []byte(value)); err != nil {
-			return err
+			it.ReportError("ResourceList", err.Error())
+			return
 		}
 		list[corev1.ResourceName(w.intern(name))] = q
 	}
@@ -322,7 +321,6 @@ func (w *worker) decodeResourceList(dec *jsontext.Decoder, m *corev1.ResourceLis
 		list = copyList(list)
 	}
 	*m = list
-	return nil
 }
 
 // copyList is a resource list of its own: its map, and its quantities
@@ -335,67 +333,88 @@ func copyList(l corev1.ResourceList) corev1.ResourceList {
 	return out
 }
 
-// maxShared bounds the worker's table of resource lists: a file of a
-// million distinct lists parses the first ones once, and the rest as
-// they come.
+// maxShared bounds each table of a worker: a file of a million distinct
+// strings interns the first ones, and reads the rest as they are.
 const maxShared = 1 << 16
 
-// worker is the state one decoding goroutine keeps: its strings read
-// lately, its resource lists parsed, and scratch buffers.
+// worker is the state one decoding goroutine keeps: its tables of
+// interned strings and of resource lists parsed, and scratch buffers.
 type worker struct {
-	strings stringCache
-	seed    maphash.Seed
-	opts    json.Options
-	lists   map[string]corev1.ResourceList
-	pairs   []string
-	raw     []byte
-	rawAt   []int
-	buf     []byte // a string unquoted
-	json    []byte // a YAML item transcoded
-	tc      transcoder
-	js      jsonScanner
+	strings map[string]string
+	// values says, for each key of a string map, how often its values
+	// were met before: the values of a key that are all distinct (a uid)
+	// are not interned.
+	values map[string]*tally
+	// fields counts the same for each string field (stringDecoder.id).
+	fields []tally
+	lists  map[string]corev1.ResourceList
+	pairs  []string
+	raw    []byte
+	rawAt  []int
+	json   []byte // a YAML item transcoded
+	tc     transcoder
+	js     jsonScanner
 	// name and namespace of the object decode made last.
 	name, namespace string
 }
 
-// stringCache holds the strings a worker read lately, one per slot of
-// their hash: a string repeated from object to object (a namespace, a
-// class, a phase, a label) is one string in memory, and one never seen
-// again (a name, a uid) takes a slot until another string needs it. It
-// takes 256 KiB whatever the file holds.
-type stringCache [1 << 14]string
+// tally counts the lookups in a table that found what they looked for.
+type tally struct{ hits, misses int }
+
+// useful reports whether adding to the table still pays.
+func (t *tally) useful() bool { return t.misses < 64 || t.hits*4 >= t.misses }
 
 func newWorker() *worker {
-	return &worker{seed: maphash.MakeSeed(), lists: map[string]corev1.ResourceList{}}
+	return &worker{strings: map[string]string{}, values: map[string]*tally{}, lists: map[string]corev1.ResourceList{}}
 }
 
-// maxInterned bounds the strings the cache holds: a longer one is rarely
-// repeated (kubectl's last-applied configuration).
-const maxInterned = 128
-
-// intern returns the worker's copy of s if it has one, and keeps s.
+// intern returns the worker's copy of a short string.
 func (w *worker) intern(s string) string {
-	if len(s) < 2 || len(s) > maxInterned {
+	if len(s) > 128 {
 		return s
 	}
-	slot := &w.strings[maphash.String(w.seed, s)%uint64(len(w.strings))]
-	if *slot == s {
-		return *slot
+	if v, ok := w.strings[s]; ok {
+		return v
 	}
-	*slot = s
+	if len(w.strings) < maxShared {
+		w.strings[s] = s
+	}
 	return s
 }
 
-// internBytes is intern of a string the bytes b hold, made only if the
-// worker has no copy.
-func (w *worker) internBytes(b []byte) string {
-	if len(b) < 2 || len(b) > maxInterned {
-		return string(b)
+// internCounted interns v while t says the values it counts repeat.
+func (w *worker) internCounted(t *tally, v string) string {
+	if s, ok := w.strings[v]; ok {
+		t.hits++
+		return s
 	}
-	slot := &w.strings[maphash.Bytes(w.seed, b)%uint64(len(w.strings))]
-	if *slot == string(b) {
-		return *slot
+	t.misses++
+	if t.useful() && len(v) <= 128 && len(w.strings) < maxShared {
+		w.strings[v] = v
 	}
-	*slot = string(b)
-	return *slot
+	return v
+}
+
+// internValue interns the value of key in a string map, while the values
+// of key repeat.
+func (w *worker) internValue(key, v string) string {
+	if s, ok := w.strings[v]; ok {
+		if t := w.values[key]; t != nil {
+			t.hits++
+		}
+		return s
+	}
+	t := w.values[key]
+	if t == nil {
+		if len(w.values) >= maxShared {
+			return v
+		}
+		t = &tally{}
+		w.values[key] = t
+	}
+	t.misses++
+	if t.useful() && len(v) <= 128 && len(w.strings) < maxShared {
+		w.strings[v] = v
+	}
+	return v
 }

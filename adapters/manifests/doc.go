@@ -49,32 +49,28 @@
 // the unstructured decoder and converter make the objects. It is the
 // reference, and slow: about 9 MB/s, and twenty times the file in memory.
 //
-// The fast path reads what kubectl prints at several times that speed, in a
-// little more memory than the State it makes: the file is read once, line
-// by line, and cut into the items of its Lists (at the left margin in YAML,
-// the entries of "items" in JSON); every core decodes items, YAML by a
-// transcoder of the subset kubectl prints, JSON checked to mean to YAML
-// what it means to JSON, both into the API types through json v2
-// (github.com/go-json-experiment/json, the module of encoding/json/v2),
-// which matches keys to fields by case and ignores unknown fields as the
-// general path does; each object goes into the State as it is decoded.
-// Whatever the fast path does not know (an anchor, a flow mapping, a float,
-// a tab...) or its decoder refuses, it declines, and the general path reads
-// that document again, so that every error, and its line, is the general
-// path's. A key repeated in a document it reads otherwise whole, it refuses
-// itself, as the general path would (a 50 MB List is not read twice to say
-// so). FuzzReadAsGeneral holds the two to the same State and the same
-// errors.
+// The fast path reads what kubectl prints at several times that speed, in
+// a little more memory than the State it makes: the file is read once,
+// line by line, and cut into the items of its Lists (at the left margin in
+// YAML, the entries of "items" in JSON); every core decodes items, YAML by
+// a transcoder of the subset kubectl prints, JSON checked to mean to YAML
+// what it means to JSON, both into the API types through json-iterator;
+// each object goes into the State as it is decoded. Whatever the fast path
+// does not know (an anchor, a flow mapping, a float, a tab...) it
+// declines, and the general path reads that document again, so that every
+// error, and its line, is the general path's. A key repeated in a document
+// it reads otherwise whole, it refuses itself, as the general path would
+// (a 50 MB List is not read twice to say so). FuzzReadAsGeneral holds the
+// two to the same State and the same errors.
 //
 // # What the State keeps
 //
 // Every object whole, but for what only the API server reads of it: its
 // managed fields, owner references, finalizers, uid and resource version.
 // Each object has maps of its own (labels, annotations, resource lists):
-// changing one object changes no other. A short string repeated from
-// object to object is one string in memory (20,000 worker disks carry the
-// same namespace, labels and class), which no one can tell, since a string
-// cannot be changed.
+// changing one object changes no other. Equal short strings are one
+// string in memory (20,000 worker disks carry the same labels and
+// request), which no one can tell, since a string cannot be changed.
 //
 // Documents gives the general path's decoding for objects of any kind,
 // with their lines, for callers that read other kinds (KubernetesNodes)

@@ -2,6 +2,7 @@ package clusterread
 
 import (
 	"context"
+	"sync"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/internal/diskscope"
@@ -139,25 +140,45 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 		}
 		byKind[g] = append(byKind[g], i)
 	}
+	// The first read that fails stops the others: it is the error.
+	readCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var failure struct {
+		sync.Once
+		err error
+	}
 	inParallel(len(byKind), opts.Parallel, func(g int) {
 		for _, i := range byKind[g] {
+			if readCtx.Err() != nil {
+				return
+			}
 			c, part := first[i], &state.State{}
 			var err error
 			narrowedOK := false
 			if c.Verb == List {
-				narrowedOK, err = listDisks(ctx, src, req, c, part)
+				narrowedOK, err = listDisks(readCtx, src, req, c, part)
 				if !narrowedOK {
-					err = src.List(ctx, c.Kind, c.Namespace, part)
+					err = src.List(readCtx, c.Kind, c.Namespace, part)
 				}
 			} else {
-				err = src.Get(ctx, c.Kind, c.Namespace, c.Name, part)
+				err = src.Get(readCtx, c.Kind, c.Namespace, c.Name, part)
 			}
 			results[i] = result{part, narrowedOK, err}
-			if classify(c, err, discovered) == notServed {
+			switch classify(c, err, discovered) {
+			case notServed:
+				return
+			case failed:
+				failure.Do(func() {
+					failure.err = &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+					stop()
+				})
 				return
 			}
 		}
 	})
+	if failure.err != nil {
+		return nil, nil, failure.err
+	}
 	for i, c := range first {
 		if unserved.Has(c.Kind) {
 			continue // an earlier call found the kind not served

@@ -16,7 +16,16 @@
 // for any number of pools: once a namespaced kind would take more than
 // Reader.Limit requests (8), every namespaced kind is listed cluster-wide
 // instead, so a fleet costs one LIST per kind. A cluster-wide list answers
-// the gets of its kind. Lists are paged (500 objects a page).
+// the gets of its kind. A list is asked first as a streaming list (a watch
+// that sends the objects there are, then a bookmark), which the API server
+// answers from its watch cache; a server that does not stream lists, a
+// reader that may list but not watch, and any failure of the stream read
+// the kind as pages (500 objects a page) instead. Reads of different kinds
+// are in flight together, four at a time. The goldens' volumes are read by
+// name, once their claims are, even past Reader.Limit when the claims were
+// listed cluster-wide and the volumes are no more than the pages a list of
+// every bound claim's volume would take: a plan of a few goldens does not
+// list the volumes of 100,000 disks.
 //
 // # Unknown, absent, failed
 //

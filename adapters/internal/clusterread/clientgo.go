@@ -3,7 +3,10 @@ package clusterread
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -17,12 +20,18 @@ import (
 // every PVC arrives in pages, still one LIST to count.
 const pageSize = 500
 
+// clientGoParallel is how many of its calls a client-go read has in
+// flight: the lists of PVCs, DataVolumes and the pools' other kinds are
+// read side by side, each a stream of pages, rather than one after
+// another.
+const clientGoParallel = 4
+
 // ReadClientGo reads what req asks for through src, and says why each kind
 // it left unknown is. With disc set it asks discovery first which kinds the
 // server serves: its error is then a *NotAPIServerError, a *ReadError, or
 // discovery's own failure. limit is Options.Limit.
 func ReadClientGo(ctx context.Context, src ClientGo, disc discovery.DiscoveryInterface, limit int, req state.Request) (*state.State, []Unread, error) {
-	opts := Options{Limit: limit}
+	opts := Options{Limit: limit, Parallel: clientGoParallel, PageSize: pageSize}
 	if disc != nil {
 		d, err := Discover(disc)
 		if err != nil {
@@ -48,6 +57,15 @@ type ClientGo struct {
 var _ Source = ClientGo{}
 
 func (s ClientGo) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
+	if rc := restOf(s.Core); rc != nil {
+		// A streaming list (typedStream) where the server serves one.
+		switch {
+		case k == state.PersistentVolumeClaim && coreStream(ctx, s.Core.CoreV1().PersistentVolumeClaims(ns), &into.PersistentVolumeClaims),
+			k == state.PersistentVolume && coreStream(ctx, s.Core.CoreV1().PersistentVolumes(), &into.PersistentVolumes),
+			s.Dynamic != nil && typedStream(ctx, rc, k, ns, into):
+			return nil
+		}
+	}
 	opts := metav1.ListOptions{Limit: pageSize}
 	for {
 		next, err := s.page(ctx, k, ns, opts, into)
@@ -116,6 +134,51 @@ func (s ClientGo) page(ctx context.Context, k state.Kind, ns string, opts metav1
 		slimLast(into, k)
 	}
 	return l.GetContinue(), nil
+}
+
+// coreStream reads every object of a core kind as typedStream reads a
+// custom resource, through the typed client (protobuf), each slimmed; it
+// reports false, having added nothing, where typedStream does.
+func coreStream[T any, P interface {
+	*T
+	runtime.Object
+}](ctx context.Context, c interface {
+	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+}, into *[]T) bool {
+	initial := true
+	w, err := c.Watch(ctx, metav1.ListOptions{
+		SendInitialEvents:    &initial,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		AllowWatchBookmarks:  true,
+	})
+	if err != nil {
+		return false
+	}
+	defer w.Stop()
+	var part []T
+	for ev := range w.ResultChan() {
+		o, ok := ev.Object.(P)
+		if !ok {
+			return false // an error
+		}
+		switch ev.Type {
+		case watch.Added:
+			_, _ = slim.Transform(o) // an object always slims
+			part = append(part, *o)
+		case watch.Bookmark:
+			m, err := meta.Accessor(o)
+			if err != nil {
+				return false
+			}
+			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				*into = join(*into, part)
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	return false // the watch ended before the initial objects did
 }
 
 // slimLast slims the object of kind k last appended to into from its

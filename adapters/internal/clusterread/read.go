@@ -2,6 +2,7 @@ package clusterread
 
 import (
 	"context"
+	"sync"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/internal/diskscope"
@@ -39,11 +40,23 @@ type Options struct {
 	// Nil is a reader without discovery: a 404 on a list, and a RESTMapper's
 	// no-match, are the kind not being served.
 	Served *Served
+	// Parallel is how many calls are in flight at once; under 2, one at a
+	// time. What is read does not depend on it.
+	Parallel int
+	// PageSize is how many objects one request of Source's lists brings;
+	// 0 is a source whose list is one request whatever its length. Set, a
+	// list of every PersistentVolume that Calls makes only for the volumes
+	// of claims asked for by name is priced once the claims are read: the
+	// volumes are read by name instead when they are no more than Limit,
+	// or than the pages of such a list (every bound claim listed has a
+	// volume), so that a plan of a few goldens does not list the volumes of
+	// 100,000 disks.
+	PageSize int
 }
 
 // ReadWith is Read with options, and says why each kind it left unknown is
-// (Unread), in the order the calls were made, one per kind, cause and
-// namespace.
+// (Unread), in the order of the calls (Calls), the volumes read by name
+// for a claim last: one per kind, cause and namespace.
 func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) (*state.State, []Unread, error) {
 	st := &state.State{}
 	var (
@@ -66,46 +79,25 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 			}
 		}
 	}
+	// The volumes of claims are read once the claims are; so is a list of
+	// them held back to be priced.
+	var first, claimVolumes []Call
+	var volumeList *Call
 	for _, c := range calls {
-		if unserved.Has(c.Kind) {
-			continue
+		switch {
+		case unserved.Has(c.Kind):
+		case c.Verb == Get && c.Kind == state.PersistentVolume && c.Namespace != "":
+			claimVolumes = append(claimVolumes, c)
+		case c.Verb == List && c.Kind == state.PersistentVolume && opts.PageSize > 0 && onlyClaimVolumes(req):
+			volumeList = &c
+		default:
+			first = append(first, c)
 		}
-		if c.Verb == Get && c.Kind == state.PersistentVolume && c.Namespace != "" {
-			// The volume a claim is bound to: read once the claim is.
-			ref, ok, err := readClaimVolume(ctx, src, c, st, gotRefs, wideOK, nsOK)
-			switch classify(c, err, discovered) {
-			case read, absent:
-				if ok {
-					gotRefs[state.Ref{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name}] = true
-					if ref.Name != "" {
-						volumes = append(volumes, ref)
-					}
-				}
-			case notServed:
-				unserved |= c.Kind
-				unread.add(Unread{Kind: c.Kind, Cause: NotServed})
-			case refused:
-				unread.add(refusedRead(Call{Verb: Get, Kind: c.Kind, Name: ref.Name}, err))
-			default:
-				return nil, nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
-			}
-			continue
-		}
-		var err error
-		if c.Verb == List {
-			var narrowedOK bool
-			narrowedOK, err = listDisks(ctx, src, req, c, st)
-			if !narrowedOK {
-				err = src.List(ctx, c.Kind, c.Namespace, st)
-			} else if err == nil {
-				narrow[c.Namespace] |= c.Kind
-			}
-		} else {
-			err = src.Get(ctx, c.Kind, c.Namespace, c.Name, st)
-		}
-		if c.Verb == List && c.Namespace != "" {
-			nsTried[c.Namespace] = true
-		}
+	}
+
+	// record takes in what call c read into part, or why it did not.
+	record := func(c Call, part *state.State, err error) error {
+		appendState(st, part)
 		switch classify(c, err, discovered) {
 		case read, absent:
 			switch {
@@ -125,7 +117,139 @@ func ReadWith(ctx context.Context, src Source, req state.Request, opts Options) 
 		case refused:
 			unread.add(refusedRead(c, err))
 		default:
-			return nil, nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+			return &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+		}
+		return nil
+	}
+	type result struct {
+		part     *state.State
+		narrowed bool
+		err      error
+	}
+	// The calls of one kind are made in turn, and those after one that
+	// finds the kind not served are not made; kinds are read side by side.
+	results := make([]result, len(first))
+	var byKind [][]int
+	group := map[state.Kind]int{}
+	for i, c := range first {
+		g, ok := group[c.Kind]
+		if !ok {
+			g = len(byKind)
+			group[c.Kind] = g
+			byKind = append(byKind, nil)
+		}
+		byKind[g] = append(byKind[g], i)
+	}
+	// The first read that fails stops the others: it is the error.
+	readCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var failure struct {
+		sync.Once
+		err error
+	}
+	inParallel(len(byKind), opts.Parallel, func(g int) {
+		for _, i := range byKind[g] {
+			if readCtx.Err() != nil {
+				return
+			}
+			c, part := first[i], &state.State{}
+			var err error
+			narrowedOK := false
+			if c.Verb == List {
+				narrowedOK, err = listDisks(readCtx, src, req, c, part)
+				if !narrowedOK {
+					err = src.List(readCtx, c.Kind, c.Namespace, part)
+				}
+			} else {
+				err = src.Get(readCtx, c.Kind, c.Namespace, c.Name, part)
+			}
+			results[i] = result{part, narrowedOK, err}
+			switch classify(c, err, discovered) {
+			case notServed:
+				return
+			case failed:
+				failure.Do(func() {
+					failure.err = &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: err}
+					stop()
+				})
+				return
+			}
+		}
+	})
+	if failure.err != nil {
+		return nil, nil, failure.err
+	}
+	for i, c := range first {
+		if unserved.Has(c.Kind) {
+			continue // an earlier call found the kind not served
+		}
+		r := results[i]
+		if c.Verb == List && c.Namespace != "" {
+			nsTried[c.Namespace] = true
+		}
+		if r.narrowed && r.err == nil {
+			narrow[c.Namespace] |= c.Kind
+		}
+		if err := record(c, r.part, r.err); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	if volumeList != nil {
+		if wanted := claimsOf(req); volumesByName(st, wideOK, wanted, opts) {
+			claimVolumes = wanted
+		} else {
+			part := &state.State{}
+			if err := record(*volumeList, part, src.List(ctx, state.PersistentVolume, "", part)); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	// The volume each claim is bound to, by name.
+	type volumeRead struct {
+		claimRead bool   // the claim was read: its volume is known
+		volume    string // "" for none: the claim is absent or unbound
+		part      *state.State
+		err       error
+	}
+	bound := boundVolumes(st, claimVolumes)
+	reads := make([]volumeRead, len(claimVolumes))
+	for i, c := range claimVolumes {
+		claim := state.Ref{Kind: state.PersistentVolumeClaim, Namespace: c.Namespace, Name: c.Name}
+		reads[i].claimRead = gotRefs[claim] || wideOK.Has(state.PersistentVolumeClaim) || nsOK[state.PersistentVolumeClaim][c.Namespace]
+		if reads[i].claimRead {
+			reads[i].volume = bound[claim]
+		}
+	}
+	inParallel(len(claimVolumes), opts.Parallel, func(i int) {
+		if r := &reads[i]; r.volume != "" {
+			r.part = &state.State{}
+			r.err = src.Get(ctx, state.PersistentVolume, "", r.volume, r.part)
+		}
+	})
+	for i, c := range claimVolumes {
+		if unserved.Has(c.Kind) {
+			continue
+		}
+		r := reads[i]
+		if r.part != nil {
+			appendState(st, r.part)
+		}
+		switch classify(c, r.err, discovered) {
+		case read, absent:
+			if r.claimRead {
+				gotRefs[state.Ref{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name}] = true
+				if r.volume != "" {
+					volumes = append(volumes, state.Ref{Kind: state.PersistentVolume, Name: r.volume})
+				}
+			}
+		case notServed:
+			unserved |= c.Kind
+			unread.add(Unread{Kind: c.Kind, Cause: NotServed})
+		case refused:
+			unread.add(refusedRead(Call{Verb: Get, Kind: c.Kind, Name: r.volume}, r.err))
+		default:
+			return nil, nil, &ReadError{Verb: c.Verb, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name, Err: r.err}
 		}
 	}
 
@@ -182,27 +306,83 @@ func listDisks(ctx context.Context, src Source, req state.Request, c Call, st *s
 	return ds.ListDisks(ctx, c.Kind, c.Namespace, pools, st)
 }
 
-// readClaimVolume reads the PersistentVolume the claim c names is bound to.
-// It reports ok when the claim was read (so that its volume is known: none
-// when it is absent or unbound) and the volume's ref when one was read by
-// name, found or not.
-func readClaimVolume(ctx context.Context, src Source, c Call, st *state.State,
-	gotRefs map[state.Ref]bool, wideOK state.Kind, nsOK map[state.Kind]map[string]bool) (state.Ref, bool, error) {
-	claim := state.Ref{Kind: state.PersistentVolumeClaim, Namespace: c.Namespace, Name: c.Name}
-	if !gotRefs[claim] && !wideOK.Has(state.PersistentVolumeClaim) && !nsOK[state.PersistentVolumeClaim][c.Namespace] {
-		return state.Ref{}, false, nil // the claim was not read: its volume is unknown
-	}
-	volume := ""
-	for i := range st.PersistentVolumeClaims {
-		if p := &st.PersistentVolumeClaims[i]; p.Namespace == c.Namespace && p.Name == c.Name {
-			volume = p.Spec.VolumeName
+// onlyClaimVolumes reports whether req asks for PersistentVolumes only as
+// the volumes of claims it names: no list of them, no volume by its own
+// name.
+func onlyClaimVolumes(req state.Request) bool {
+	for _, l := range req.Lists {
+		if l.Kind == state.PersistentVolume {
+			return false
 		}
 	}
-	if volume == "" {
-		return state.Ref{}, true, nil
+	for _, g := range req.Gets {
+		if g.Kind == state.PersistentVolume && g.Namespace == "" {
+			return false
+		}
 	}
-	err := src.Get(ctx, state.PersistentVolume, "", volume, st)
-	return state.Ref{Kind: state.PersistentVolume, Name: volume}, true, err
+	return true
+}
+
+// claimsOf is a get of the volume of each claim req names for one, in
+// Calls' order.
+func claimsOf(req state.Request) []Call {
+	var refs []state.Ref
+	seen := map[state.Ref]bool{}
+	for _, g := range req.Gets {
+		if g.Kind == state.PersistentVolume && !seen[g] {
+			seen[g] = true
+			refs = append(refs, g)
+		}
+	}
+	sortRefs(refs)
+	calls := make([]Call, len(refs))
+	for i, r := range refs {
+		calls[i] = Call{Verb: Get, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+	}
+	return calls
+}
+
+// volumesByName reports whether the volumes the claims of gets are bound
+// to are read by name rather than listed (Options.PageSize): the claims
+// were listed cluster-wide, and their volumes are no more than Limit or
+// than the pages a list of every bound claim's volume takes.
+func volumesByName(st *state.State, wideOK state.Kind, gets []Call, opts Options) bool {
+	if !wideOK.Has(state.PersistentVolumeClaim) {
+		return false
+	}
+	names := map[string]bool{}
+	for _, v := range boundVolumes(st, gets) {
+		names[v] = true
+	}
+	pages := 0
+	for i := range st.PersistentVolumeClaims {
+		if st.PersistentVolumeClaims[i].Spec.VolumeName != "" {
+			pages++
+		}
+	}
+	pages = (pages + opts.PageSize - 1) / opts.PageSize
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	return len(names) <= max(limit, pages)
+}
+
+// boundVolumes is the volume each claim that gets names is bound to,
+// among the claims read into st; an unbound claim is absent.
+func boundVolumes(st *state.State, gets []Call) map[state.Ref]string {
+	wanted := map[state.Ref]bool{}
+	for _, c := range gets {
+		wanted[state.Ref{Kind: state.PersistentVolumeClaim, Namespace: c.Namespace, Name: c.Name}] = true
+	}
+	out := map[state.Ref]string{}
+	for i := range st.PersistentVolumeClaims {
+		p := &st.PersistentVolumeClaims[i]
+		if r := (state.Ref{Kind: state.PersistentVolumeClaim, Namespace: p.Namespace, Name: p.Name}); wanted[r] && p.Spec.VolumeName != "" {
+			out[r] = p.Spec.VolumeName
+		}
+	}
+	return out
 }
 
 func everywhere(observed, wideOK state.Kind, nsOK map[state.Kind]map[string]bool, ns string) bool {

@@ -3,6 +3,8 @@ package clusterread
 import (
 	"context"
 	"errors"
+	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,11 +31,18 @@ import (
 type held struct {
 	objs  []client.Object
 	errs  map[Call]error
+	mu    sync.Mutex
 	calls []Call
 }
 
+func (h *held) record(c Call) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, c)
+}
+
 func (h *held) List(_ context.Context, k state.Kind, ns string, into *state.State) error {
-	h.calls = append(h.calls, Call{List, k, ns, ""})
+	h.record(Call{List, k, ns, ""})
 	if err := h.errs[Call{List, k, ns, ""}]; err != nil {
 		return err
 	}
@@ -46,7 +55,7 @@ func (h *held) List(_ context.Context, k state.Kind, ns string, into *state.Stat
 }
 
 func (h *held) Get(_ context.Context, k state.Kind, ns, name string, into *state.State) error {
-	h.calls = append(h.calls, Call{Get, k, ns, name})
+	h.record(Call{Get, k, ns, name})
 	if err := h.errs[Call{Get, k, ns, name}]; err != nil {
 		return err
 	}
@@ -260,4 +269,77 @@ func unverifiedKinds(ws guard.Warnings) []string {
 		}
 	}
 	return out
+}
+
+func TestReadGoldenVolumesPriced(t *testing.T) {
+	// Nine goldens, more than the limit: Calls lists every volume. With
+	// pages of a source priced (PageSize), the list is weighed once the
+	// claims are read against the nine volumes by name: the nine bound
+	// claims listed are nine pages of one, or five of two.
+	read := func(pageSize int) (*held, *state.State) {
+		objs, pools, _ := goldens(DefaultLimit + 1)
+		src := &held{objs: objs}
+		st, _, err := ReadWith(context.Background(), src, plan.NeedsAll(pools), Options{PageSize: pageSize})
+		require.NoError(t, err)
+		return src, st
+	}
+	t.Run("ByName", func(t *testing.T) {
+		src, st := read(1)
+		_, _, volumes := goldens(DefaultLimit + 1)
+		var want []Call
+		for _, v := range volumes {
+			want = append(want, Call{Get, state.PersistentVolume, "", v})
+		}
+		assert.ElementsMatch(t, want, src.reads(state.PersistentVolume), "nine volumes, and a list of nine pages: each volume by name")
+		assert.False(t, st.Observed.Has(state.PersistentVolume), "volumes read by name observe no more than themselves")
+		snap := state.NewSnapshot(st)
+		for _, v := range volumes {
+			assert.NotNil(t, stateindex.Of(snap).PersistentVolume(v), v)
+			assert.Contains(t, st.Objects, ref(state.PersistentVolume, "", v))
+		}
+	})
+	t.Run("Listed", func(t *testing.T) {
+		src, st := read(2)
+		assert.Equal(t, []Call{{List, state.PersistentVolume, "", ""}}, src.reads(state.PersistentVolume),
+			"nine volumes, and a list of five pages: the list")
+		assert.True(t, st.Observed.Has(state.PersistentVolume), "the list observes the kind")
+	})
+}
+
+func TestReadInParallelReadsTheSame(t *testing.T) {
+	objs, pools, _ := goldens(DefaultLimit + 1)
+	objs = append(objs, fixtures.Cluster()...)
+	req := plan.NeedsAll(append(pools, fleet.BuiltinPools(20, 10)...))
+	for _, pageSize := range []int{0, 1} {
+		serial := &held{objs: objs}
+		want, wantUnread, err := ReadWith(context.Background(), serial, req, Options{PageSize: pageSize})
+		require.NoError(t, err)
+		parallel := &held{objs: objs}
+		got, gotUnread, err := ReadWith(context.Background(), parallel, req, Options{PageSize: pageSize, Parallel: 4})
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "page size %d: the calls in flight together read what they read one at a time", pageSize)
+		assert.Equal(t, wantUnread, gotUnread)
+		assert.ElementsMatch(t, serial.calls, parallel.calls, "and make the same calls")
+	}
+}
+
+func TestAppendStateTakesEveryKind(t *testing.T) {
+	src, dst := &state.State{}, &state.State{}
+	v := reflect.ValueOf(src).Elem()
+	slices := 0
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct && v.Type().Field(i).Name != "Objects" {
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			slices++
+		}
+	}
+	appendState(dst, src)
+	appendState(dst, src)
+	d := reflect.ValueOf(dst).Elem()
+	for i := range d.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.Len() == 1 {
+			assert.Equal(t, 2, d.Field(i).Len(), "%s is appended", d.Type().Field(i).Name)
+		}
+	}
+	assert.Equal(t, 14, slices, "a State holds 14 kinds of object")
 }

@@ -124,6 +124,10 @@ func Setup(mgr manager.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("a metadata client: %w", err)
 	}
+	rec, err := recorder(mgr)
+	if err != nil {
+		return fmt.Errorf("an event recorder: %w", err)
+	}
 	r := &reconciler{
 		client: mgr.GetClient(),
 		// The objects the catalog release's valuesFrom names are read
@@ -132,7 +136,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		// The cache itself, not the client: a pool's plan then reads its
 		// own disks through the cache's index, not its namespace's all.
 		reader:   &controllerruntime.Reader{Client: mgr.GetCache(), Reviewer: mgr.GetClient()},
-		recorder: mgr.GetEventRecorder(Name),
+		recorder: rec,
 		opts:     o,
 		metrics:  m,
 		planned:  map[ref]*entry{},

@@ -186,6 +186,10 @@ func changes[T client.Object](r *reconciler, kind string, of func(T) affects, go
 		for _, o := range objs {
 			fs = append(fs, of(o))
 			golden = golden || kind == "StorageClass" || o.GetNamespace() == naming.GoldenNamespace
+			if o.GetNamespace() == "" || o.GetNamespace() == naming.GoldenNamespace {
+				// What the plans share is read again.
+				r.epoch.changed()
+			}
 		}
 		r.enqueue(q, at, kind, func(d deps) bool {
 			for _, f := range fs {

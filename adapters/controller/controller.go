@@ -124,15 +124,22 @@ func Setup(mgr manager.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("a metadata client: %w", err)
 	}
+	rec, err := recorder(mgr)
+	if err != nil {
+		return fmt.Errorf("an event recorder: %w", err)
+	}
+	ep := &epoch{now: time.Now}
 	r := &reconciler{
 		client: mgr.GetClient(),
+		epoch:  ep,
 		// The objects the catalog release's valuesFrom names are read
 		// from the API: a cache would watch every ConfigMap and Secret.
 		values: catalogrelease.ReaderSource(mgr.GetAPIReader()),
 		// The cache itself, not the client: a pool's plan then reads its
-		// own disks through the cache's index, not its namespace's all.
-		reader:   &controllerruntime.Reader{Client: mgr.GetCache(), Reviewer: mgr.GetClient()},
-		recorder: mgr.GetEventRecorder(Name),
+		// own disks through the cache's index, not its namespace's all;
+		// the cluster-scoped kinds are listed once between two changes.
+		reader:   &controllerruntime.Reader{Client: &sharedCache{Cache: mgr.GetCache(), epoch: ep}, Reviewer: mgr.GetClient()},
+		recorder: rec,
 		opts:     o,
 		metrics:  m,
 		planned:  map[ref]*entry{},
@@ -162,12 +169,17 @@ type reconciler struct {
 	values   catalogrelease.Source
 	compiler catalogrelease.Compiler
 	catalogs memo[*catalog.Catalog]
-	images   memo[*vmimages.Catalog]
-	watches  *valuesWatches
-	reader   state.Reader
-	recorder events.EventRecorder
-	opts     Options
-	metrics  *metrics
+	// epoch moves with each change seen to a cluster-scoped kind or a
+	// golden: what the plans share (readBacks, the reader's lists of the
+	// cluster-scoped kinds) is read again after it.
+	epoch     *epoch
+	readBacks shared[*catalog.Catalog]
+	images    memo[*vmimages.Catalog]
+	watches   *valuesWatches
+	reader    state.Reader
+	recorder  events.EventRecorder
+	opts      Options
+	metrics   *metrics
 
 	mu sync.Mutex
 	// planned are the pools and VM disks planned, each with what was
@@ -264,20 +276,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	var snap *state.Snapshot
-	need := plan.Needs(pool)
 	if cat == nil {
-		need = need.Merge(catalog.RenderNeeds())
+		if cat, err = r.readBack(ctx); err != nil {
+			r.metrics.planFailures.Inc()
+			return ctrl.Result{}, err
+		}
 	}
-	st, err := r.reader.Read(ctx, need)
+	st, err := r.reader.Read(ctx, plan.Needs(pool))
 	if err != nil {
 		r.metrics.planFailures.Inc()
 		return ctrl.Result{}, err
 	}
-	snap = state.NewSnapshot(st)
-	if cat == nil {
-		cat, _ = catalog.FromCluster(snap)
-	}
+	snap := state.NewSnapshot(st)
 	res, _ := plan.Plan(pool, cat, snap)
 	e := summarize(pool, res, snap)
 	changed := r.record(req, e)
@@ -312,6 +322,20 @@ func (r *reconciler) catalog(ctx context.Context) (*catalog.Catalog, error) {
 	return r.catalogs.get(ctx, r.client, r.opts.CatalogRelease, func(hr *unstructured.Unstructured) (*catalog.Catalog, error) {
 		cat, _, err := r.compiler.Catalog(ctx, r.client, r.opts.CatalogRelease, r.values)
 		return cat, r.ungrantedOf(ctx, hr, "catalogRelease", err)
+	})
+}
+
+// readBack is the catalog read back from the goldens (catalog.FromCluster
+// of what catalog.RenderNeeds reads), shared by every plan until a change
+// to what it is read from is seen (r.epoch).
+func (r *reconciler) readBack(ctx context.Context) (*catalog.Catalog, error) {
+	return r.readBacks.get(r.epoch, func() (*catalog.Catalog, error) {
+		st, err := r.reader.Read(ctx, catalog.RenderNeeds())
+		if err != nil {
+			return nil, err
+		}
+		cat, _ := catalog.FromCluster(state.NewSnapshot(st))
+		return cat, nil
 	})
 }
 

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -39,7 +41,12 @@ type affects func(d deps) bool
 // can move.
 func (r *reconciler) watch(mgr manager.Manager) error {
 	c := mgr.GetCache()
-	b := builder.TypedControllerManagedBy[ref](mgr).Named(Name)
+	// Reconciles of different pools run side by side, as many as the
+	// process has cores (two at least: a reconcile may wait on the API
+	// server for the catalog's values); one pool is never planned twice
+	// at once.
+	b := builder.TypedControllerManagedBy[ref](mgr).Named(Name).
+		WithOptions(crcontroller.TypedOptions[ref]{MaxConcurrentReconciles: max(2, runtime.GOMAXPROCS(0))})
 	log := mgr.GetLogger().WithName(Name)
 	// A kind the server does not serve (no VolumeSnapshotClass CRD, no
 	// Flux) is not watched: every plan takes it as unknown.
@@ -179,6 +186,10 @@ func changes[T client.Object](r *reconciler, kind string, of func(T) affects, go
 		for _, o := range objs {
 			fs = append(fs, of(o))
 			golden = golden || kind == "StorageClass" || o.GetNamespace() == naming.GoldenNamespace
+			if o.GetNamespace() == "" || o.GetNamespace() == naming.GoldenNamespace {
+				// What the plans share is read again.
+				r.epoch.changed()
+			}
 		}
 		r.enqueue(q, at, kind, func(d deps) bool {
 			for _, f := range fs {

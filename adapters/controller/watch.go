@@ -37,6 +37,12 @@ type queue = workqueue.TypedRateLimitingInterface[ref]
 // affects says, of the pool deps d, whether a change touches it.
 type affects func(d deps) bool
 
+// cacheSyncTimeout bounds the first fill of the controller's informers. A
+// cluster of 100,000 worker disks took over two minutes to list on a loaded
+// control plane (controller-runtime's default, after which the controller
+// stops and the pod restarts into the same wait for ever).
+const cacheSyncTimeout = 10 * time.Minute
+
 // watch wires every kind whose change can move a verdict to the pools it
 // can move.
 func (r *reconciler) watch(mgr manager.Manager) error {

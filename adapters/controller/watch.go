@@ -50,9 +50,12 @@ func (r *reconciler) watch(mgr manager.Manager) error {
 	// Reconciles of different pools run side by side, as many as the
 	// process has cores (two at least: a reconcile may wait on the API
 	// server for the catalog's values); one pool is never planned twice
-	// at once.
+	// at once. Its informers get cacheSyncTimeout to fill.
 	b := builder.TypedControllerManagedBy[ref](mgr).Named(Name).
-		WithOptions(crcontroller.TypedOptions[ref]{MaxConcurrentReconciles: max(2, runtime.GOMAXPROCS(0))})
+		WithOptions(crcontroller.TypedOptions[ref]{
+			MaxConcurrentReconciles: max(2, runtime.GOMAXPROCS(0)),
+			CacheSyncTimeout:        cacheSyncTimeout,
+		})
 	log := mgr.GetLogger().WithName(Name)
 	// A kind the server does not serve (no VolumeSnapshotClass CRD, no
 	// Flux) is not watched: every plan takes it as unknown.

@@ -17,13 +17,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/cli"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
-	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
-	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
 // planAllEnv names the number of worker disks TestPlanAllScale loads;
@@ -65,38 +62,12 @@ func TestPlanAllScale(t *testing.T) {
 	}
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	const namespaces, disksPerPool = 20, 50
-	d := fleet.ServedDisks(n, namespaces)
-	for i := range d.PVCs {
-		pool := naming.PoolCAPIName(fleet.PoolName(i%namespaces, i/namespaces/disksPerPool))
-		d.PVCs[i].Annotations[naming.PoolAnnotation], d.DataVolumes[i].Annotations[naming.PoolAnnotation] = pool, pool
-		if i%2 == 0 {
-			d.PVCs[i].Namespace, d.DataVolumes[i].Namespace = fixtures.TenantNamespace, fixtures.TenantNamespace
-			d.Volumes[i].Spec.ClaimRef.Namespace = fixtures.TenantNamespace
-		}
-	}
+	d := scaleDisks(n)
 	began := time.Now()
 	load(t, e, d)
 	d = fleet.Disks{}
-	pools := 1000
-	if n >= 100000 {
-		pools = n / 10
-	}
-	var objs []client.Object
-	for i := range pools {
-		k, j := i%namespaces, i/namespaces
-		ns := fleet.Namespace(k)
-		if k%2 == 0 {
-			ns = fixtures.TenantNamespace
-		}
-		if i < namespaces {
-			e.Namespace(t, ns)
-		}
-		spec := builtin(nil)
-		spec["cluster"] = fmt.Sprintf("c%04d", k)
-		objs = append(objs, kubernetesNodes(ns, fleet.PoolName(k, j), spec))
-	}
-	createAll(t, e, objs)
+	pools := scalePools(n)
+	writePools(t, e, pools)
 	t.Logf("%d disks (%d objects) and %d pools written in %v", n, 3*n, pools, time.Since(began).Round(time.Second))
 
 	kc := kubeconfigOf(t, e.Config, "default")

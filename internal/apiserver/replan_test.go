@@ -1,18 +1,14 @@
 package apiserver_test
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
-	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
-	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 )
 
 // replanEnv names the number of pools TestReplan loads; unset, the test
@@ -38,23 +34,8 @@ func TestReplan(t *testing.T) {
 	}
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	const namespaces = 20
-	var objs []client.Object
-	for i := range n {
-		k, j := i%namespaces, i/namespaces
-		ns := fleet.Namespace(k)
-		if k%2 == 0 {
-			ns = fixtures.TenantNamespace
-		}
-		if i < namespaces {
-			e.Namespace(t, ns)
-		}
-		spec := builtin(nil)
-		spec["cluster"] = fmt.Sprintf("c%04d", k)
-		objs = append(objs, kubernetesNodes(ns, fleet.PoolName(k, j), spec))
-	}
 	began := time.Now()
-	createAll(t, e, objs)
+	writePools(t, e, n)
 	t.Logf("%d pools written in %v", n, time.Since(began).Round(time.Millisecond))
 
 	count, seconds := reconciles(t)

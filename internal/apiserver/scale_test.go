@@ -88,21 +88,8 @@ func TestScale(t *testing.T) {
 	}
 	e := apiserver.Get(t)
 	e.Cluster(t)
-	const namespaces, disksPerPool = 20, 50
-	d := fleet.ServedDisks(n, namespaces)
-	// Half of the disks in the pool's namespace: a reader without the
-	// disk index reads them all for one pool there. Each pool has
-	// disksPerPool disks whatever n (disk i is of namespace i%namespaces
-	// and its flavor), so that an admission's cost says the namespace's
-	// size, not its pool's.
-	for i := range d.PVCs {
-		pool := naming.PoolCAPIName(fleet.PoolName(i%namespaces, i/namespaces/disksPerPool))
-		d.PVCs[i].Annotations[naming.PoolAnnotation], d.DataVolumes[i].Annotations[naming.PoolAnnotation] = pool, pool
-		if i%2 == 0 {
-			d.PVCs[i].Namespace, d.DataVolumes[i].Namespace = fixtures.TenantNamespace, fixtures.TenantNamespace
-			d.Volumes[i].Spec.ClaimRef.Namespace = fixtures.TenantNamespace
-		}
-	}
+	const namespaces, disksPerPool = scaleNamespaces, scaleDisksPerPool
+	d := scaleDisks(n)
 	began := time.Now()
 	load(t, e, d)
 	t.Logf("%d disks (%d objects) written in %v", n, 3*n, time.Since(began).Round(time.Second))
@@ -244,25 +231,8 @@ func TestScale(t *testing.T) {
 	// pools without disks beside them up to 1,000 (from 100,000 disks, a
 	// tenth of the disks), every one a clone of the cluster's golden on
 	// replicated, against the whole cluster.
-	pools := 1000
-	if n >= 100000 {
-		pools = n / 10
-	}
-	var objs []client.Object
-	for i := range pools {
-		k, j := i%namespaces, i/namespaces
-		ns := fleet.Namespace(k)
-		if k%2 == 0 {
-			ns = fixtures.TenantNamespace
-		}
-		if i < namespaces {
-			e.Namespace(t, ns)
-		}
-		spec := builtin(nil)
-		spec["cluster"] = fmt.Sprintf("c%04d", k)
-		objs = append(objs, kubernetesNodes(ns, fleet.PoolName(k, j), spec))
-	}
-	createAll(t, e, objs)
+	pools := scalePools(n)
+	writePools(t, e, pools)
 	bin := workerImage(t)
 	at := time.Now()
 	cmd := exec.Command(bin, "plan", "-A", "-o", "wide", "--kubeconfig", kubeconfigOf(t, e.Config, "default"))
@@ -286,6 +256,60 @@ func TestScale(t *testing.T) {
 	if inProcess {
 		replan(t, e, pools)
 	}
+}
+
+// The fleets the scale tests load: disks and pools spread over
+// scaleNamespaces namespaces, scaleDisksPerPool disks a pool.
+const scaleNamespaces, scaleDisksPerPool = 20, 50
+
+// scaleDisks is n served worker disks, each annotated with its pool. Half
+// of them are in the pool's namespace (fixtures.TenantNamespace): a reader
+// without the disk index reads them all for one pool there. Each pool has
+// scaleDisksPerPool disks whatever n (disk i is of namespace
+// i%scaleNamespaces and its flavor), so that an admission's cost says the
+// namespace's size, not its pool's.
+func scaleDisks(n int) fleet.Disks {
+	d := fleet.ServedDisks(n, scaleNamespaces)
+	for i := range d.PVCs {
+		pool := naming.PoolCAPIName(fleet.PoolName(i%scaleNamespaces, i/scaleNamespaces/scaleDisksPerPool))
+		d.PVCs[i].Annotations[naming.PoolAnnotation], d.DataVolumes[i].Annotations[naming.PoolAnnotation] = pool, pool
+		if i%2 == 0 {
+			d.PVCs[i].Namespace, d.DataVolumes[i].Namespace = fixtures.TenantNamespace, fixtures.TenantNamespace
+			d.Volumes[i].Spec.ClaimRef.Namespace = fixtures.TenantNamespace
+		}
+	}
+	return d
+}
+
+// scalePools is the number of pools beside n disks: 1,000, or from
+// 100,000 disks a tenth of the disks.
+func scalePools(n int) int {
+	if n >= 100000 {
+		return n / 10
+	}
+	return 1000
+}
+
+// writePools writes n pools, named and placed as scaleDisks names their
+// disks' pools (the first n/scaleDisksPerPool have disks), every one a
+// clone of the cluster's golden on replicated.
+func writePools(t *testing.T, e *apiserver.Env, n int) {
+	t.Helper()
+	var objs []client.Object
+	for i := range n {
+		k, j := i%scaleNamespaces, i/scaleNamespaces
+		ns := fleet.Namespace(k)
+		if k%2 == 0 {
+			ns = fixtures.TenantNamespace
+		}
+		if i < scaleNamespaces {
+			e.Namespace(t, ns)
+		}
+		spec := builtin(nil)
+		spec["cluster"] = fmt.Sprintf("c%04d", k)
+		objs = append(objs, kubernetesNodes(ns, fleet.PoolName(k, j), spec))
+	}
+	createAll(t, e, objs)
 }
 
 // replan runs the controller over the loaded cluster and reports the time

@@ -2,7 +2,6 @@ package apiserver_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -96,19 +95,8 @@ func TestPlanAllScale(t *testing.T) {
 			var out strings.Builder
 			cmd.Stdout = &out
 			serverBefore := cpuOf(t, server)
-			at := time.Now()
-			require.NoError(t, cmd.Start())
-			peak := make(chan int)
-			go func() { peak <- peakRSS(cmd.Process.Pid) }()
-			err := cmd.Wait()
-			took := time.Since(at)
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				t.Fatalf("plan -A: %v", err)
-			}
-			cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			took, cpu, kb := measured(t, cmd)
 			served := cpuOf(t, server) - serverBefore
-			kb := <-peak
 			results[b] = append(results[b], run{took, cpu, served, time.Duration(kb)})
 			t.Logf("run %d of %s: %v wall, %v CPU, peak RSS %d MiB; the API server's CPU %v", r+1, bin,
 				took.Round(time.Millisecond), cpu.Round(time.Millisecond), kb>>10, served.Round(time.Millisecond))

@@ -234,23 +234,14 @@ func TestScale(t *testing.T) {
 	pools := scalePools(n)
 	writePools(t, e, pools)
 	bin := workerImage(t)
-	at := time.Now()
 	cmd := exec.Command(bin, "plan", "-A", "-o", "wide", "--kubeconfig", kubeconfigOf(t, e.Config, "default"))
 	var out strings.Builder
 	cmd.Stdout = &out
-	require.NoError(t, cmd.Start())
-	peak := make(chan int)
-	go func() { peak <- peakRSS(cmd.Process.Pid) }()
-	err := cmd.Wait()
-	took := time.Since(at)
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("plan -A: %v", err)
-	}
+	took, cpu, kb := measured(t, cmd)
 	lines := strings.Count(out.String(), "\n")
 	require.GreaterOrEqual(t, lines, pools, "a line per pool:\n%.2000s", out.String())
 	t.Logf("plan -A of %d pools (%d of %d disks each) among %d disks: %v wall, %v CPU, peak RSS %d MiB", pools, min(pools, n/disksPerPool), disksPerPool, n, took.Round(time.Millisecond),
-		(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond), <-peak>>10)
+		cpu.Round(time.Millisecond), kb>>10)
 
 	processes(t, e, bin, pools, n)
 	if inProcess {
@@ -405,6 +396,24 @@ func sum(t *testing.T, reg *prometheus.Registry, name, label, value string) floa
 		}
 	}
 	return total
+}
+
+// measured runs cmd to its end and returns its wall time, its CPU and
+// its peak resident set in KiB. An exit status other than 0 is the
+// caller's to judge; a command that cannot run fails the test.
+func measured(t *testing.T, cmd *exec.Cmd) (wall, cpu time.Duration, peakKiB int) {
+	t.Helper()
+	at := time.Now()
+	require.NoError(t, cmd.Start())
+	peak := make(chan int)
+	go func() { peak <- peakRSS(cmd.Process.Pid) }()
+	err := cmd.Wait()
+	wall = time.Since(at)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%s: %v", cmd.Args, err)
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), <-peak
 }
 
 // peakRSS is the high-water mark of a running process's resident set, in

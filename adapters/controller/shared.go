@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,14 +76,24 @@ func (s *shared[T]) get(e *epoch, read func() (T, error)) (T, error) {
 type sharedCache struct {
 	cache.Cache
 	epoch *epoch
-	lists sync.Map // reflect type of the list → *shared[runtime.Object]
+	lists sync.Map // the list's type → *shared[runtime.Object]
+}
+
+// sharedKinds are the list types sharedCache shares.
+var sharedKinds = map[reflect.Type]bool{
+	reflect.TypeFor[*storagev1.StorageClassList]():         true,
+	reflect.TypeFor[*cdiv1.StorageProfileList]():           true,
+	reflect.TypeFor[*cdiv1.CDIList]():                      true,
+	reflect.TypeFor[*cdiv1.CDIConfigList]():                true,
+	reflect.TypeFor[*storagev1.CSIDriverList]():            true,
+	reflect.TypeFor[*snapshotv1.VolumeSnapshotClassList](): true,
 }
 
 func (c *sharedCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if !sharable(list, opts) {
+	key := reflect.TypeOf(list)
+	if !sharable(key, opts) {
 		return c.Cache.List(ctx, list, opts...)
 	}
-	key := typeName(list)
 	s, _ := c.lists.LoadOrStore(key, &shared[runtime.Object]{})
 	got, err := s.(*shared[runtime.Object]).get(c.epoch, func() (runtime.Object, error) {
 		l := list.DeepCopyObject().(client.ObjectList)
@@ -95,30 +106,15 @@ func (c *sharedCache) List(ctx context.Context, list client.ObjectList, opts ...
 		return err
 	}
 	// The items, not copies of them: the slice is shared, never changed.
-	switch l := list.(type) {
-	case *storagev1.StorageClassList:
-		l.Items = got.(*storagev1.StorageClassList).Items
-	case *cdiv1.StorageProfileList:
-		l.Items = got.(*cdiv1.StorageProfileList).Items
-	case *cdiv1.CDIList:
-		l.Items = got.(*cdiv1.CDIList).Items
-	case *cdiv1.CDIConfigList:
-		l.Items = got.(*cdiv1.CDIConfigList).Items
-	case *storagev1.CSIDriverList:
-		l.Items = got.(*storagev1.CSIDriverList).Items
-	case *snapshotv1.VolumeSnapshotClassList:
-		l.Items = got.(*snapshotv1.VolumeSnapshotClassList).Items
-	}
+	// Every shared kind is a typed list with an Items slice.
+	reflect.ValueOf(list).Elem().FieldByName("Items").Set(reflect.ValueOf(got).Elem().FieldByName("Items"))
 	return nil
 }
 
-// sharable reports whether a list is a cluster-wide list of one of the
-// shared kinds, with no option but that it need not be deep-copied.
-func sharable(list client.ObjectList, opts []client.ListOption) bool {
-	switch list.(type) {
-	case *storagev1.StorageClassList, *cdiv1.StorageProfileList, *cdiv1.CDIList, *cdiv1.CDIConfigList,
-		*storagev1.CSIDriverList, *snapshotv1.VolumeSnapshotClassList:
-	default:
+// sharable reports whether a list of type t is a cluster-wide list of one
+// of the shared kinds, with no option but that it need not be deep-copied.
+func sharable(t reflect.Type, opts []client.ListOption) bool {
+	if !sharedKinds[t] {
 		return false
 	}
 	for _, o := range opts {
@@ -127,22 +123,4 @@ func sharable(list client.ObjectList, opts []client.ListOption) bool {
 		}
 	}
 	return len(opts) > 0
-}
-
-func typeName(o runtime.Object) string {
-	switch o.(type) {
-	case *storagev1.StorageClassList:
-		return "StorageClassList"
-	case *cdiv1.StorageProfileList:
-		return "StorageProfileList"
-	case *cdiv1.CDIList:
-		return "CDIList"
-	case *cdiv1.CDIConfigList:
-		return "CDIConfigList"
-	case *storagev1.CSIDriverList:
-		return "CSIDriverList"
-	case *snapshotv1.VolumeSnapshotClassList:
-		return "VolumeSnapshotClassList"
-	}
-	return ""
 }

@@ -43,7 +43,24 @@ type Env struct {
 	env     *envtest.Environment
 	mu      sync.Mutex
 	cluster bool
+	// kept is the directory of etcd's data when it is kept between runs
+	// (EtcdDirEnv), and reused whether it held data when etcd started.
+	kept   string
+	reused bool
 }
+
+// EtcdDirEnv names a directory that keeps etcd's data between runs of a
+// package's tests, for the scale tests: what a run loads there (the
+// fixture cluster, its disks, its pools) a later run finds and does not
+// write again, so that 300,000 objects are loaded once, not on every run.
+// Each load is recorded in the cluster itself, in a ConfigMap, once it is
+// complete; a run that would load something else into a directory that
+// already holds a cluster fails and says so, rather than measure both. A
+// test that changes an object puts it back when it ends: a run killed
+// midway may leave a change behind, and removing the directory starts
+// afresh. The other tests of a package expect a fresh cluster: set it for
+// the scale tests alone.
+const EtcdDirEnv = "WORKER_IMAGE_ETCD_DIR"
 
 // MissingError says that kube-apiserver or etcd is not where the suite
 // looks, and how to build them.
@@ -145,6 +162,13 @@ func start() (*Env, error) {
 	}
 	began := time.Now()
 	te := &envtest.Environment{BinaryAssetsDirectory: dir, CRDs: CRDs()}
+	kept, reused, err := keptData()
+	if err != nil {
+		return nil, err
+	}
+	if kept != "" {
+		te.ControlPlane.Etcd = &envtest.Etcd{DataDir: kept}
+	}
 	cfg, err := te.Start()
 	if err != nil {
 		// Start can fail after etcd is up; Stop ends what did start.
@@ -160,7 +184,24 @@ func start() (*Env, error) {
 		_ = te.Stop()
 		return nil, err
 	}
-	return &Env{Config: cfg, Client: c, Startup: time.Since(began), env: te}, nil
+	return &Env{Config: cfg, Client: c, Startup: time.Since(began), env: te, kept: kept, reused: reused}, nil
+}
+
+// keptData is the directory EtcdDirEnv names, made if it is missing, and
+// whether it already holds etcd's data.
+func keptData() (dir string, reused bool, err error) {
+	dir = os.Getenv(EtcdDirEnv)
+	if dir == "" {
+		return "", false, nil
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", false, fmt.Errorf("apiserver: %s: %w", EtcdDirEnv, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, fmt.Errorf("apiserver: %s: %w", EtcdDirEnv, err)
+	}
+	_, err = os.Stat(filepath.Join(dir, "member"))
+	return dir, err == nil, nil
 }
 
 // warm lists each CRD's objects and dry-runs a create of one, all at the

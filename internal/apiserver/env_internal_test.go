@@ -1,10 +1,16 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,4 +83,67 @@ func TestSkipsOnlyForMissingBinariesOutsideCI(t *testing.T) {
 			assert.Equal(t, tc.skips, skips(tc.err), tc.reason)
 		})
 	}
+}
+
+// fatalTB records a Fatalf and ends the call with it, as FailNow would.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(f)
+}
+
+// calls runs fn and reports the Fatalf that ended it, if one did.
+func (f *fatalTB) calls(fn func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil && r != any(f) {
+			panic(r)
+		}
+		msg = f.msg
+	}()
+	fn()
+	return ""
+}
+
+func TestLoadedKeepsWhatALoadWrote(t *testing.T) {
+	e := Get(t)
+	ctx := context.Background()
+	kept := &Env{Client: e.Client, kept: "the kept directory"}
+	t.Cleanup(func() {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: loadsName}}
+		_ = e.Client.Delete(ctx, cm)
+	})
+	objs := func(name string) []client.Object {
+		return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "x", Name: name}}}
+	}
+	runs := 0
+	run := func() { runs++ }
+
+	kept.Loaded(t, "things", objs("a"), run)
+	kept.Loaded(t, "things", objs("a"), run)
+	require.Equal(t, 1, runs, "a completed load is not run again")
+
+	f := &fatalTB{TB: t}
+	msg := f.calls(func() { kept.Loaded(f, "things", objs("b"), run) })
+	require.Contains(t, msg, "holds other things", "another load of a kind the cluster holds fails")
+	require.Contains(t, msg, EtcdDirEnv, "and says the way out")
+	require.Equal(t, 1, runs, "and does not load")
+
+	kept.Loaded(t, "more", objs("b"), run)
+	require.Equal(t, 2, runs, "a load of another kind runs")
+
+	// A load begun and never completed (its run killed) runs again.
+	f = &fatalTB{TB: t}
+	require.Contains(t, f.calls(func() { kept.Loaded(f, "unfinished", objs("a"), func() { f.Fatalf("killed") }) }), "killed")
+	kept.Loaded(t, "unfinished", objs("a"), run)
+	require.Equal(t, 3, runs, "an unfinished load runs again")
+	kept.Loaded(t, "unfinished", objs("a"), run)
+	require.Equal(t, 3, runs, "and once complete, not again")
+
+	plain := &Env{Client: e.Client}
+	plain.Loaded(t, "things", objs("a"), run)
+	require.Equal(t, 4, runs, "a cluster that is not kept always loads")
 }

@@ -143,9 +143,9 @@ func (e *Env) Cluster(t testing.TB) {
 	began := time.Now()
 	objs := fixtures.Cluster()
 	admissible(objs)
-	e.Create(t, objs...)
+	e.Loaded(t, "cluster", objs, func() { e.Create(t, objs...) })
 	e.cluster = true
-	t.Logf("fixture cluster: %d objects created, statuses written, in %v", len(objs), time.Since(began).Round(time.Millisecond))
+	t.Logf("fixture cluster: %d objects, with their statuses, in %v", len(objs), time.Since(began).Round(time.Millisecond))
 }
 
 // admissible completes what a real server requires of objs and a fixture

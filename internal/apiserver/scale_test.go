@@ -300,7 +300,7 @@ func writePools(t *testing.T, e *apiserver.Env, n int) {
 		spec["cluster"] = fmt.Sprintf("c%04d", k)
 		objs = append(objs, kubernetesNodes(ns, fleet.PoolName(k, j), spec))
 	}
-	createAll(t, e, objs)
+	e.Loaded(t, "pools", objs, func() { createAll(t, e, objs) })
 }
 
 // replan runs the controller over the loaded cluster and reports the time
@@ -490,7 +490,7 @@ func load(t *testing.T, e *apiserver.Env, d fleet.Disks) {
 	for i := range d.Volumes {
 		d.Volumes[i].Spec.ClaimRef.UID, d.Volumes[i].Spec.ClaimRef.ResourceVersion = "", ""
 	}
-	createAll(t, e, objs)
+	e.Loaded(t, "disks", objs, func() { createAll(t, e, objs) })
 }
 
 // rss is the process's resident set, from /proc.

@@ -60,7 +60,11 @@ func Transform(in any) (any, error) {
 		o.Status = corev1.PersistentVolumeClaimStatus{Phase: o.Status.Phase, Capacity: resources.intern(o.Status.Capacity)}
 	case *cdiv1.DataVolume:
 		slimMeta(&o.ObjectMeta)
-		if st := o.Spec.Storage; st != nil {
+		// An informer that streams its list transforms each object twice
+		// (client-go's reflector, then its queue): a storage spec or
+		// source the first pass shared is read through other objects by
+		// then, and is left as it is.
+		if st := o.Spec.Storage; st != nil && !storages.holds(st) {
 			st.StorageClassName = internPtr(st.StorageClassName)
 			st.VolumeMode = internMode(st.VolumeMode)
 			st.AccessModes = accessModes.intern(st.AccessModes)
@@ -72,7 +76,7 @@ func Transform(in any) (any, error) {
 			p.AccessModes = accessModes.intern(p.AccessModes)
 			p.Resources.Requests = resources.intern(p.Resources.Requests)
 		}
-		if src := o.Spec.Source; src != nil && src.PVC != nil {
+		if src := o.Spec.Source; src != nil && src.PVC != nil && !sources.holds(src) {
 			src.PVC.Namespace, src.PVC.Name = intern(src.PVC.Namespace), intern(src.PVC.Name)
 		}
 		// The disks that clone one golden at one size on one class have
@@ -384,8 +388,9 @@ var (
 
 // shared is a table of equal values the cache's objects point to.
 type shared[T any] struct {
-	mu sync.Mutex
-	m  map[string]*T
+	mu     sync.Mutex
+	m      map[string]*T
+	values map[*T]struct{}
 }
 
 // intern is the table's value of key, which says every field of *p: p
@@ -397,12 +402,22 @@ func (t *shared[T]) intern(p *T, key string) *T {
 		return v
 	}
 	if t.m == nil {
-		t.m = map[string]*T{}
+		t.m, t.values = map[string]*T{}, map[*T]struct{}{}
 	}
 	if len(t.m) < internLimit {
 		t.m[key] = p
+		t.values[p] = struct{}{}
 	}
 	return p
+}
+
+// holds reports whether p is one of the table's values, which other
+// objects may point to: such a value is never written.
+func (t *shared[T]) holds(p *T) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.values[p]
+	return ok
 }
 
 // storageKey says a DataVolume's storage spec by its class, volume mode,

@@ -220,6 +220,39 @@ func TestTransformShares(t *testing.T) {
 	assert.NotSame(t, d.Volumes[0].Spec.CSI, other.Spec.CSI)
 }
 
+// An informer that streams its first list transforms each object twice.
+// The second pass writes nothing another object reads: run with -race,
+// this fails if it writes a shared storage spec or source while another
+// disk's are read.
+func TestTransformTwiceWritesNothingShared(t *testing.T) {
+	d := fleet.ServedDisks(2, 1)
+	for i := range d.DataVolumes {
+		_, err := Transform(&d.DataVolumes[i])
+		require.NoError(t, err)
+	}
+	require.Same(t, d.DataVolumes[0].Spec.Storage, d.DataVolumes[1].Spec.Storage)
+	st, src := d.DataVolumes[0].Spec.Storage, d.DataVolumes[0].Spec.Source
+	class, size := *st.StorageClassName, st.Resources.Requests.Storage().String()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			o := &d.DataVolumes[1]
+			_ = *o.Spec.Storage.StorageClassName + o.Spec.Source.PVC.Namespace + o.Spec.Source.PVC.Name
+			_ = o.Spec.Storage.Resources.Requests.Storage()
+		}
+	}()
+	for range 200 {
+		_, err := Transform(&d.DataVolumes[0])
+		require.NoError(t, err)
+	}
+	<-done
+	assert.Same(t, st, d.DataVolumes[0].Spec.Storage, "the shared spec stays the one shared")
+	assert.Same(t, src, d.DataVolumes[0].Spec.Source)
+	assert.Equal(t, class, *d.DataVolumes[0].Spec.Storage.StorageClassName)
+	assert.Equal(t, size, d.DataVolumes[0].Spec.Storage.Resources.Requests.Storage().String())
+}
+
 // storageKey says every field of a StorageSpec: one CDI adds is a field
 // the key must say, or a reason not to share.
 func TestStorageKeySaysEveryField(t *testing.T) {

@@ -109,7 +109,7 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&w.timeout, "timeout", chartInt("webhook", "timeoutSeconds"), "manifests: seconds the API server waits for an answer, 1 to 30 (webhook.timeoutSeconds)")
 	fs.StringVar(&w.caBundle, "ca-bundle", "", "manifests: the serving certificate's CA (PEM file), for a Secret worker-image-webhook-tls made by hand; without it cert-manager issues the certificate (webhook.tls)")
 	fs.StringVar(&w.poolResource, "pool-resource", chartValue("webhook", "poolResource"), "manifests: the resource KubernetesNodes are served as (webhook.poolResource)")
-	fs.Var(&w.values, "values", `manifests: a values file of the chart (FILE, or "-" for standard input), as helm install -f takes it: repeat it, a later file wins over an earlier one, and a flag given wins over every file; a top-level key the chart does not define, and a value the chart cannot write, are refused`)
+	fs.Var(&w.values, "values", `manifests: a values file of the chart (FILE, or "-" for standard input), as helm install -f takes it: repeat it, a later file wins over an earlier one, and a flag given wins over every file; a key the chart does not define (at any depth but inside a container's resources), and a value the chart cannot write, are refused`)
 }
 
 // valueFiles are the --values files, in the order given.

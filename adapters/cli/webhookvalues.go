@@ -107,19 +107,31 @@ func coalesce(base, over map[string]any, keepNull bool) map[string]any {
 	return out
 }
 
-// checkShape refuses a values file that names a top-level value the chart
-// does not define (with the nearest it does), or gives a map of the chart
-// anything but a map or null, which its templates could not read.
+// openValues are the chart's maps its templates write whole (a
+// container's resources), whose keys are the API server's to check, not
+// the chart's.
+var openValues = map[string]bool{"webhook.resources": true, "controller.resources": true}
+
+// checkShape refuses a values file that names a value the chart does not
+// define, at any depth but inside an open map (with the nearest it does),
+// or gives a map of the chart anything but a map or null, which its
+// templates could not read: a misspelt webhook.replicas would otherwise
+// leave the chart's default in place unsaid.
 func checkShape(file string, m, chartMap map[string]any, path []string) error {
 	for k, v := range m {
 		def, known := chartMap[k]
-		if !known && len(path) == 0 {
+		at := append(slices.Clone(path), k)
+		if !known {
 			names := slices.Sorted(maps.Keys(chartMap))
-			return unusable("%s: the chart has no value %q (did you mean %q?); its values are %s",
-				file, k, chartvalues.Nearest(k, names), strings.Join(names, ", "))
+			if len(path) == 0 {
+				return unusable("%s: the chart has no value %q (did you mean %q?); its values are %s",
+					file, k, chartvalues.Nearest(k, names), strings.Join(names, ", "))
+			}
+			parent := strings.Join(path, ".")
+			return unusable("%s: the chart has no value %s (did you mean %s.%s?); the values of %s are %s",
+				file, strings.Join(at, "."), parent, chartvalues.Nearest(k, names), parent, strings.Join(names, ", "))
 		}
 		dm, isMap := def.(map[string]any)
-		at := append(slices.Clone(path), k)
 		if isMap && v == nil && len(path) == 0 {
 			return unusable("%s: %s is null, and the chart's templates read its fields: leave %s out to keep the chart's defaults", file, k, k)
 		}
@@ -130,8 +142,8 @@ func checkShape(file string, m, chartMap map[string]any, path []string) error {
 		if !ok {
 			return unusable("%s: %s is %s, and the chart's %s is a map of values", file, strings.Join(at, "."), chartvalues.Describe(v), strings.Join(at, "."))
 		}
-		if len(dm) == 0 {
-			continue // a map the chart leaves open, such as resources' requests
+		if len(dm) == 0 || openValues[strings.Join(at, ".")] {
+			continue // a map the chart writes as it is
 		}
 		if err := checkShape(file, vm, dm, at); err != nil {
 			return err

@@ -110,6 +110,8 @@ func TestWebhookManifestsValuesRefused(t *testing.T) {
 		want string
 	}{
 		"an unknown top-level key":      {"webhok:\n  replicas: 3\n", `the chart has no value "webhok" (did you mean "webhook"?); its values are catalogRelease, controller, image, imageCatalog, monitoring, webhook`},
+		"an unknown key deeper":         {"webhook:\n  replicaz: 3\n", `the chart has no value webhook.replicaz (did you mean webhook.replicas?); the values of webhook are enabled, failurePolicy, `},
+		"an unknown key deeper still":   {"monitoring: {alerts: {poolRefused: 5m}}\n", `the chart has no value monitoring.alerts.poolRefused (did you mean monitoring.alerts.poolRefusedFor?)`},
 		"a map that is a string":        {"webhook: three\n", "webhook is the string \"three\", and the chart's webhook is a map of values"},
 		"a map deeper that is a number": {"catalogRelease:\n  valuesFrom: 3\n", "catalogRelease.valuesFrom is"},
 		"no replica":                    {"webhook: {replicas: 0}\n", "webhook.replicas is the number 0: at least one replica must serve"},
@@ -143,6 +145,8 @@ func TestWebhookManifestsValuesRefused(t *testing.T) {
 		"webhook: {timeoutSeconds: 1, failurePolicy: Ignore, poolResource: kubernetesnodes}\n",
 		"catalogRelease: {name: catalog, namespace: cozy-images, valuesFrom: {configMaps: [a.b-c], secrets: null}}\n",
 		"webhook: {resources: {requests: {cpu: 1, ephemeral-storage: 1Gi}}}\n",
+		"controller: {resources: {limits: {memory: 1Gi, cpu: 2}, claims: [{name: x}]}}\n",
+		"monitoring: {alerts: {poolRefusedFor: 5m}}\n",
 		"webhook: {resources: null}\nimageCatalog: {valuesFrom: null}\n",
 		"webhook: {tls: {certManager: false, secretName: own-tls, caBundle: Q0E=}}\n",
 		"image: {repository: registry.example:5000/wi, tag: v1, pullPolicy: Always}\n",

@@ -529,16 +529,22 @@ func note(s string) string {
 // phases are the goldens' phases the metric exports.
 var phases = []string{"Populated", "Importing", "Stalled", "Failed", "Absent", "Unknown"}
 
-// planGoldens exports the catalog's goldens by phase.
+// planGoldens exports the catalog's goldens by phase. While the catalog
+// release's values may not be read, the goldens the cluster holds are
+// exported (as read back), rather than what was last seen, and the
+// reconcile is requeued until they are granted.
 func (r *reconciler) planGoldens(ctx context.Context) error {
 	cat, err := r.catalog(ctx)
-	if err != nil {
+	if u := (*ungranted)(nil); err != nil && !errors.As(err, &u) {
 		return err
 	}
-	st, err := r.reader.Read(ctx, catalog.RenderNeeds())
 	if err != nil {
+		cat = nil
+	}
+	st, readErr := r.reader.Read(ctx, catalog.RenderNeeds())
+	if readErr != nil {
 		r.metrics.planFailures.Inc()
-		return err
+		return readErr
 	}
 	snap := state.NewSnapshot(st)
 	if cat == nil {
@@ -559,7 +565,7 @@ func (r *reconciler) planGoldens(ctx context.Context) error {
 	}
 	r.goldens = counts
 	r.observe(goldens)
-	return nil
+	return err
 }
 
 func phaseOf(g golden.Golden) string {

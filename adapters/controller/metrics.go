@@ -33,7 +33,7 @@ func newMetrics() *metrics {
 		}, []string{"reason"}),
 		goldens: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "worker_image_goldens",
-			Help: "Goldens of the catalog by phase: Populated, Importing, Stalled, Failed, Absent or Unknown (not observed).",
+			Help: "Goldens of the catalog by phase: Populated, Importing, Stalled, Failed, Absent or Unknown (not observed); while the catalog release's values may not be read, the goldens the cluster holds.",
 		}, []string{"phase"}),
 		hostAssisted: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "worker_image_predicted_host_assisted_clones",

@@ -110,6 +110,7 @@ func TestUngrantedValuesFrom(t *testing.T) {
 		assert.Equal(c, 1.0, metric(c, reg, "worker_image_vm_disks", "outcome", "unverified", "reason", "Unverified"))
 		assert.Equal(c, 1, events(c, e, fromImage, "Unverified"))
 		assert.Equal(c, 1, events(c, e, fromURL, "Planned"))
+		assert.Positive(c, metric(c, reg, "worker_image_goldens", "phase", "Populated"), "the cluster's goldens are still exported")
 	})
 	poolNote := notes(t, e, pool, "Unverified")[0]
 	assert.Contains(t, poolNote, "HelmRelease cozy-system/kubernetes-worker-image, whose spec.valuesFrom names Secret cozy-system/catalog-values, which this identity may not get")

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
@@ -193,13 +194,13 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 	// every render.
 	parts := &struct {
 		img     OSImage
-		builtin Builtin
+		builtin catalog.Flavor
 	}{}
 	img := &parts.img
 	if b := m["builtin"]; b != nil {
 		if bm, ok := chartvalues.Map(b); ok {
 			chartvalues.WarnUnknown(c, bm, poolkeys.Builtin, pathBuiltin)
-			parts.builtin = Builtin{
+			parts.builtin = catalog.Flavor{
 				SchematicID: chartvalues.TextAt(c, bm, "schematicID", "", pathBuiltinSchematicID),
 				Version:     chartvalues.TextAt(c, bm, "version", "", pathBuiltinVersion),
 			}

@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+import (
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+)
 
 // Pool is one KubernetesNodes resource (apps.cozystack.io/v1alpha1).
 type Pool struct {
@@ -41,16 +44,11 @@ type PoolSpec struct {
 
 // OSImage picks where the worker disk comes from. Setting both is refused.
 type OSImage struct {
-	// Builtin clones the catalog's golden of the flavor.
-	Builtin *Builtin `json:"builtin,omitempty"`
+	// Builtin clones the catalog's golden of the flavor; an empty
+	// SchematicID or Version falls back to Talos's.
+	Builtin *catalog.Flavor `json:"builtin,omitempty"`
 	// Factory imports over HTTP from an Image Factory.
 	Factory *Factory `json:"factory,omitempty"`
-}
-
-// Builtin is a flavor of the catalog; empty fields fall back to Talos.
-type Builtin struct {
-	SchematicID string `json:"schematicID,omitempty"`
-	Version     string `json:"version,omitempty"`
 }
 
 // Factory is an Image Factory flavor; empty fields fall back to Talos.

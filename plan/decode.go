@@ -176,8 +176,10 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 		}
 	}
 	return Talos{
-		SchematicID:         required("schematicID", d.SchematicID, pathTalosSchematicID),
-		Version:             required("version", d.Version, pathTalosVersion),
+		Flavor: catalog.Flavor{
+			SchematicID: required("schematicID", d.SchematicID, pathTalosSchematicID),
+			Version:     required("version", d.Version, pathTalosVersion),
+		},
 		ImageFactoryURL:     required("imageFactoryURL", d.ImageFactoryURL, pathTalos.Child("imageFactoryURL")),
 		InstallerRepository: required("installerRepository", d.InstallerRepository, pathTalos.Child("installerRepository")),
 	}
@@ -213,8 +215,10 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		if fm, ok := chartvalues.Map(f); ok {
 			chartvalues.WarnUnknown(c, fm, poolkeys.Factory, pathFactory)
 			img.Factory = &Factory{
-				SchematicID:     chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
-				Version:         chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),
+				Flavor: catalog.Flavor{
+					SchematicID: chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
+					Version:     chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),
+				},
 				ImageFactoryURL: chartvalues.TextAt(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
 			}
 		} else {

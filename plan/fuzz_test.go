@@ -34,7 +34,7 @@ func FuzzPlan(f *testing.F) {
 		case 1:
 			p.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 		case 2:
-			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: id, Version: version, ImageFactoryURL: url}}
+			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: id, Version: version}, ImageFactoryURL: url}}
 		case 3:
 			p.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}, Factory: &plan.Factory{}}
 		}

@@ -150,7 +150,7 @@ func TestClonePath(t *testing.T) {
 			reason: "the conflict hides no independent refusal: each override's own fields are checked",
 			pool: func(p *plan.Pool) {
 				p.Spec.OSImage.Builtin.Version = "1.0"
-				p.Spec.OSImage.Factory = &plan.Factory{ImageFactoryURL: "ftp://x", SchematicID: "ok1"}
+				p.Spec.OSImage.Factory = &plan.Factory{Flavor: catalog.Flavor{SchematicID: "ok1"}, ImageFactoryURL: "ftp://x"}
 			},
 			refusals: []finding{
 				f(guard.ConflictingImageSource, "osImage"),

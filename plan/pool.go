@@ -53,15 +53,14 @@ type OSImage struct {
 
 // Factory is an Image Factory flavor; empty fields fall back to Talos.
 type Factory struct {
-	SchematicID     string `json:"schematicID,omitempty"`
-	Version         string `json:"version,omitempty"`
+	catalog.Flavor
 	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
 }
 
 // Talos is the chart's talos values.
 type Talos struct {
-	SchematicID         string `json:"schematicID"`
-	Version             string `json:"version"`
+	// Flavor is the pool's default flavor.
+	catalog.Flavor
 	ImageFactoryURL     string `json:"imageFactoryURL"`
 	InstallerRepository string `json:"installerRepository"`
 }
@@ -69,8 +68,7 @@ type Talos struct {
 // DefaultTalos returns the chart's talos defaults.
 func DefaultTalos() Talos {
 	return Talos{
-		SchematicID:         chartdefaults.SchematicID,
-		Version:             chartdefaults.Version,
+		Flavor:              catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version},
 		ImageFactoryURL:     chartdefaults.ImageFactoryURL,
 		InstallerRepository: chartdefaults.InstallerRepository,
 	}

@@ -16,8 +16,12 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Flavor is a (schematicID, version) pair: one golden.
-type Flavor struct{ SchematicID, Version string }
+// Flavor is a (schematicID, version) pair: one golden. It marshals with
+// the values' keys, {"schematicID","version"}.
+type Flavor struct {
+	SchematicID string `json:"schematicID"`
+	Version     string `json:"version"`
+}
 
 // String reads "<schematicID>/<version>".
 func (f Flavor) String() string { return f.SchematicID + "/" + f.Version }

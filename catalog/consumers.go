@@ -336,9 +336,9 @@ func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 && len(x.unde
 // namespace: what may hide a consumer.
 func (x *ConsumerIndex) Unobserved() state.Kind { return x.unobserved }
 
-// Result is the consumers of a golden with a StateUnverified warning per
+// result is the consumers of a golden with a StateUnverified warning per
 // consumer kind that was not observed in every namespace.
-func (x *ConsumerIndex) Result(golden string) ConsumersResult {
+func (x *ConsumerIndex) result(golden string) ConsumersResult {
 	res := ConsumersResult{Golden: golden, Consumers: append([]Consumer{}, x.Of(golden)...), BlastRadius: x.Radius(golden)}
 	for _, k := range x.unobserved.Each() {
 		res.Warnings = append(res.Warnings, unverified(k, field.NewPath("consumers"),
@@ -369,9 +369,9 @@ func orUnnamed(pool string) string {
 
 // Consumers lists every object, in any namespace, that clones a golden,
 // reading pools with pools (see NewConsumerIndex). To ask about many
-// goldens, build a ConsumerIndex once.
+// goldens, build a ConsumerIndex once and ask it (Of, Radius).
 func Consumers(golden string, snap *state.Snapshot, pools PoolReader) ConsumersResult {
-	return NewConsumerIndex(snap, pools).Result(golden)
+	return NewConsumerIndex(snap, pools).result(golden)
 }
 
 // isGolden reports whether the disk is the golden itself.

@@ -186,7 +186,7 @@ func TestPoolReader(t *testing.T) {
 	undecided := NewConsumerIndex(snap, readPools)
 	assert.False(t, undecided.Complete(), "a pool whose golden cannot be told may hide a consumer")
 	assert.Equal(t, state.Kind(0), undecided.Unobserved(), "though every kind was observed")
-	res := undecided.Result(goldenB)
+	res := undecided.result(goldenB)
 	require.Len(t, res.Warnings, 1)
 	assert.Equal(t, fixtures.Finding{Reason: guard.StateUnverified, Field: "consumers"}, fixtures.Warned(res.Warnings)[0])
 	assert.Equal(t, "HelmRelease", res.Warnings[0].Kind)

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
 )
@@ -101,10 +100,4 @@ func (v *Values) UnmarshalJSON(data []byte) error {
 	}
 	*v = DecodeValues(raw)
 	return v.refusals.Err()
-}
-
-// Findings are what decoding the values found: InvalidValue refusals and
-// UnknownField warnings; none for values built in Go.
-func (v Values) Findings() (guard.Refusals, guard.Warnings) {
-	return clone(v.refusals), append(guard.Warnings(nil), v.warnings...)
 }

@@ -48,10 +48,10 @@ func (x *ConsumerIndex) Radius(golden string) Radius {
 // known reports whether the counts are exact.
 func (r Radius) known() bool { return len(r.Unobserved) == 0 }
 
-// Counts says the counts: "2 pools and 1 template", "no pool or
+// counts says the counts: "2 pools and 1 template", "no pool or
 // template"; "at least 2 pools and 1 template" or "no pool or template
 // seen" when a consumer kind was not observed.
-func (r Radius) Counts() string {
+func (r Radius) counts() string {
 	switch zero := r.Pools+r.Templates == 0; {
 	case zero && r.known():
 		return "no pool or template"
@@ -74,9 +74,9 @@ func (r Radius) String() string {
 		verb = " points at it"
 	}
 	if r.known() {
-		return r.Counts() + verb
+		return r.counts() + verb
 	}
-	return r.Counts() + verb + "; how many more is unknown: " + kindList(r.Unobserved) + " were not observed in every namespace"
+	return r.counts() + verb + "; how many more is unknown: " + kindList(r.Unobserved) + " were not observed in every namespace"
 }
 
 func count(n int, what string) string {
@@ -100,15 +100,4 @@ func kindList(kinds []string) string {
 		return plural[0]
 	}
 	return strings.Join(plural[:len(plural)-1], ", ") + " and " + plural[len(plural)-1]
-}
-
-// Kinds is Unobserved as a set.
-func (r Radius) Kinds() state.Kind {
-	var out state.Kind
-	for _, name := range r.Unobserved {
-		if k, ok := state.KindByName(name); ok {
-			out |= k
-		}
-	}
-	return out
 }

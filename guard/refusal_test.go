@@ -19,8 +19,7 @@ func TestMessagesNameTheirSubjectFieldAndReason(t *testing.T) {
 	r := &guard.Refusal{Reason: guard.DiskSmallerThanGolden, Field: "diskSize", Subject: "pool tenant-a/demo-md0", Detail: "1Gi is below 6Gi; set diskSize to 6Gi or more"}
 	assert.Equal(t, "pool tenant-a/demo-md0: diskSize: 1Gi is below 6Gi; set diskSize to 6Gi or more (DiskSmallerThanGolden)", r.Error())
 	w := guard.Warning{Reason: guard.GoldenPending, Field: "osImage.builtin", Subject: "pool tenant-a/demo-md0", Detail: "importing"}
-	assert.Equal(t, "pool tenant-a/demo-md0: osImage.builtin: importing (GoldenPending)", w.Message())
-	assert.Equal(t, w.Message(), w.String())
+	assert.Equal(t, "pool tenant-a/demo-md0: osImage.builtin: importing (GoldenPending)", w.String())
 	bare := &guard.Refusal{Reason: guard.MissingIngressPool, Detail: "no ingress"}
 	assert.Equal(t, "no ingress (MissingIngressPool)", bare.Error(), "neighbour: no subject and no field leave only the detail and the reason")
 }

@@ -22,15 +22,12 @@ type Warning struct {
 	Detail  string
 }
 
-// Message reads "<subject>: <field>: <detail> (<reason>)".
-func (w Warning) Message() string { return render(w.Subject, w.Field, w.Detail, w.Reason) }
-
-// String is Message.
-func (w Warning) String() string { return w.Message() }
+// String reads "<subject>: <field>: <detail> (<reason>)".
+func (w Warning) String() string { return render(w.Subject, w.Field, w.Detail, w.Reason) }
 
 // MarshalJSON writes {"reason","field","message"}, the shape of every finding in
 // the CLI's JSON output, and
 // "kind" for a StateUnverified, and "cause" when a reader set one.
 func (w Warning) MarshalJSON() ([]byte, error) {
-	return json.Marshal(findingJSON{Reason: w.Reason, Field: w.Field, Message: w.Message(), Kind: w.Kind, Cause: w.Cause})
+	return json.Marshal(findingJSON{Reason: w.Reason, Field: w.Field, Message: w.String(), Kind: w.Kind, Cause: w.Cause})
 }

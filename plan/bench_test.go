@@ -21,7 +21,7 @@ func BenchmarkPlan(b *testing.B) {
 	snap := state.NewSnapshot(fullState())
 	cat := enabledCatalog()
 	factory := httpPool()
-	factory.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0"}}
+	factory.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: "abc", Version: "v1.12.0"}}}
 	pools := map[string]plan.Pool{"http": httpPool(), "factory": factory, "builtin": builtinPool()}
 	for _, name := range []string{"http", "factory", "builtin"} {
 		p := pools[name]

@@ -16,14 +16,14 @@ import (
 
 // flavor is the builtin flavor after defaulting from talos.*, with the
 // values path each part came from.
-func (p *planner) flavor(b *Builtin) (catalog.Flavor, *field.Path, *field.Path) {
+func (p *planner) flavor(b *catalog.Flavor) (catalog.Flavor, *field.Path, *field.Path) {
 	return p.pool.Spec.builtinFlavor(b)
 }
 
 // builtinFlavor is the flavor b names, each part defaulted from talos.*,
 // with the values path each part came from: the one reading of a pool's
 // golden, for its plan, its needs, its diff and its consumers.
-func (s *PoolSpec) builtinFlavor(b *Builtin) (catalog.Flavor, *field.Path, *field.Path) {
+func (s *PoolSpec) builtinFlavor(b *catalog.Flavor) (catalog.Flavor, *field.Path, *field.Path) {
 	t := &s.Talos
 	f := catalog.Flavor{SchematicID: b.SchematicID, Version: b.Version}
 	idPath, verPath := pathBuiltinSchematicID, pathBuiltinVersion
@@ -60,7 +60,7 @@ var (
 	}
 )
 
-func (p *planner) planClone(b *Builtin) {
+func (p *planner) planClone(b *catalog.Flavor) {
 	f, idPath, verPath := p.flavor(b)
 	var cl clone
 	entry, inCatalog := p.cat.Lookup(f)

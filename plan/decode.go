@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartvalues"
@@ -175,8 +176,10 @@ func decodeTalos(c *findings.Collector, raw any) Talos {
 		}
 	}
 	return Talos{
-		SchematicID:         required("schematicID", d.SchematicID, pathTalosSchematicID),
-		Version:             required("version", d.Version, pathTalosVersion),
+		Flavor: catalog.Flavor{
+			SchematicID: required("schematicID", d.SchematicID, pathTalosSchematicID),
+			Version:     required("version", d.Version, pathTalosVersion),
+		},
 		ImageFactoryURL:     required("imageFactoryURL", d.ImageFactoryURL, pathTalos.Child("imageFactoryURL")),
 		InstallerRepository: required("installerRepository", d.InstallerRepository, pathTalos.Child("installerRepository")),
 	}
@@ -193,13 +196,13 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 	// every render.
 	parts := &struct {
 		img     OSImage
-		builtin Builtin
+		builtin catalog.Flavor
 	}{}
 	img := &parts.img
 	if b := m["builtin"]; b != nil {
 		if bm, ok := chartvalues.Map(b); ok {
 			chartvalues.WarnUnknown(c, bm, poolkeys.Builtin, pathBuiltin)
-			parts.builtin = Builtin{
+			parts.builtin = catalog.Flavor{
 				SchematicID: chartvalues.TextAt(c, bm, "schematicID", "", pathBuiltinSchematicID),
 				Version:     chartvalues.TextAt(c, bm, "version", "", pathBuiltinVersion),
 			}
@@ -212,8 +215,10 @@ func decodeOSImage(c *findings.Collector, raw any) *OSImage {
 		if fm, ok := chartvalues.Map(f); ok {
 			chartvalues.WarnUnknown(c, fm, poolkeys.Factory, pathFactory)
 			img.Factory = &Factory{
-				SchematicID:     chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
-				Version:         chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),
+				Flavor: catalog.Flavor{
+					SchematicID: chartvalues.TextAt(c, fm, "schematicID", "", pathFactory.Child("schematicID")),
+					Version:     chartvalues.TextAt(c, fm, "version", "", pathFactory.Child("version")),
+				},
 				ImageFactoryURL: chartvalues.TextAt(c, fm, "imageFactoryURL", "", pathFactory.Child("imageFactoryURL")),
 			}
 		} else {

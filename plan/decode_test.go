@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -115,7 +116,7 @@ func TestPoolValuesEveryPath(t *testing.T) {
 		return &s
 	}
 	builtin := func(id, version string) *plan.OSImage {
-		return &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+		return &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 	}
 	cases := map[string]struct {
 		reason string

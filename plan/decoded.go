@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 )
@@ -82,7 +83,7 @@ func fieldsAt(fld string) fieldSet {
 type fieldValue struct {
 	text                    string
 	image, builtin, factory bool
-	builtinValue            Builtin
+	builtinValue            catalog.Flavor
 	factoryValue            Factory
 }
 

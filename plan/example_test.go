@@ -13,7 +13,7 @@ import (
 // A pool that opts into the catalog clones the golden on the golden's class.
 func ExamplePlan_planned() {
 	spec := plan.DefaultPoolSpec("demo")
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}
 
 	values := catalog.Default()
@@ -36,7 +36,7 @@ func ExamplePlan_planned() {
 // image over the pod network instead of cloning it.
 func ExamplePlan_refused() {
 	spec := plan.DefaultPoolSpec("demo")
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	spec.StorageClass = "local"
 	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}
 
@@ -56,7 +56,7 @@ func ExamplePlan_refused() {
 // of refusing or passing silently.
 func ExamplePlan_offline() {
 	spec := plan.DefaultPoolSpec("demo")
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	values := catalog.Default()
 	values.Enabled = true
 	res, _ := plan.Plan(plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: spec}, catalog.Compile(values), nil)

@@ -34,7 +34,7 @@ var (
 // builtinPool is a pool of cluster "demo" that opts into the catalog.
 func builtinPool() plan.Pool {
 	s := plan.DefaultPoolSpec("demo")
-	s.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	s.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	return plan.Pool{Namespace: tenantNS, Name: "demo-md0", Spec: s}
 }
 

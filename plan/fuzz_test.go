@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
@@ -31,11 +32,11 @@ func FuzzPlan(f *testing.F) {
 		p.Spec.DiskSize, p.Spec.StorageClass = diskSize, class
 		switch mode % 4 {
 		case 1:
-			p.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+			p.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 		case 2:
-			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: id, Version: version, ImageFactoryURL: url}}
+			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: id, Version: version}, ImageFactoryURL: url}}
 		case 3:
-			p.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}, Factory: &plan.Factory{}}
+			p.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}, Factory: &plan.Factory{}}
 		}
 		for _, snap := range []*state.Snapshot{full, nil} {
 			res, err := plan.Plan(p, cat, snap)

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -26,7 +27,7 @@ func TestHTTPPathCarriesPreFeatureValues(t *testing.T) {
 		"osImage.factory {}": func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{}} },
 		"osImage {}":         func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{} },
 		"factory empty fields": func(p *plan.Pool) {
-			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "", Version: ""}}
+			p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: "", Version: ""}}}
 		},
 	}
 	for name, mutate := range variants {
@@ -78,13 +79,17 @@ func TestHTTPPath(t *testing.T) {
 			warnings: []finding{f(guard.InvalidImageFactoryURL, "talos.imageFactoryURL"), f(guard.InvalidSchematicID, "talos.schematicID"), f(guard.InvalidVersion, "talos.version")},
 		},
 		"factory override schematicID": {
-			reason:   "a factory override's own fields are validated",
-			pool:     func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "X"}} },
+			reason: "a factory override's own fields are validated",
+			pool: func(p *plan.Pool) {
+				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: "X"}}}
+			},
 			refusals: []finding{f(guard.InvalidSchematicID, "osImage.factory.schematicID")},
 		},
 		"factory override version": {
-			reason:   "a version without v is refused",
-			pool:     func(p *plan.Pool) { p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Version: "1.13.6"}} },
+			reason: "a version without v is refused",
+			pool: func(p *plan.Pool) {
+				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{Version: "1.13.6"}}}
+			},
 			refusals: []finding{f(guard.InvalidVersion, "osImage.factory.version")},
 		},
 		"factory override URL": {
@@ -97,7 +102,7 @@ func TestHTTPPath(t *testing.T) {
 		"factory override valid": {
 			reason: "valid overrides plan",
 			pool: func(p *plan.Pool) {
-				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
+				p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: "abc", Version: "v1.12.0"}, ImageFactoryURL: "https://f.example/"}}
 			},
 		},
 		// on the HTTP path a disk CDI never renders is a
@@ -150,7 +155,7 @@ func TestHTTPPathDetails(t *testing.T) {
 	p := httpPool()
 	p.Spec.StorageClass = ""
 	p.Spec.DiskSize = "-20Gi"
-	p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{SchematicID: "abc", Version: "v1.12.0", ImageFactoryURL: "https://f.example/"}}
+	p.Spec.OSImage = &plan.OSImage{Factory: &plan.Factory{Flavor: catalog.Flavor{SchematicID: "abc", Version: "v1.12.0"}, ImageFactoryURL: "https://f.example/"}}
 	res, err := plan.Plan(p, nil, nil)
 	require.NoError(t, err)
 	assert.Nil(t, res.Disk.Spec.Storage.StorageClassName)

@@ -150,7 +150,7 @@ func TestClonePath(t *testing.T) {
 			reason: "the conflict hides no independent refusal: each override's own fields are checked",
 			pool: func(p *plan.Pool) {
 				p.Spec.OSImage.Builtin.Version = "1.0"
-				p.Spec.OSImage.Factory = &plan.Factory{ImageFactoryURL: "ftp://x", SchematicID: "ok1"}
+				p.Spec.OSImage.Factory = &plan.Factory{Flavor: catalog.Flavor{SchematicID: "ok1"}, ImageFactoryURL: "ftp://x"}
 			},
 			refusals: []finding{
 				f(guard.ConflictingImageSource, "osImage"),
@@ -180,7 +180,7 @@ func TestClonePath(t *testing.T) {
 		},
 		"builtin with its own valid flavor not in catalog": {
 			reason:   "a valid flavor the catalog lacks is GoldenNotInCatalog, nothing else",
-			pool:     func(p *plan.Pool) { p.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"} },
+			pool:     func(p *plan.Pool) { p.Spec.OSImage.Builtin = &catalog.Flavor{SchematicID: otherID, Version: "v1.12.0"} },
 			refusals: []finding{f(guard.GoldenNotInCatalog, "osImage.builtin")},
 		},
 		"GoldenNotInCatalog: catalog disabled": {
@@ -733,7 +733,7 @@ func TestInstallerFollowsEffectiveFlavor(t *testing.T) {
 	v.Enabled = true
 	v.Images = append(v.Images, catalog.Image{SchematicID: otherID, Version: "v1.12.0", StorageClass: "replicated"})
 	p := builtinPool()
-	p.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"}
+	p.Spec.OSImage.Builtin = &catalog.Flavor{SchematicID: otherID, Version: "v1.12.0"}
 	st := fullState()
 	dropGolden(st)
 	res, err := plan.Plan(p, catalog.Compile(v), state.NewSnapshot(st))
@@ -789,7 +789,7 @@ func TestReadBackCatalog(t *testing.T) {
 	assert.Empty(t, res.Warnings)
 
 	other := builtinPool()
-	other.Spec.OSImage.Builtin = &plan.Builtin{SchematicID: otherID, Version: "v1.12.0"}
+	other.Spec.OSImage.Builtin = &catalog.Flavor{SchematicID: otherID, Version: "v1.12.0"}
 	_, err = plan.Plan(other, cat, state.NewSnapshot(st))
 	assert.Equal(t, []finding{f(guard.GoldenNotInCatalog, "osImage.builtin")}, refusalsOf(err), "observed and absent: refused")
 

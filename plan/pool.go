@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+import (
+	"github.com/cozystack/kubernetes-worker-image/catalog"
+	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+)
 
 // Pool is one KubernetesNodes resource (apps.cozystack.io/v1alpha1).
 type Pool struct {
@@ -41,29 +44,23 @@ type PoolSpec struct {
 
 // OSImage picks where the worker disk comes from. Setting both is refused.
 type OSImage struct {
-	// Builtin clones the catalog's golden of the flavor.
-	Builtin *Builtin `json:"builtin,omitempty"`
+	// Builtin clones the catalog's golden of the flavor; an empty
+	// SchematicID or Version falls back to Talos's.
+	Builtin *catalog.Flavor `json:"builtin,omitempty"`
 	// Factory imports over HTTP from an Image Factory.
 	Factory *Factory `json:"factory,omitempty"`
 }
 
-// Builtin is a flavor of the catalog; empty fields fall back to Talos.
-type Builtin struct {
-	SchematicID string `json:"schematicID,omitempty"`
-	Version     string `json:"version,omitempty"`
-}
-
 // Factory is an Image Factory flavor; empty fields fall back to Talos.
 type Factory struct {
-	SchematicID     string `json:"schematicID,omitempty"`
-	Version         string `json:"version,omitempty"`
+	catalog.Flavor
 	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
 }
 
 // Talos is the chart's talos values.
 type Talos struct {
-	SchematicID         string `json:"schematicID"`
-	Version             string `json:"version"`
+	// Flavor is the pool's default flavor.
+	catalog.Flavor
 	ImageFactoryURL     string `json:"imageFactoryURL"`
 	InstallerRepository string `json:"installerRepository"`
 }
@@ -71,8 +68,7 @@ type Talos struct {
 // DefaultTalos returns the chart's talos defaults.
 func DefaultTalos() Talos {
 	return Talos{
-		SchematicID:         chartdefaults.SchematicID,
-		Version:             chartdefaults.Version,
+		Flavor:              catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version},
 		ImageFactoryURL:     chartdefaults.ImageFactoryURL,
 		InstallerRepository: chartdefaults.InstallerRepository,
 	}

@@ -451,10 +451,10 @@ func versionText(s *whatif.Side) string {
 }
 
 func workersText(p whatif.PoolDiff) string {
-	if !p.WorkersKnown {
+	if p.Workers == nil {
 		return "not counted (the DataVolumes and PersistentVolumeClaims of " + p.Namespace + " were not read)"
 	}
-	return fmt.Sprint(p.Workers)
+	return fmt.Sprint(*p.Workers)
 }
 
 // bytesText is a byte count in GiB and in bytes.
@@ -488,8 +488,8 @@ func (a *app) writeDiffWide(rep *whatif.Report, summary *offlineSummary) {
 			}
 		}
 		workers := "-"
-		if p.WorkersKnown {
-			workers = fmt.Sprint(p.Workers)
+		if p.Workers != nil {
+			workers = fmt.Sprint(*p.Workers)
 		}
 		template := "-"
 		if line, _ := templateLine(p); line != "" {

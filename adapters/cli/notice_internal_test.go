@@ -25,7 +25,7 @@ const noticePool = "kubernetes-demo-md0"
 func clonePlan(t *testing.T) plan.Result {
 	t.Helper()
 	spec := plan.DefaultPoolSpec(fixtures.ClusterName)
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	v := catalog.Default()
 	v.Enabled = true
 	res, err := plan.Plan(plan.Pool{Namespace: fixtures.TenantNamespace, Name: fixtures.PoolName, Spec: spec},

@@ -62,19 +62,29 @@ func (a *app) consumerView(v view) view {
 // is unknown: DataSources were not observed in every namespace (not in
 // state.yaml: …)".
 func (v view) radiusText(r catalog.Radius) string {
-	if why := v.causesOf(r.Kinds()); why != "" {
+	if why := v.causesOf(unobservedKinds(r)); why != "" {
 		return r.String() + " (" + why + ")"
 	}
 	return r.String()
 }
 
 // pointAt says a radius's counts, for a report whose warnings say which
-// kinds were not observed: "at least 1 pool and 1 template point at it".
+// kinds were not observed: "at least 1 pool and 1 template point at it",
+// the radius's words without why its counts are lower bounds.
 func pointAt(r catalog.Radius) string {
-	if r.Pools+r.Templates == 0 {
-		return r.Counts() + " points at it"
+	counts, _, _ := strings.Cut(r.String(), ";")
+	return counts
+}
+
+// unobservedKinds is the radius's unobserved consumer kinds as a set.
+func unobservedKinds(r catalog.Radius) state.Kind {
+	var out state.Kind
+	for _, name := range r.Unobserved {
+		if k, ok := state.KindByName(name); ok {
+			out |= k
+		}
 	}
-	return r.Counts() + " point at it"
+	return out
 }
 
 // unknownRadius says, once for radii, which consumer kinds they could not
@@ -82,7 +92,7 @@ func pointAt(r catalog.Radius) string {
 func (v view) unknownRadius(radii []catalog.Radius) string {
 	var k state.Kind
 	for _, r := range radii {
-		k |= r.Kinds()
+		k |= unobservedKinds(r)
 	}
 	if k == 0 {
 		return ""

@@ -41,7 +41,7 @@ func ExampleReader_Read() {
 	dyn := dynamicfake.NewSimpleDynamicClient(scheme)
 
 	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: plan.DefaultPoolSpec("demo")}
-	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 
 	st, err := clientgo.New(core, dyn).Read(context.Background(), plan.Needs(pool))
 	if err != nil {

@@ -501,7 +501,7 @@ func (r *reconciler) events(obj runtime.Object, refusals guard.Refusals, warning
 	for _, w := range warnings {
 		if !seen[w.Reason] {
 			seen[w.Reason] = true
-			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, string(w.Reason), "Plan", "%s", note(w.Message()))
+			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, string(w.Reason), "Plan", "%s", note(w.String()))
 		}
 	}
 }

@@ -42,7 +42,7 @@ func ExampleReader_Read() {
 	).Build()
 
 	pool := plan.Pool{Namespace: "tenant-demo", Name: "demo-md0", Spec: plan.DefaultPoolSpec("demo")}
-	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 
 	st, err := controllerruntime.New(c).Read(context.Background(), plan.Needs(pool))
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -108,7 +109,7 @@ func BenchmarkReadPool(b *testing.B) {
 	}
 	id, version, _ := naming.ParseGoldenName(golden)
 	pool := plan.Pool{Namespace: fixtures.TenantNamespace, Name: "demo-md000", Spec: plan.DefaultPoolSpec(fixtures.ClusterName)}
-	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 	c := memoryCache(b, objs)
 	// The informers start, and the index is added, on the first read, as
 	// the webhook's warm-up makes it.

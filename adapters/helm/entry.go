@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"encoding/json"
+
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/charttext"
@@ -10,29 +12,35 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
-// Entry is what a renderer writes of a pool's plan: the disk-system
-// dataVolumeTemplates entry as the kubernetes-nodes chart renders it, and
-// what the chart writes beside it. A refused pool (Refusals not empty) has
-// only Namespace, Name, Outcome, Warnings and Refusals set. It marshals
-// with encoding/json in the shape of plan.Result's fields of the same
-// names, the disk's text in "text".
+// Entry is what a renderer writes of a pool's plan: the plan, without the
+// DataVolume object (Disk is empty: its text is Text), and the disk-system
+// dataVolumeTemplates entry as the kubernetes-nodes chart renders it. A
+// refused pool (Refusals not empty) has only Namespace, Name, Outcome,
+// Warnings and Refusals set; Refusals.Err() is the error PlanEntry
+// returned. It marshals with encoding/json in the shape of plan.Result's
+// fields namespace, name, outcome, source, golden, installerImage, warnings
+// and refusals, the disk's text in "text".
 type Entry struct {
-	Namespace string       `json:"namespace"`
-	Name      string       `json:"name"`
-	Outcome   plan.Outcome `json:"outcome"`
-	Source    plan.Source  `json:"source"`
-	// Golden is the golden's name on the clone path, "" on the HTTP path.
-	Golden string `json:"golden"`
-	// InstallerImage is the in-guest upgrade installer, from the pool's
-	// effective flavor.
-	InstallerImage string `json:"installerImage"`
+	plan.Result
 	// Text is the entry, its "- metadata:" line at ChartIndent, each line
 	// ending in "\n".
-	Text     string         `json:"text"`
-	Warnings guard.Warnings `json:"warnings"`
-	// Refusals are every refusal, nil when planned; Refusals.Err() is the
-	// error PlanEntry returned.
-	Refusals guard.Refusals `json:"refusals"`
+	Text string
+}
+
+// MarshalJSON writes the entry: the plan's fields a renderer reads, and the
+// text.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Namespace      string         `json:"namespace"`
+		Name           string         `json:"name"`
+		Outcome        plan.Outcome   `json:"outcome"`
+		Source         plan.Source    `json:"source"`
+		Golden         string         `json:"golden"`
+		InstallerImage string         `json:"installerImage"`
+		Text           string         `json:"text"`
+		Warnings       guard.Warnings `json:"warnings"`
+		Refusals       guard.Refusals `json:"refusals"`
+	}{e.Namespace, e.Name, e.Outcome, e.Source, e.Golden, e.InstallerImage, e.Text, e.Warnings, e.Refusals})
 }
 
 // PlanEntry is a renderer's one call: it plans a pool as plan.Plan does
@@ -46,11 +54,11 @@ type Entry struct {
 // refusal.
 func PlanEntry(pool plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) (Entry, error) {
 	r, d := diskentry.Plan[plan.Pool, *catalog.Catalog, *state.Snapshot, plan.Result](pool, cat, snap)
-	e := Entry{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: r.Warnings, Refusals: r.Refusals}
-	if r.Outcome == plan.Planned {
-		e.Source, e.Golden, e.InstallerImage = r.Source, r.Golden, r.InstallerImage
-		e.Text = charttext.DiskText(&d, charttext.Indent)
+	if r.Outcome != plan.Planned {
+		e := Entry{Result: plan.Result{Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Warnings: r.Warnings, Refusals: r.Refusals}}
+		return e, e.Refusals.Err()
 	}
+	e := Entry{Result: r, Text: charttext.DiskText(&d, charttext.Indent)}
 	return e, e.Refusals.Err()
 }
 

@@ -147,7 +147,7 @@ func checkDisk(r plan.Result, cat *catalog.Catalog, snap *state.Snapshot) plan.R
 	}
 	id, version, _ := naming.ParseGoldenName(src.PVC.Name)
 	spec := plan.DefaultPoolSpec(clusterOf(r.Name))
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 	spec.DiskSize = r.DiskSize
 	spec.StorageClass = ""
 	if st := r.Disk.Spec.Storage; st != nil && st.StorageClassName != nil {

@@ -39,7 +39,7 @@ func (e *DuplicateKeyError) in(name string, first int) *Error {
 	if d.First != 0 {
 		d.First += first - 1
 	}
-	return &Error{File: name, Line: first + d.line - 1, Problem: DuplicateKey, Err: &d}
+	return &Error{Position: Position{File: name, Line: first + d.line - 1}, Problem: DuplicateKey, Err: &d}
 }
 
 // strictRepeat is how YAMLToJSONStrict says a key is repeated: the line of

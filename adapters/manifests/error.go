@@ -29,8 +29,7 @@ const (
 // 1 within the whole file, not within the document; Err is what the decoder
 // said.
 type Error struct {
-	File    string
-	Line    int
+	Position
 	Problem Problem
 	Err     error
 }

@@ -31,8 +31,8 @@ type Position struct {
 // Note is an object left out of the State, and why. Notes are for the
 // operator (the CLI prints them on standard error), never errors.
 type Note struct {
-	File   string
-	Line   int
+	// Position is where the object is.
+	Position
 	Reason NoteReason
 	// The object, as the input named it.
 	APIVersion, Kind, Namespace, Name string

@@ -155,12 +155,12 @@ func (c *collector) take(name string, o object) error {
 			reason = VersionNotRead
 			c.unread |= other.Kind
 		}
-		c.notes = append(c.notes, Note{File: name, Line: o.line, Reason: reason,
+		c.notes = append(c.notes, Note{Position: Position{File: name, Line: o.line}, Reason: reason,
 			APIVersion: o.apiVersion, Kind: o.kind, Namespace: o.namespace, Name: o.name})
 		return nil
 	}
 	if err := identified(info, o.name, o.namespace); err != nil {
-		return &Error{File: name, Line: o.line, Problem: InvalidObject, Err: err}
+		return &Error{Position: Position{File: name, Line: o.line}, Problem: InvalidObject, Err: err}
 	}
 	c.held |= info.Kind
 	ns := o.namespace
@@ -174,7 +174,7 @@ func (c *collector) take(name string, o object) error {
 	}
 	if i, seen := c.index[ref]; seen {
 		prev := c.objs[i]
-		c.notes = append(c.notes, Note{File: prev.file, Line: prev.line, Reason: Superseded,
+		c.notes = append(c.notes, Note{Position: Position{File: prev.file, Line: prev.line}, Reason: Superseded,
 			APIVersion: o.apiVersion, Kind: o.kind, Namespace: ns, Name: o.name,
 			By: Position{File: name, Line: o.line}})
 		c.objs[i] = l
@@ -244,7 +244,7 @@ func (c *collector) result() (Result, error) {
 		m := g.u
 		if m == nil {
 			if err := utiljson.Unmarshal(g.json, &m); err != nil {
-				return Result{}, &Error{File: l.file, Line: l.line, Problem: InvalidObject, Err: err}
+				return Result{}, &Error{Position: Position{File: l.file, Line: l.line}, Problem: InvalidObject, Err: err}
 			}
 			if g.untyped {
 				u := unstructured.Unstructured{Object: m}
@@ -253,7 +253,7 @@ func (c *collector) result() (Result, error) {
 			}
 		}
 		if err := kinds.AppendUnstructured(st, l.kind, m); err != nil {
-			return Result{}, &Error{File: l.file, Line: l.line, Problem: InvalidObject,
+			return Result{}, &Error{Position: Position{File: l.file, Line: l.line}, Problem: InvalidObject,
 				Err: fmt.Errorf("%s %s: %w", info.GVK.Kind, l.name, err)}
 		}
 	}
@@ -301,7 +301,7 @@ func readObjects(name string, r io.Reader, st *state.State, take func(object) er
 		general[d] = docs
 	}
 	if sp.badSep > 0 {
-		return &Error{File: name, Line: sp.badSep, Problem: Syntax, Err: separatorError(sp.badSepText)}
+		return &Error{Position: Position{File: name, Line: sp.badSep}, Problem: Syntax, Err: separatorError(sp.badSepText)}
 	}
 	for _, d := range sp.docs {
 		if docs, slow := general[d]; slow {

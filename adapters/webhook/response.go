@@ -138,7 +138,7 @@ func (d *decision) warn(t target, w guard.Warning) {
 	if d.shown < maxFindings {
 		d.shown++
 		w.Field = t.apiField(w.Field)
-		d.warnings = append(d.warnings, w.Message())
+		d.warnings = append(d.warnings, w.String())
 	}
 }
 

@@ -246,9 +246,9 @@ func TestUnobservedSaysThePlural(t *testing.T) {
 		res, _ := vmimages.Render(cat, snap)
 		ws := append(append(res.Warnings, vmimages.Prune(cat, snap).Warnings...), vmimages.Consumers("debian", snap).Warnings...)
 		for _, w := range ws {
-			assert.NotContains(t, w.Message(), k.Plural()+"s", "%s unobserved", k)
-			if w.Kind == k.String() && strings.Contains(w.Message(), "were not observed") {
-				assert.Contains(t, w.Message(), k.Plural()+" were not observed", "%s unobserved", k)
+			assert.NotContains(t, w.String(), k.Plural()+"s", "%s unobserved", k)
+			if w.Kind == k.String() && strings.Contains(w.String(), "were not observed") {
+				assert.Contains(t, w.String(), k.Plural()+" were not observed", "%s unobserved", k)
 			}
 		}
 	}
@@ -302,12 +302,12 @@ func TestDroppingAClonedImage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"vm-default-images-debian"}, res.Unmanaged)
 	assert.Equal(t, []fixtures.Finding{f(guard.GoldenUnavailable, "images")}, fixtures.Warned(res.Warnings))
-	assert.Contains(t, res.Warnings[0].Message(), "and 1 object clones it (DataVolume tenant-a/vm-disk-data)")
+	assert.Contains(t, res.Warnings[0].String(), "and 1 object clones it (DataVolume tenant-a/vm-disk-data)")
 	two := cluster(liveGolden("ubuntu", "https://e.example/u.img", "20Gi", "replicated"),
 		liveGolden("debian", "https://e.example/d.img", "20Gi", "replicated"), vmDisk("tenant-a", "data", "debian"), vmDisk("tenant-b", "root", "debian"))
 	res, _ = vmimages.Render(vmimages.Decode(values(t, "images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}]")), two)
 	require.Len(t, res.Warnings, 1)
-	assert.Contains(t, res.Warnings[0].Message(), "and 2 objects clone it (DataVolume tenant-a/vm-disk-data, DataVolume tenant-b/vm-disk-root)")
+	assert.Contains(t, res.Warnings[0].String(), "and 2 objects clone it (DataVolume tenant-a/vm-disk-data, DataVolume tenant-b/vm-disk-root)")
 
 	res, _ = vmimages.Render(vmimages.Decode(values(t, `images: [{name: ubuntu, url: 'https://e.example/u.img', storage: 20Gi}, {name: debian, url: 'https://e.example/d.img', storage: 20Gi}]`)), snap)
 	assert.Empty(t, res.Warnings, "neighbour: kept, nothing to warn of")

@@ -38,7 +38,7 @@ func condition(res plan.Result, generation int64) metav1.Condition {
 		lines = append(lines, summary(res))
 	}
 	for _, w := range res.Warnings {
-		lines = append(lines, "warning: "+w.Message())
+		lines = append(lines, "warning: "+w.String())
 	}
 	c.Message = strings.Join(lines, "\n")
 	return c
@@ -71,7 +71,7 @@ func eventsOf(res plan.Result) []event {
 		out = append(out, event{corev1.EventTypeWarning, string(r.Reason), note(r.Error())})
 	}
 	for _, w := range res.Warnings {
-		out = append(out, event{corev1.EventTypeWarning, string(w.Reason), note(w.Message())})
+		out = append(out, event{corev1.EventTypeWarning, string(w.Reason), note(w.String())})
 	}
 	if len(res.Refusals) == 0 {
 		out = append(out, event{corev1.EventTypeNormal, reasonPlanned, note(summary(res))})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/manifests"
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
@@ -31,7 +32,7 @@ func pools() []plan.Pool {
 	small := fleet.BuiltinPool(fixtures.OtherNamespace, "small")
 	small.Spec.DiskSize = "5Gi"
 	old := fleet.BuiltinPool("tenant-old", "legacy")
-	old.Spec.OSImage.Builtin = &plan.Builtin{Version: fixtures.OldVersion}
+	old.Spec.OSImage.Builtin = &catalog.Flavor{Version: fixtures.OldVersion}
 	http := plan.Pool{Namespace: fixtures.OtherNamespace, Name: "web-md0", Spec: plan.DefaultPoolSpec("web")}
 	return []plan.Pool{tenant, frozen, onDefault, onLocal, small, old, http}
 }

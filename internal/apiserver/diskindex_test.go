@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -29,7 +30,7 @@ func TestDiskIndex(t *testing.T) {
 	id, version, ok := naming.ParseGoldenName(golden)
 	require.True(t, ok)
 	pool := plan.Pool{Namespace: ns, Name: "index-md0", Spec: plan.DefaultPoolSpec("index")}
-	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 	for i := range d.PVCs {
 		owner := naming.PoolCAPIName("index-md1")
 		if i < 3 {

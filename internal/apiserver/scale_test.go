@@ -108,7 +108,7 @@ func TestScale(t *testing.T) {
 	name := strings.TrimPrefix(capiName, "kubernetes-")
 	cluster, _, _ := strings.Cut(name, "-")
 	pool := plan.Pool{Namespace: fixtures.TenantNamespace, Name: name, Spec: plan.DefaultPoolSpec(cluster)}
-	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 	require.Equal(t, capiName, naming.PoolCAPIName(pool.Name))
 	// The catalog serves the flavors of the disks.
 	cat := catalog.Compile(fleet.Catalog(fleet.Size{Goldens: namespaces}))

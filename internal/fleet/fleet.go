@@ -218,7 +218,7 @@ func Pools(s Size, n int) []plan.Pool {
 		ns := k % max(s.Namespaces, 1)
 		f := Flavor(ns % max(s.Goldens, 1))
 		spec := plan.DefaultPoolSpec(fmt.Sprintf("c%04d", ns))
-		spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: f.SchematicID, Version: f.Version}}
+		spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: f.SchematicID, Version: f.Version}}
 		if k%3 == 0 {
 			spec.StorageClass = ""
 		}
@@ -233,7 +233,7 @@ func ptr[T any](v T) *T { return &v }
 // the golden of the chart's default flavor, with the chart's other defaults.
 func BuiltinPool(namespace, cluster string) plan.Pool {
 	spec := plan.DefaultPoolSpec(cluster)
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	return plan.Pool{Namespace: namespace, Name: cluster + "-md0", Spec: spec}
 }
 

@@ -182,7 +182,7 @@ func TestCDIDisagreementsFound(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			spec := plan.DefaultPoolSpec("demo")
 			spec.StorageClass = tc.class
-			spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: caseID}}
+			spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: caseID}}
 			pool := plan.Pool{Namespace: "tenant-a", Name: "demo-md0", Spec: spec}
 			v := catalog.Default()
 			v.Enabled, v.StorageClass = true, tc.entryClass

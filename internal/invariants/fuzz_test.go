@@ -149,7 +149,7 @@ func FuzzGoldenObjects(f *testing.F) {
 
 		spec := plan.DefaultPoolSpec("demo")
 		spec.StorageClass = class
-		spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: id, Version: version}}
+		spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: id, Version: version}}
 		for _, c := range []*catalog.Catalog{cat, catalog.Compile(values)} {
 			_, err := plan.Plan(plan.Pool{Namespace: "tenant-a", Name: "demo-md0", Spec: spec}, c, snap)
 			typedRefusals(t, err)

@@ -94,11 +94,11 @@ func everyRefusalIsTyped(t *rapid.T) {
 			case w.Field == "":
 				t.Fatalf("pool %d: %s has no field", i, w.Reason)
 			}
-			if w.Subject != subject || !strings.Contains(w.Message(), subject) {
+			if w.Subject != subject || !strings.Contains(w.String(), subject) {
 				t.Fatalf("pool %d: warning %s names %q, not %q", i, w.Reason, w.Subject, subject)
 			}
-			if aboutTheGolden[w.Reason] && !strings.Contains(w.Message(), goldenOf(p)) {
-				t.Fatalf("pool %d: %s does not name golden %s: %s", i, w.Reason, goldenOf(p), w.Message())
+			if aboutTheGolden[w.Reason] && !strings.Contains(w.String(), goldenOf(p)) {
+				t.Fatalf("pool %d: %s does not name golden %s: %s", i, w.Reason, goldenOf(p), w.String())
 			}
 		}
 	}

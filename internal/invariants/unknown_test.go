@@ -342,7 +342,7 @@ func TestUnseenDisksProveNoSize(t *testing.T) {
 	}
 	spec := plan.DefaultPoolSpec("demo")
 	spec.DiskSize, spec.StorageClass = "6Gi", ""
-	spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{SchematicID: caseID}}
+	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: caseID}}
 	p := plan.Pool{Namespace: ns, Name: pool, Spec: spec}
 	v := catalog.Default()
 	v.Enabled, v.StorageClass, v.Images = true, "", []catalog.Image{{SchematicID: caseID, Version: chartdefaults.Version}}

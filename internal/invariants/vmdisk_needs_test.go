@@ -87,7 +87,7 @@ func TestVMDiskNeedsIsEnough(t *testing.T) {
 		assert.True(t, equality.Semantic.DeepEqual(want, got), "%s: planned differently from what Needs asked for\nwhole cluster: %+v\nas asked:      %+v", names[i], want, got)
 		for _, w := range got.Warnings {
 			// A kind left unread: what Needs asked for did not cover it.
-			assert.False(t, w.Reason == guard.StateUnverified && w.Kind != "", "%s: %s %s", names[i], w.Kind, w.Message())
+			assert.False(t, w.Reason == guard.StateUnverified && w.Kind != "", "%s: %s %s", names[i], w.Kind, w.String())
 		}
 	}
 	assert.Len(t, outcomes, 2, "the disks are planned and refused both: %v", outcomes)

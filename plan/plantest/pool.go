@@ -117,8 +117,8 @@ func (v Vocabulary) talos(t *rapid.T) plan.Talos {
 // fields, with only those that differ from talos.*, or with none (talos.*
 // is the flavor); sometimes a field names another flavor, perhaps
 // malformed.
-func (v Vocabulary) builtin(t *rapid.T, tl plan.Talos) *plan.Builtin {
-	b := &plan.Builtin{}
+func (v Vocabulary) builtin(t *rapid.T, tl plan.Talos) *catalog.Flavor {
+	b := &catalog.Flavor{}
 	switch pick(t, "builtinFields", 2, 3, 2) {
 	case 1:
 		f := rapid.SampledFrom(v.Flavors).Draw(t, "builtinFlavor")

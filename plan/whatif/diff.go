@@ -137,10 +137,8 @@ type PoolDiff struct {
 	// Before and After are nil where the pool is not there.
 	Before, After *Side
 	// Workers is the pool's worker count from its disks in the cluster;
-	// WorkersKnown is false when its namespace's DataVolumes and PVCs were
-	// not observed.
-	Workers      int
-	WorkersKnown bool
+	// nil when its namespace's DataVolumes and PVCs were not observed.
+	Workers *int
 }
 
 // Side is a pool's plan on one side of the change.
@@ -495,7 +493,9 @@ func (d *differ) compare(before, after *side) PoolDiff {
 			pd.Namespace, pd.Name = s.values.Namespace, s.values.Name
 		}
 	}
-	pd.Workers, pd.WorkersKnown = d.workers.workers(d.snap, pd.Namespace, pd.Name)
+	if n, ok := d.workers.workers(d.snap, pd.Namespace, pd.Name); ok {
+		pd.Workers = &n
+	}
 	if before != nil {
 		// Compared as the after side is, once its catalog has what it
 		// needs; its template stays the one it has.

@@ -3,6 +3,7 @@ package whatif_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -139,9 +140,13 @@ func TestDiffDefaultBump(t *testing.T) {
 		p := byName(t, rep, name)
 		if p.Rolls != tc.rolls || p.Before.Source != tc.before || p.After.Outcome != tc.after ||
 			!slices.Equal(reasons(p.After.Refusals), tc.refusals) || p.After.NeededGolden != tc.golden ||
-			p.After.GoldenState != tc.goldenState || !p.WorkersKnown || p.Workers != tc.workers {
-			t.Errorf("%s: %s: rolls %t, before %s, after %s %v, golden %s (%s), %d workers", name, tc.reason,
-				p.Rolls, p.Before.Source, p.After.Outcome, reasons(p.After.Refusals), p.After.NeededGolden, p.After.GoldenState, p.Workers)
+			p.After.GoldenState != tc.goldenState || p.Workers == nil || *p.Workers != tc.workers {
+			workers := "uncounted"
+			if p.Workers != nil {
+				workers = fmt.Sprint(*p.Workers)
+			}
+			t.Errorf("%s: %s: rolls %t, before %s, after %s %v, golden %s (%s), %s workers", name, tc.reason,
+				p.Rolls, p.Before.Source, p.After.Outcome, reasons(p.After.Refusals), p.After.NeededGolden, p.After.GoldenState, workers)
 		}
 	}
 	if p := byName(t, rep, "demo-md1"); p.After.Disk.Spec.Source.HTTP.URL != naming.ImageURL(fixtures.DefaultImageFactoryURL, fixtures.DefaultSchematicID, v1137) {
@@ -311,8 +316,8 @@ func TestDiffTransferNotKnownOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := rep.Pools[0]
-	if !p.Rolls || p.WorkersKnown {
-		t.Errorf("demo-md1 rolls (%t) with workers not counted (known %t)", p.Rolls, p.WorkersKnown)
+	if !p.Rolls || p.Workers != nil {
+		t.Errorf("demo-md1 rolls (%t) with workers not counted (known %t)", p.Rolls, p.Workers != nil)
 	}
 	want := whatif.Transfer{CloneKnown: true, Unverified: []string{tenant + "/demo-md1"}}
 	if !equalTransfer(rep.Transfer, want) {

@@ -24,8 +24,8 @@ func (p PoolDiff) MarshalJSON() ([]byte, error) {
 	var err error
 	if p.Before != nil {
 		workers := json.RawMessage("null")
-		if p.WorkersKnown {
-			workers = json.RawMessage(strconv.Itoa(p.Workers))
+		if p.Workers != nil {
+			workers = json.RawMessage(strconv.Itoa(*p.Workers))
 		}
 		if out.Before, err = p.Before.marshal(workers); err != nil {
 			return nil, err
@@ -39,17 +39,12 @@ func (p PoolDiff) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// templateJSON is a TemplateName's JSON shape.
+// templateJSON is a TemplateName's JSON shape: {"name","from"} for a
+// known name, {"name":"","unknown"} for one that is not.
 type templateJSON struct {
 	Name    string       `json:"name"`
 	From    TemplateFrom `json:"from,omitempty"`
 	Unknown string       `json:"unknown,omitempty"`
-}
-
-// MarshalJSON writes {"name","from"} for a known name, {"name":"",
-// "unknown"} for one that is not.
-func (t TemplateName) MarshalJSON() ([]byte, error) {
-	return json.Marshal(templateJSON(t))
 }
 
 // marshal writes the side's plan entry with its template and golden state
@@ -60,12 +55,12 @@ func (s *Side) marshal(workers json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	extra := struct {
-		Template          TemplateName    `json:"kubevirtMachineTemplate"`
+		Template          templateJSON    `json:"kubevirtMachineTemplate"`
 		NeededGolden      string          `json:"neededGolden"`
 		GoldenState       GoldenState     `json:"goldenState"`
 		KubernetesVersion string          `json:"kubernetesVersion,omitempty"`
 		Workers           json.RawMessage `json:"workers,omitempty"`
-	}{s.Template, s.NeededGolden, s.GoldenState, s.KubernetesVersion, workers}
+	}{templateJSON(s.Template), s.NeededGolden, s.GoldenState, s.KubernetesVersion, workers}
 	more, err := json.Marshal(extra)
 	if err != nil {
 		return nil, err

@@ -97,14 +97,14 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 			imports[a.NeededGolden] = true
 			t.HTTPBytes = addSat(t.HTTPBytes, size)
 		}
-		if goldenUnknown || p.Rolls && !p.WorkersKnown {
+		if goldenUnknown || p.Rolls && p.Workers == nil {
 			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
 		}
 		if !p.Rolls {
 			continue
 		}
 		clone := a.NeededGolden != ""
-		if !p.WorkersKnown {
+		if p.Workers == nil {
 			if clone {
 				t.CloneKnown = false
 			} else {
@@ -112,7 +112,7 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 			}
 			continue
 		}
-		bytes := mulSat(int64(p.Workers), size)
+		bytes := mulSat(int64(*p.Workers), size)
 		if clone {
 			t.CloneBytes = addSat(t.CloneBytes, bytes)
 		} else {

@@ -157,7 +157,7 @@ func TestPoolDisksPlanAsTheNamespace(t *testing.T) {
 func TestPoolDisksReadAlone(t *testing.T) {
 	const ns = "tenant-crowded"
 	pool := plan.Pool{Namespace: ns, Name: "c-md0", Spec: plan.DefaultPoolSpec("c")}
-	pool.Spec.OSImage = &plan.OSImage{Builtin: &plan.Builtin{}}
+	pool.Spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{}}
 	st := &state.State{}
 	disk := func(name, pool string) {
 		a := map[string]string{naming.PoolAnnotation: pool, naming.GoldenAnnotation: "talos-worker-x-v1.0.0"}

@@ -159,8 +159,8 @@ func (t *KubevirtMachineTemplate) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// DeepCopyInto copies l into out, sharing nothing.
-func (l *KubevirtMachineTemplateList) DeepCopyInto(out *KubevirtMachineTemplateList) {
+// deepCopyInto copies l into out, sharing nothing.
+func (l *KubevirtMachineTemplateList) deepCopyInto(out *KubevirtMachineTemplateList) {
 	*out = *l
 	l.ListMeta.DeepCopyInto(&out.ListMeta)
 	if l.Items != nil {
@@ -171,19 +171,19 @@ func (l *KubevirtMachineTemplateList) DeepCopyInto(out *KubevirtMachineTemplateL
 	}
 }
 
-// DeepCopy returns a copy of l, sharing nothing.
-func (l *KubevirtMachineTemplateList) DeepCopy() *KubevirtMachineTemplateList {
+// deepCopy returns a copy of l, sharing nothing.
+func (l *KubevirtMachineTemplateList) deepCopy() *KubevirtMachineTemplateList {
 	if l == nil {
 		return nil
 	}
 	out := new(KubevirtMachineTemplateList)
-	l.DeepCopyInto(out)
+	l.deepCopyInto(out)
 	return out
 }
 
-// DeepCopyObject is DeepCopy, as a runtime.Object.
+// DeepCopyObject returns a copy of l, sharing nothing, as a runtime.Object.
 func (l *KubevirtMachineTemplateList) DeepCopyObject() runtime.Object {
-	if c := l.DeepCopy(); c != nil {
+	if c := l.deepCopy(); c != nil {
 		return c
 	}
 	return nil

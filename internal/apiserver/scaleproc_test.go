@@ -261,7 +261,23 @@ func heapProfile(t *testing.T, addr, name string) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
 	path := filepath.Join(os.Getenv(heapEnv), name+".pb.gz")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
-	t.Logf("heap profile: %s", path)
+	// The runtime's own account of the process's memory, beside it.
+	resp, err = http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	stats, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var held []string
+	for line := range strings.Lines(string(stats)) {
+		for _, k := range []string{"HeapAlloc", "HeapInuse", "HeapIdle", "HeapReleased", "NextGC", "Sys", "Stack"} {
+			if v, ok := strings.CutPrefix(line, "# "+k+" = "); ok {
+				if n, err := strconv.ParseUint(strings.Fields(v)[0], 10, 64); err == nil {
+					held = append(held, fmt.Sprintf("%s %d MiB", k, n>>20))
+				}
+			}
+		}
+	}
+	t.Logf("heap profile: %s; %s", path, strings.Join(held, ", "))
 }
 
 // profileName is the name of a profile of component at point, with the

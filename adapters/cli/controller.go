@@ -49,6 +49,7 @@ readiness (/readyz) and liveness (/healthz) are served on
 
 type controllerOptions struct {
 	metricsAddr, healthAddr string
+	pprofAddr               string
 	release                 string
 	leaderElect             bool
 	leaseNamespace          string
@@ -63,6 +64,7 @@ func controllerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&c.release, "catalog-release", webhook.DefaultCatalogRelease().String(), `the catalog's HelmRelease NAMESPACE/NAME, whose values (spec.values over spec.valuesFrom) pools are planned against ("" reads the catalog back from the goldens)`)
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&c.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
+	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "0", `where to serve Go's profiles, /debug/pprof/ ("0" to serve none)`)
 	fs.BoolVar(&c.leaderElect, "leader-elect", true, "plan only while holding the leader election lease, so that one replica records Events")
 	fs.StringVar(&c.leaseNamespace, "leader-election-namespace", "", "the lease's namespace (default: the pod's own; required outside a cluster)")
 }
@@ -87,6 +89,7 @@ func runController(a *app, o *options, args []string) error {
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
 		HealthProbeBindAddress:        c.healthAddr,
+		PprofBindAddress:              c.pprofAddr,
 		LeaderElection:                c.leaderElect,
 		LeaderElectionID:              controller.Name,
 		LeaderElectionNamespace:       c.leaseNamespace,

@@ -71,6 +71,7 @@ worker-image webhook manifests --values worker-image-values.yaml --replicas 3 | 
 // here, by the options its flags are parsed into, until it runs.
 type webhookOptions struct {
 	certDir, metricsAddr, healthAddr string
+	pprofAddr                        string
 	port                             int
 	release                          string
 	image                            string
@@ -96,6 +97,7 @@ func webhookFlags(fs *flag.FlagSet, o *options) {
 	o.catalogFlag(fs, "CATALOG.yaml: plan pools against these catalog values instead of the catalog release's")
 	fs.StringVar(&w.metricsAddr, "metrics-bind-address", ":8080", `where to serve /metrics ("0" to serve none)`)
 	fs.StringVar(&w.healthAddr, "health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
+	fs.StringVar(&w.pprofAddr, "pprof-bind-address", "0", `where to serve Go's profiles, /debug/pprof/ ("0" to serve none)`)
 	l := webhook.DefaultLimits()
 	fs.Int64Var(&w.limits.MaxRequestBytes, "max-request-bytes", l.MaxRequestBytes, "the largest request body served, in bytes (at most 7340032, 7 MiB); a larger one is answered 413")
 	fs.DurationVar(&w.limits.HeaderTimeout, "header-timeout", l.HeaderTimeout, "how long a client may take to send its request's headers, TLS handshake included")
@@ -191,6 +193,15 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	if err != nil {
 		return err
 	}
+	// An admission reads its golden's volume from the API server: at
+	// client-go's 5 requests a second a burst of admissions would wait on
+	// the client's own limit. The requests in flight are bounded by the
+	// admissions in flight (--max-in-flight), and the server's priority
+	// and fairness bound them again, as controller-runtime's own config
+	// leaves them.
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS = -1
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  webhook.CacheOptions(opts),
@@ -198,6 +209,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 		WebhookServer:          webhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}, w.limits),
 		Metrics:                metricsserver.Options{BindAddress: w.metricsAddr},
 		HealthProbeBindAddress: w.healthAddr,
+		PprofBindAddress:       w.pprofAddr,
 	})
 	if err != nil {
 		return failed("set up the webhook: %v", err)

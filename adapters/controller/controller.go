@@ -27,6 +27,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apivolumes"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/catalog/vmimages"
@@ -138,7 +139,12 @@ func Setup(mgr manager.Manager, o Options) error {
 		// The cache itself, not the client: a pool's plan then reads its
 		// own disks through the cache's index, not its namespace's all;
 		// the cluster-scoped kinds are listed once between two changes.
-		reader:   &controllerruntime.Reader{Client: &sharedCache{Cache: mgr.GetCache(), epoch: ep}, Reviewer: mgr.GetClient()},
+		// PersistentVolumes, most of a cluster's objects, are read by name
+		// from the API server (a golden's once for every plan of a second)
+		// rather than held by an informer.
+		reader: &controllerruntime.Reader{Client: &sharedCache{
+			Cache: &apivolumes.Cache{Cache: mgr.GetCache(), API: mgr.GetAPIReader(), For: sharedFor}, epoch: ep,
+		}, Reviewer: mgr.GetClient()},
 		recorder: rec,
 		opts:     o,
 		metrics:  m,

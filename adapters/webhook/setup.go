@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apivolumes"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
@@ -32,7 +35,9 @@ import (
 // their pool annotation, which the warm-up adds), and adds to mgr a
 // liveness check "ping", and readiness checks "webhook" (the server
 // answers TLS) and "cache" (the informers of every kind an admission reads
-// have synced: until then an admission would wait on them). The manager's
+// have synced: until then an admission would wait on them). An admission
+// reads PersistentVolumes, by name, from the API server, each at most once
+// a second: no informer holds the cluster's every volume. The manager's
 // scheme must hold CDI's types (controllerruntime.AddToScheme), its client
 // must cache unstructured objects (client.CacheOptions{Unstructured: true})
 // for the catalog release to be read from the cache, and its cache should
@@ -45,7 +50,10 @@ func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	// not its namespace's every DataVolume and PVC. The kinds a plan reads
 	// are typed, so the manager's client would read them from the cache
 	// too.
-	v.state = controllerruntime.New(mgr.GetCache())
+	// A PersistentVolume is read by name from the API server: a cluster's
+	// volumes are most of its objects, and a plan reads only its golden's
+	// (once a second, whatever the admissions of that second).
+	v.state = controllerruntime.New(&apivolumes.Cache{Cache: mgr.GetCache(), API: mgr.GetAPIReader(), For: time.Second})
 	// The objects the catalog release's valuesFrom names are read from
 	// the API, not cached: a cache would watch every ConfigMap and Secret.
 	v.values = catalogrelease.ReaderSource(mgr.GetAPIReader())
@@ -139,6 +147,10 @@ func (w *warmer) Start(ctx context.Context) error {
 		return nil
 	}
 	for _, o := range objs {
+		if _, ok := o.(*corev1.PersistentVolume); ok {
+			// Read by name from the API server (Setup).
+			continue
+		}
 		if _, err := w.cache.GetInformer(ctx, o); err != nil {
 			if meta.IsNoMatchError(err) {
 				log.Info("kind not served, it stays unknown to every plan", "kind", o.GetObjectKind().GroupVersionKind().String(), "type", fmt.Sprintf("%T", o))

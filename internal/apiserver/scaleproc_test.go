@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,7 +148,8 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 
 	env, name := runtimeEnv(t, "webhook", more)
 	began := time.Now()
-	w := launchCommandEnv(t, e, bin, env, "--catalog-release", "")
+	pprof, paddr := pprofArgs(t)
+	w := launchCommandEnv(t, e, bin, env, append([]string{"--catalog-release", ""}, pprof...)...)
 	ready := func(url string) bool {
 		resp, err := http.Get(url)
 		if err != nil {
@@ -158,6 +160,7 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 	}
 	require.True(t, until(10*time.Minute, func() bool { return ready(w.health) }), "the webhook is never ready: %s", w.stderr.String())
 	t.Logf("webhook process, %s: ready %v after its start, %s", name, time.Since(began).Round(time.Millisecond), memory(t, w.cmd.Process.Pid))
+	heapProfile(t, paddr, profileName("webhook", "ready", more))
 	var lat []time.Duration
 	for i := range 400 {
 		at := time.Now()
@@ -175,6 +178,7 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 	slices.Sort(lat)
 	t.Logf("webhook process: 400 admissions of a pool among %d disks of its namespace, over HTTPS: p50 %v p99 %v max %v; %s",
 		disks/2, lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond), memory(t, w.cmd.Process.Pid))
+	heapProfile(t, paddr, profileName("webhook", "after", more))
 	require.NoError(t, w.cmd.Process.Kill())
 	<-w.exited
 }
@@ -184,8 +188,9 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, more []string) {
 	env, name := runtimeEnv(t, "controller", more)
 	metrics, health := freeAddress(t), freeAddress(t)
-	cmd := exec.Command(bin, "controller", "--kubeconfig", kubeconfig(t, e.Config), "--leader-elect=false", "--catalog-release", "",
-		"--metrics-bind-address", metrics, "--health-probe-bind-address", health)
+	pprof, paddr := pprofArgs(t)
+	cmd := exec.Command(bin, append([]string{"controller", "--kubeconfig", kubeconfig(t, e.Config), "--leader-elect=false", "--catalog-release", "",
+		"--metrics-bind-address", metrics, "--health-probe-bind-address", health}, pprof...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
@@ -202,6 +207,7 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 		"the controller plans every pool: %v of %d: %.4000s", scrape(url, "worker_image_pools", ""), pools, stderr.String())
 	t.Logf("controller process, %s: %d pools planned %v after its start, %s",
 		name, pools, time.Since(began).Round(time.Millisecond), memory(t, cmd.Process.Pid))
+	heapProfile(t, paddr, profileName("controller", "planned", more))
 	require.Equal(t, float64(pools), scrape(url, "worker_image_pools", `outcome="planned"`), "every pool is planned")
 
 	replans := func() float64 {
@@ -220,6 +226,68 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 		"the class's profile plans every pool of it again: %v of %d", replans()-before, pools)
 	t.Logf("controller process: a StorageProfile change re-planned the %d pools of its class in %v; %s",
 		pools, time.Since(at).Round(time.Millisecond), memory(t, cmd.Process.Pid))
+	heapProfile(t, paddr, profileName("controller", "replanned", more))
+}
+
+// heapEnv names a folder TestScale writes heap profiles (inuse, after a
+// GC) of the webhook and controller processes to, at each point it
+// reports their resident set: webhook-ready.pb.gz, webhook-after.pb.gz,
+// controller-planned.pb.gz, controller-replanned.pb.gz (with a suffix
+// for each further runtime setting); unset, none.
+const heapEnv = "WORKER_IMAGE_SCALE_HEAP"
+
+// pprofArgs are the flags that make a process serve its profiles, and
+// where, when heapEnv is set.
+func pprofArgs(t *testing.T) (args []string, addr string) {
+	if os.Getenv(heapEnv) == "" {
+		return nil, ""
+	}
+	addr = freeAddress(t)
+	return []string{"--pprof-bind-address", addr}, addr
+}
+
+// heapProfile writes the heap profile the process serving pprof at addr
+// gives after a GC to the folder heapEnv names, as name.pb.gz; nothing
+// when addr is "".
+func heapProfile(t *testing.T, addr, name string) {
+	if addr == "" {
+		return
+	}
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?gc=1")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	path := filepath.Join(os.Getenv(heapEnv), name+".pb.gz")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	// The runtime's own account of the process's memory, beside it.
+	resp, err = http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	stats, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var held []string
+	for line := range strings.Lines(string(stats)) {
+		for _, k := range []string{"HeapAlloc", "HeapInuse", "HeapIdle", "HeapReleased", "NextGC", "Sys", "Stack"} {
+			if v, ok := strings.CutPrefix(line, "# "+k+" = "); ok {
+				if n, err := strconv.ParseUint(strings.Fields(v)[0], 10, 64); err == nil {
+					held = append(held, fmt.Sprintf("%s %d MiB", k, n>>20))
+				}
+			}
+		}
+	}
+	t.Logf("heap profile: %s; %s", path, strings.Join(held, ", "))
+}
+
+// profileName is the name of a profile of component at point, with the
+// runtime settings more.
+func profileName(component, point string, more []string) string {
+	name := component + "-" + point
+	for _, m := range more {
+		name += "-" + strings.NewReplacer("=", "", "/", "").Replace(m)
+	}
+	return name
 }
 
 // until waits for f to hold, polling every 10 ms, for at most limit.

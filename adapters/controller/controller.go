@@ -93,6 +93,10 @@ var goldens = ref{Kind: goldensKind}
 // vm-default-images, a ConfigMap or Secret either release's
 // spec.valuesFrom names), records an Event on a pool or VM disk when its
 // verdict changes, and exports the metrics. It writes no other object.
+// The Events are written after the re-plans: while a change seen is still
+// to be planned again they wait, 10 s at most, so that one change that
+// moves the verdicts of thousands of pools is planned first and told
+// after; the metrics move at once.
 //
 // A catalog whose spec.valuesFrom names objects this identity may not get
 // leaves every plan against it unverified: a Warning Event Unverified on
@@ -125,7 +129,8 @@ func Setup(mgr manager.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("a metadata client: %w", err)
 	}
-	rec, err := recorder(mgr)
+	h := newHold(eventsHeldFor)
+	rec, err := recorder(mgr, h)
 	if err != nil {
 		return fmt.Errorf("an event recorder: %w", err)
 	}
@@ -150,6 +155,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		metrics:  m,
 		planned:  map[ref]*entry{},
 		pending:  map[ref]pending{},
+		hold:     h,
 		goldens:  map[string]int{},
 		watches:  newValuesWatches(mc, mgr.GetLogger().WithName(Name)),
 	}
@@ -192,6 +198,8 @@ type reconciler struct {
 	// last concluded of it.
 	planned map[ref]*entry
 	pending map[ref]pending
+	// hold keeps the Events back while a change is pending.
+	hold    *hold
 	goldens map[string]int // phase → goldens, as last exported
 }
 
@@ -446,7 +454,7 @@ func (r *reconciler) forget(req ref) {
 		r.move(old, -1)
 		delete(r.planned, req)
 	}
-	delete(r.pending, req)
+	r.unpend(req)
 }
 
 func (r *reconciler) move(e *entry, by float64) {
@@ -470,8 +478,22 @@ func (r *reconciler) move(e *entry, by float64) {
 func (r *reconciler) observe(req ref) {
 	if p, ok := r.pending[req]; ok {
 		r.metrics.replan.WithLabelValues(p.trigger).Observe(time.Since(p.at).Seconds())
-		delete(r.pending, req)
+		r.unpend(req)
 	}
+}
+
+// pend stamps the change of req, unless one already waits: r.mu is held.
+func (r *reconciler) pend(req ref, at time.Time, trigger string) {
+	if _, ok := r.pending[req]; !ok {
+		r.pending[req] = pending{at: at, trigger: trigger}
+		r.hold.set(true)
+	}
+}
+
+// unpend drops the change of req: r.mu is held.
+func (r *reconciler) unpend(req ref) {
+	delete(r.pending, req)
+	r.hold.set(len(r.pending) > 0)
 }
 
 // noteLimit is the most bytes an events.k8s.io/v1 Event's note holds.

@@ -245,9 +245,7 @@ func (r *reconciler) enqueue(q queue, at time.Time, trigger string, f affects) {
 	for k, e := range r.planned {
 		if f(e.deps) {
 			refs = append(refs, k)
-			if _, ok := r.pending[k]; !ok {
-				r.pending[k] = pending{at: at, trigger: trigger}
-			}
+			r.pend(k, at, trigger)
 		}
 	}
 	r.mu.Unlock()
@@ -259,9 +257,7 @@ func (r *reconciler) enqueue(q queue, at time.Time, trigger string, f affects) {
 func (r *reconciler) stamp(k ref, at time.Time, trigger string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.pending[k]; !ok {
-		r.pending[k] = pending{at: at, trigger: trigger}
-	}
+	r.pend(k, at, trigger)
 }
 
 func generationChanged(a, b *unstructured.Unstructured) bool {

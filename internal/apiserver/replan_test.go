@@ -17,7 +17,8 @@ const replanEnv = "WORKER_IMAGE_REPLAN_POOLS"
 
 // TestReplan loads N pools without disks (spread over 20 namespaces, every
 // one a clone of the cluster's golden on replicated) and runs the
-// controller over them as TestScale does (replan): the time to plan every
+// controller over them as TestScale does (replan), reading the catalog
+// from its release as the shipped controller does: the time to plan every
 // pool, and from a change of their class's StorageProfile to every one
 // planned again, with the mean time of one reconcile over the run (the
 // first plans and the re-plans), as controller-runtime's metrics tell it.

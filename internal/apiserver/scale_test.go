@@ -31,6 +31,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
@@ -307,8 +308,17 @@ func writePools(t *testing.T, e *apiserver.Env, n int) {
 // from its start to every one of the pools planned, and from a change of
 // the pools' class's StorageProfile to every one of them planned again.
 // It asserts that a change of another class's profile plans none again,
-// and that the pools' class's plans every one.
+// and that the pools' class's plans every one. The controller reads the
+// catalog as the shipped one does, from the catalog release (a release of
+// the catalog's defaults, made here), not back from the goldens.
 func replan(t *testing.T, e *apiserver.Env, pools int) {
+	helmReleasesServed(t, e)
+	release := webhook.DefaultCatalogRelease()
+	cat := helmRelease(release.Namespace, release.Name, map[string]any{"values": map[string]any{"enabled": true}})
+	if err := e.Client.Create(context.Background(), cat); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("create the catalog release: %v", err)
+	}
+	removed(t, e, cat)
 	reg := prometheus.NewRegistry()
 	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
 		Scheme:  apiserver.Scheme(),
@@ -320,7 +330,7 @@ func replan(t *testing.T, e *apiserver.Env, pools int) {
 		Controller: config.Controller{CacheSyncTimeout: 10 * time.Minute},
 	})
 	require.NoError(t, err)
-	require.NoError(t, controller.Setup(mgr, controller.Options{Registerer: reg}))
+	require.NoError(t, controller.Setup(mgr, controller.Options{CatalogRelease: release, Registerer: reg}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	began := time.Now()

@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -217,7 +218,7 @@ func warm(c client.Client) error {
 			gv := schema.GroupVersion{Group: crd.Spec.Group, Version: crd.Spec.Versions[0].Name}
 			l := &unstructured.UnstructuredList{}
 			l.SetGroupVersionKind(gv.WithKind(crd.Spec.Names.ListKind))
-			if err := c.List(context.Background(), l); err != nil {
+			if err := listWhileInitializing(c, l); err != nil {
 				errs <- err
 				return
 			}
@@ -238,6 +239,25 @@ func warm(c client.Client) error {
 		return fmt.Errorf("apiserver: the CRDs are not served: %w", all)
 	}
 	return nil
+}
+
+// initializingFor is the longest warm waits for a custom resource's
+// storage to start: over kept data the server fills its watch cache of a
+// kind from etcd first (100,000 DataVolumes take minutes), and answers
+// 429, storage (re)initializing, until then.
+const initializingFor = 15 * time.Minute
+
+// listWhileInitializing lists l, again while the server answers that the
+// kind's storage is still initializing.
+func listWhileInitializing(c client.Client, l *unstructured.UnstructuredList) error {
+	deadline := time.Now().Add(initializingFor)
+	for {
+		err := c.List(context.Background(), l)
+		if err == nil || !apierrors.IsTooManyRequests(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // Assets is the directory holding kube-apiserver and etcd: KUBEBUILDER_ASSETS

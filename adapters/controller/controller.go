@@ -135,6 +135,10 @@ func Setup(mgr manager.Manager, o Options) error {
 		return fmt.Errorf("an event recorder: %w", err)
 	}
 	ep := &epoch{now: time.Now}
+	volumes, err := apivolumes.New(mgr, sharedFor)
+	if err != nil {
+		return fmt.Errorf("a client of PersistentVolumes: %w", err)
+	}
 	r := &reconciler{
 		client: mgr.GetClient(),
 		epoch:  ep,
@@ -148,7 +152,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		// from the API server (a golden's once for every plan of a second)
 		// rather than held by an informer.
 		reader: &controllerruntime.Reader{Client: &sharedCache{
-			Cache: &apivolumes.Cache{Cache: mgr.GetCache(), API: mgr.GetAPIReader(), For: sharedFor}, epoch: ep,
+			Cache: volumes, epoch: ep,
 		}, Reviewer: mgr.GetClient()},
 		recorder: rec,
 		opts:     o,

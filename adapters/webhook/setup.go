@@ -53,7 +53,11 @@ func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	// A PersistentVolume is read by name from the API server: a cluster's
 	// volumes are most of its objects, and a plan reads only its golden's
 	// (once a second, whatever the admissions of that second).
-	v.state = controllerruntime.New(&apivolumes.Cache{Cache: mgr.GetCache(), API: mgr.GetAPIReader(), For: time.Second})
+	volumes, err := apivolumes.New(mgr, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	v.state = controllerruntime.New(volumes)
 	// The objects the catalog release's valuesFrom names are read from
 	// the API, not cached: a cache would watch every ConfigMap and Secret.
 	v.values = catalogrelease.ReaderSource(mgr.GetAPIReader())

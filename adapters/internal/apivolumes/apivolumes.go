@@ -11,9 +11,12 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/slim"
 )
@@ -34,6 +37,26 @@ type Cache struct {
 
 	mu   sync.Mutex
 	read map[string]volume
+	// reading holds the reads in flight: the reads of one volume that
+	// miss together wait on one Get.
+	reading singleflight.Group
+}
+
+// New is a Cache over mgr's cache whose volumes are read through a client
+// of mgr's own (its HTTP client, scheme and REST mapper) without
+// client-go's client-side limit of 5 requests a second: with For set, the
+// reads of one volume are one a For, those in flight are bounded by the
+// callers in flight, and the server's priority and fairness bound them
+// again. Under that limit, the admissions of a busy second would wait on
+// it until their deadline.
+func New(mgr manager.Manager, For time.Duration) (*Cache, error) {
+	cfg := rest.CopyConfig(mgr.GetConfig())
+	cfg.QPS, cfg.Burst, cfg.RateLimiter = -1, 0, nil
+	api, err := client.New(cfg, client.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return nil, err
+	}
+	return &Cache{Cache: mgr.GetCache(), API: api, For: For}, nil
 }
 
 // volume is a volume read, when, or the read's error.
@@ -42,6 +65,11 @@ type volume struct {
 	pv  *corev1.PersistentVolume
 	err error
 }
+
+// readTimeout bounds a read of a volume shared by the callers that miss
+// together: it outlives the caller that started it, each of which waits
+// only as long as its own context.
+const readTimeout = 10 * time.Second
 
 // Get reads a PersistentVolume from the API server, anything else from the
 // cache.
@@ -57,28 +85,39 @@ func (c *Cache) Get(ctx context.Context, key client.ObjectKey, obj client.Object
 	if c.now != nil {
 		now = c.now
 	}
-	at := now()
 	c.mu.Lock()
 	v, ok := c.read[key.Name]
 	c.mu.Unlock()
-	if !ok || at.Sub(v.at) >= c.For {
-		v = volume{at: at, pv: &corev1.PersistentVolume{}}
-		v.err = c.get(ctx, key, v.pv)
-		if ctx.Err() != nil {
-			// The caller gave up: nothing was learnt of the volume.
-			return v.err
-		}
-		c.mu.Lock()
-		if c.read == nil {
-			c.read = map[string]volume{}
-		}
-		for name, old := range c.read {
-			if at.Sub(old.at) >= c.For {
-				delete(c.read, name)
+	if !ok || now().Sub(v.at) >= c.For {
+		read := c.reading.DoChan(key.Name, func() (any, error) {
+			at := now()
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
+			defer cancel()
+			v := volume{at: at, pv: &corev1.PersistentVolume{}}
+			v.err = c.get(rctx, key, v.pv)
+			if rctx.Err() != nil {
+				// Nothing was learnt of the volume.
+				return v, nil
 			}
+			c.mu.Lock()
+			if c.read == nil {
+				c.read = map[string]volume{}
+			}
+			for name, old := range c.read {
+				if at.Sub(old.at) >= c.For {
+					delete(c.read, name)
+				}
+			}
+			c.read[key.Name] = v
+			c.mu.Unlock()
+			return v, nil
+		})
+		select {
+		case r := <-read:
+			v = r.Val.(volume)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		c.read[key.Name] = v
-		c.mu.Unlock()
 	}
 	if v.err != nil {
 		return v.err

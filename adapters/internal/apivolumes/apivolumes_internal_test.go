@@ -2,6 +2,8 @@ package apivolumes
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,4 +78,49 @@ func TestVolumeReadEachTimeWithoutFor(t *testing.T) {
 	require.NoError(t, c.List(context.Background(), &l))
 	require.Len(t, l.Items, 1)
 	require.Equal(t, 3, gets, "a list is no get")
+}
+
+// The reads of one volume that miss together wait on one Get of it, and a
+// caller that gives up returns at once, its context's error, without
+// ending the read the others wait on.
+func TestVolumeReadsInFlightShareOneGet(t *testing.T) {
+	var gets atomic.Int32
+	release := make(chan struct{})
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-1"}}
+	api := fake.NewClientBuilder().WithObjects(pv).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			gets.Add(1)
+			<-release
+			return c.Get(ctx, key, obj, opts...)
+		},
+	}).Build()
+	now := time.Unix(0, 0)
+	c := &Cache{Cache: &informertest.FakeInformers{}, API: api, For: time.Second, now: func() time.Time { return now }}
+
+	const readers = 16
+	var wg sync.WaitGroup
+	errs := make([]error, readers)
+	for i := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var got corev1.PersistentVolume
+			errs[i] = c.Get(context.Background(), client.ObjectKey{Name: "pv-1"}, &got)
+		}()
+	}
+	gaveUp, cancel := context.WithCancel(context.Background())
+	quit := make(chan error)
+	go func() {
+		var got corev1.PersistentVolume
+		quit <- c.Get(gaveUp, client.ObjectKey{Name: "pv-1"}, &got)
+	}()
+	time.Sleep(100 * time.Millisecond) // the readers reach the read in flight
+	cancel()
+	require.ErrorIs(t, <-quit, context.Canceled, "a caller that gives up does not wait on the read")
+	close(release)
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	require.EqualValues(t, 1, gets.Load(), "one Get for the reads that missed together")
 }

@@ -28,53 +28,90 @@ import (
 // A golden whose import failed is left out: succeeding changes its verdict
 // by design.
 func TestPendingGoldenPredictionHoldsAfterBind(t *testing.T) {
-	checked, refused := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
-		s := wellFormedScenario(t)
-		cat, snap := catalog.Compile(s.Catalog), state.NewSnapshot(s.State)
-		c := cluster{s.State}
-		for i, p := range s.Pools {
-			name := goldenOf(p)
-			f, ok := plantest.Flavor(p)
-			if name == "" || !ok || c.claim(naming.GoldenNamespace, name) != nil {
-				continue
-			}
-			var entry *catalog.Entry
-			if e, found := cat.Lookup(f); found && cat.Enabled() && len(e.Refusals()) == 0 {
-				entry = &e
-			}
-			dv := goldenDataVolume(s.State, name)
-			if dv != nil && dv.Status.Phase == cdiv1.Failed || dv == nil && entry == nil {
-				continue
-			}
-			g, ok := c.goldenClaim(name, goldenSourceOf(s.State, name, entry))
-			if !ok {
-				continue
-			}
-			sc := c.storageClass(*g.Class)
-			if sc == nil {
-				continue
-			}
-			before, berr := plan.Plan(p, cat, snap)
-			if hasReason(before.Warnings, guard.GoldenUnavailable) {
-				continue // a pool that has cloned a golden now gone is waived until it is back
-			}
-			after, aerr := plan.Plan(p, cat, state.NewSnapshot(bound(s.State, name, g, sc.Provisioner)))
-			checked++
-			if before.Outcome == plan.Refused {
-				refused++
-			}
+		for _, c := range pendingGoldenCases(wellFormedScenario(t)) {
+			before, berr := c.before()
+			after, aerr := c.after()
 			if before.Outcome != after.Outcome || !slices.Equal(refusals(berr), refusals(aerr)) {
 				t.Fatalf("pool %d: predicted %s %v, after the bind at %s (%s on %s) %s %v\nbefore: %v\nafter: %v",
-					i, before.Outcome, refusals(berr), g.Request.String(), mode(g.Block), *g.Class, after.Outcome, refusals(aerr),
+					c.index, before.Outcome, refusals(berr), c.golden.Request.String(), mode(c.golden.Block), *c.golden.Class, after.Outcome, refusals(aerr),
 					before.Refusals, after.Refusals)
 			}
 		}
 	})
-	t.Logf("%d pools with a pending golden, %d of them refused", checked, refused)
-	if checked == 0 || refused == 0 {
-		t.Errorf("the draws reach %d pools with a pending golden, %d refused: want some of each", checked, refused)
+}
+
+// TestPendingGoldenCoverage: the scenarios the property above draws reach
+// pools with a pending golden, refused and not. Drawn by seed, so that the
+// figures (logged with -v) do not depend on -rapid.checks or on chance.
+func TestPendingGoldenCoverage(t *testing.T) {
+	const draws = 5000
+	scenarios := rapid.Custom(wellFormedScenario)
+	checked, refused := 0, 0
+	for seed := range draws {
+		for _, c := range pendingGoldenCases(scenarios.Example(seed)) {
+			checked++
+			if before, _ := c.before(); before.Outcome == plan.Refused {
+				refused++
+			}
+		}
 	}
+	t.Logf("%d scenarios, %d pools with a pending golden, %d of them refused", draws, checked, refused)
+	if checked == 0 || refused == 0 || refused == checked {
+		t.Errorf("%d draws reach %d pools with a pending golden, %d refused: want some of each", draws, checked, refused)
+	}
+}
+
+// pendingGoldenCase is a builtin pool of a scenario whose golden has no PVC
+// yet, and the cluster once CDI has bound it.
+type pendingGoldenCase struct {
+	index  int
+	golden sourceClaim
+	before func() (plan.Result, error)
+	after  func() (plan.Result, error)
+}
+
+// pendingGoldenCases are the pools of s the property judges: builtin, with
+// a golden that has no PVC yet and whose import has not failed, rendered on
+// a class of the cluster, not waived as a golden gone.
+func pendingGoldenCases(s plantest.Scenario) []pendingGoldenCase {
+	cat, snap := catalog.Compile(s.Catalog), state.NewSnapshot(s.State)
+	c := cluster{s.State}
+	var out []pendingGoldenCase
+	for i, p := range s.Pools {
+		name := goldenOf(p)
+		f, ok := plantest.Flavor(p)
+		if name == "" || !ok || c.claim(naming.GoldenNamespace, name) != nil {
+			continue
+		}
+		var entry *catalog.Entry
+		if e, found := cat.Lookup(f); found && cat.Enabled() && len(e.Refusals()) == 0 {
+			entry = &e
+		}
+		dv := goldenDataVolume(s.State, name)
+		if dv != nil && dv.Status.Phase == cdiv1.Failed || dv == nil && entry == nil {
+			continue
+		}
+		g, ok := c.goldenClaim(name, goldenSourceOf(s.State, name, entry))
+		if !ok {
+			continue
+		}
+		sc := c.storageClass(*g.Class)
+		if sc == nil {
+			continue
+		}
+		if r, _ := plan.Plan(p, cat, snap); hasReason(r.Warnings, guard.GoldenUnavailable) {
+			continue // a pool that has cloned a golden now gone is waived until it is back
+		}
+		afterSnap := state.NewSnapshot(bound(s.State, name, g, sc.Provisioner))
+		out = append(out, pendingGoldenCase{
+			index:  i,
+			golden: g,
+			before: func() (plan.Result, error) { return plan.Plan(p, cat, snap) },
+			after:  func() (plan.Result, error) { return plan.Plan(p, cat, afterSnap) },
+		})
+	}
+	return out
 }
 
 func goldenDataVolume(st *state.State, name string) *cdiv1.DataVolume {

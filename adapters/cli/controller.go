@@ -38,7 +38,8 @@ or VM disk when its verdict changes, and serves Prometheus metrics on
 worker_image_goldens, worker_image_predicted_host_assisted_clones,
 worker_image_vm_disks, worker_image_vm_disk_warnings,
 worker_image_vm_disk_predicted_host_assisted_clones,
-worker_image_replan_duration_seconds, worker_image_plan_read_failures_total).
+worker_image_replan_duration_seconds, worker_image_plan_read_failures_total,
+worker_image_events_dropped_total).
 One replica plans at a time (leader election, in --leader-election-namespace);
 readiness (/readyz) and liveness (/healthz) are served on
 --health-probe-bind-address. It stops on SIGTERM or SIGINT.`,

@@ -130,7 +130,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		return fmt.Errorf("a metadata client: %w", err)
 	}
 	h := newHold(eventsHeldFor)
-	rec, err := recorder(mgr, h)
+	rec, err := recorder(mgr, h, m.eventsDropped)
 	if err != nil {
 		return fmt.Errorf("an event recorder: %w", err)
 	}

@@ -2,57 +2,283 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // eventWriters is the most Events the controller writes to the API server
-// at once. client-go's broadcaster writes each Event from a goroutine of
-// its own: when one change moves the verdict of thousands of pools, that
-// is thousands of requests at once, more than an HTTP/2 connection's
-// streams, so the client dials (and handshakes) connection after
-// connection, holds every request in memory and takes the CPU the
-// re-plans need. Bounded, the Events queue and follow the re-plans in the
-// order they were recorded, over the manager's one connection.
+// at once. When one change moves the verdict of thousands of pools, each
+// records an Event: written all at once, that is thousands of requests,
+// more than an HTTP/2 connection's streams, so the client dials (and
+// handshakes) connection after connection, holds every request in memory
+// and takes the CPU the re-plans need. Bounded, the Events queue and
+// follow the re-plans in the order they were recorded, over the manager's
+// one connection.
 const eventWriters = 4
 
-// boundedSink is an EventSink that lets at most cap(slots) writes run at
-// once; the others wait their turn. With a hold, every write also waits
-// for it (hold.wait) once it has its slot.
-type boundedSink struct {
-	sink  events.EventSink
-	slots chan struct{}
-	hold  *hold
+// eventsQueued is the most Event writes waiting for a writer; past it the
+// oldest is dropped, and counted. Each holds one Event (a note of at most
+// noteLimit bytes): about 2 KiB, so at most some 20 MiB in all.
+const eventsQueued = 10000
+
+// eventTries is the most times a write that fails transiently (the API
+// server unreachable, overloaded or timing out) is tried, eventRetryAfter
+// (jittered) apart, before it is dropped and counted, as client-go's own
+// broadcaster does for its writes.
+const (
+	eventTries      = 12
+	eventRetryAfter = 10 * time.Second
+	eventTimeout    = 30 * time.Second
+)
+
+// The causes of an Event dropped, the values of the events dropped
+// metric's cause label.
+const (
+	droppedQueueFull   = "QueueFull"   // the queue held eventsQueued writes
+	droppedRejected    = "Rejected"    // the API server refused it
+	droppedUnreachable = "Unreachable" // eventTries transient failures
+)
+
+// queuedSink is an EventSink whose writes return at once: each is queued,
+// and a few writers (run) write them in the order they were recorded,
+// each once no change waits to be planned again (hold). client-go's
+// broadcaster calls the sink from a goroutine per Event, which holds a
+// copy of the Event for as long as the call lasts: a sink that waited for
+// the API server would park one for every Event of a mass change. Queued,
+// the Events cost their queue, which is bounded.
+//
+// A series Patch that finds no Event (the Event expired or was deleted)
+// creates it instead, and a Create of a series that finds its Event
+// created meanwhile patches it again, as client-go's own broadcaster does.
+type queuedSink struct {
+	sink       events.EventSink
+	hold       *hold
+	writers    int
+	bound      int
+	tries      int
+	retryAfter time.Duration
+	dropped    *prometheus.CounterVec
+	log        logr.Logger
+
+	mu    sync.Mutex
+	queue []eventWrite
+	more  chan struct{} // has a token when a write may be queued
+	full  int           // writes dropped since the queue was last not full
 }
 
-func (s boundedSink) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	defer s.take(ctx)()
-	return s.sink.Create(ctx, e)
+// eventWrite is a write to make: a Create, an Update, or a Patch with
+// patch.
+type eventWrite struct {
+	verb  eventVerb
+	event *eventsv1.Event
+	patch []byte
 }
 
-func (s boundedSink) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	defer s.take(ctx)()
-	return s.sink.Update(ctx, e)
-}
+type eventVerb int
 
-func (s boundedSink) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	defer s.take(ctx)()
-	return s.sink.Patch(ctx, old, data)
-}
+const (
+	createEvent eventVerb = iota
+	updateEvent
+	patchEvent
+)
 
-// take waits for a slot, then for the hold (the writes waiting for a slot
-// when the hold begins are held too), and returns the slot's release.
-func (s boundedSink) take(ctx context.Context) func() {
-	s.slots <- struct{}{}
-	if s.hold != nil {
-		s.hold.wait(ctx)
+func newQueuedSink(sink events.EventSink, h *hold, dropped *prometheus.CounterVec, log logr.Logger) *queuedSink {
+	return &queuedSink{
+		sink: sink, hold: h, writers: eventWriters, bound: eventsQueued,
+		tries: eventTries, retryAfter: eventRetryAfter, dropped: dropped, log: log,
+		more: make(chan struct{}, 1),
 	}
-	return func() { <-s.slots }
+}
+
+var _ events.EventSink = (*queuedSink)(nil)
+
+// Create queues e's creation and returns at once, with no Event: the
+// broadcaster keeps none it is given back.
+func (s *queuedSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.enqueue(eventWrite{verb: createEvent, event: e})
+	return nil, nil
+}
+
+// Update queues e's update and returns at once.
+func (s *queuedSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.enqueue(eventWrite{verb: updateEvent, event: e})
+	return nil, nil
+}
+
+// Patch queues the patch of e and returns at once.
+func (s *queuedSink) Patch(_ context.Context, e *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
+	s.enqueue(eventWrite{verb: patchEvent, event: e, patch: data})
+	return nil, nil
+}
+
+func (s *queuedSink) enqueue(w eventWrite) {
+	s.mu.Lock()
+	if len(s.queue) >= s.bound {
+		old := s.queue[0]
+		s.queue[0] = eventWrite{}
+		s.queue = s.queue[1:]
+		s.full++
+		if s.full == 1 || s.full%1000 == 0 {
+			s.log.Info("Event queue full: dropping the oldest", "queued", s.bound, "dropped", s.full,
+				"namespace", old.event.Regarding.Namespace, "name", old.event.Regarding.Name, "reason", old.event.Reason)
+		}
+		s.dropped.WithLabelValues(droppedQueueFull).Inc()
+	} else {
+		s.full = 0
+	}
+	s.queue = append(s.queue, w)
+	s.mu.Unlock()
+	s.signal()
+}
+
+// signal lets a writer know a write may be queued.
+func (s *queuedSink) signal() {
+	select {
+	case s.more <- struct{}{}:
+	default:
+	}
+}
+
+// next takes the oldest write queued, waiting for one until ctx ends.
+func (s *queuedSink) next(ctx context.Context) (eventWrite, bool) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			w := s.queue[0]
+			s.queue[0] = eventWrite{}
+			s.queue = s.queue[1:]
+			left := len(s.queue)
+			s.mu.Unlock()
+			if left > 0 {
+				s.signal() // another writer may take the next
+			}
+			return w, true
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.more:
+		case <-ctx.Done():
+			return eventWrite{}, false
+		}
+	}
+}
+
+// queued is the number of writes waiting for a writer.
+func (s *queuedSink) queued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// run writes the writes queued, s.writers at once, until ctx ends; the
+// writes still queued then are not written.
+func (s *queuedSink) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range s.writers {
+		wg.Go(func() {
+			for {
+				w, ok := s.next(ctx)
+				if !ok {
+					return
+				}
+				if s.hold != nil {
+					s.hold.wait(ctx)
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				s.write(ctx, w)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// write makes w, trying again, s.retryAfter (jittered) apart, while it
+// fails transiently, at most s.tries times; a write dropped is counted.
+func (s *queuedSink) write(ctx context.Context, w eventWrite) {
+	for try := 1; ; try++ {
+		err := s.writeOnce(ctx, w)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		ns, name := w.event.Regarding.Namespace, w.event.Regarding.Name
+		if !transient(err, w) {
+			s.log.Error(err, "Event rejected: dropped", "namespace", ns, "name", name, "reason", w.event.Reason)
+			s.dropped.WithLabelValues(droppedRejected).Inc()
+			return
+		}
+		if try >= s.tries {
+			s.log.Error(err, "Event not written after retrying: dropped", "namespace", ns, "name", name, "reason", w.event.Reason, "tries", try)
+			s.dropped.WithLabelValues(droppedUnreachable).Inc()
+			return
+		}
+		t := time.NewTimer(wait.Jitter(s.retryAfter, 0.25))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// writeOnce makes w once: a Patch that finds no Event creates it.
+func (s *queuedSink) writeOnce(ctx context.Context, w eventWrite) error {
+	ctx, cancel := context.WithTimeout(ctx, eventTimeout)
+	defer cancel()
+	var err error
+	switch w.verb {
+	case updateEvent:
+		_, err = s.sink.Update(ctx, w.event)
+		return err
+	case patchEvent:
+		if _, err = s.sink.Patch(ctx, w.event, w.patch); !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	e := w.event
+	if e.ResourceVersion != "" {
+		e = e.DeepCopy()
+		e.ResourceVersion = ""
+	}
+	_, err = s.sink.Create(ctx, e)
+	if apierrors.IsAlreadyExists(err) && w.verb == createEvent {
+		return nil // written already: an Event's name is its time of recording
+	}
+	return err
+}
+
+// transient reports whether w, failed with err, may succeed if tried
+// again: the API server unreachable, overloaded or timing out, or a
+// series' Event created (by another writer) between its Patch and its
+// Create.
+func transient(err error, w eventWrite) bool {
+	var construct *rest.RequestConstructionError
+	var status apierrors.APIStatus
+	switch {
+	case errors.As(err, &construct):
+		return false
+	case apierrors.IsAlreadyExists(err):
+		return w.verb == patchEvent
+	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
+		apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err), apierrors.IsUnexpectedServerError(err):
+		return true
+	case errors.As(err, &status):
+		return false
+	}
+	return true // a transport error
 }
 
 // eventsHeldFor is the longest the Events wait for the re-plans of a
@@ -114,20 +340,28 @@ func (h *hold) wait(ctx context.Context) {
 }
 
 // recorder is an events.k8s.io/v1 recorder for mgr, reporting as Name,
-// whose writes are bounded (boundedSink) and wait for h, and which
-// records from now until mgr stops.
-func recorder(mgr manager.Manager, h *hold) (events.EventRecorder, error) {
+// whose writes are queued (queuedSink), wait for h and are counted in
+// dropped when lost, and which records from now until mgr stops.
+//
+// The broadcaster keeps a copy of each Event it was given for six to
+// twelve minutes, to count it in a series if it recurs: as many as there
+// were verdicts changed in that time, bounded by the pools and the
+// reasons they can take.
+func recorder(mgr manager.Manager, h *hold, dropped *prometheus.CounterVec) (events.EventRecorder, error) {
 	c, err := eventsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, err
 	}
-	b := events.NewBroadcaster(boundedSink{sink: &events.EventSinkImpl{Interface: c}, slots: make(chan struct{}, eventWriters), hold: h})
+	s := newQueuedSink(&events.EventSinkImpl{Interface: c}, h, dropped, mgr.GetLogger().WithName(Name).WithName("events"))
+	b := events.NewBroadcaster(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
 		cancel()
 		return nil, err
 	}
-	if err := mgr.Add(stopper(func() { cancel(); b.Shutdown() })); err != nil {
+	done := make(chan struct{})
+	go func() { defer close(done); s.run(ctx) }()
+	if err := mgr.Add(stopper(func() { cancel(); b.Shutdown(); <-done })); err != nil {
 		cancel()
 		b.Shutdown()
 		return nil, err

@@ -18,6 +18,7 @@ type metrics struct {
 	disks            *prometheus.GaugeVec
 	diskWarnings     *prometheus.GaugeVec
 	diskHostAssisted prometheus.Gauge
+	eventsDropped    *prometheus.CounterVec
 	collectorList    []prometheus.Collector
 }
 
@@ -60,9 +61,13 @@ func newMetrics() *metrics {
 			Name: "worker_image_vm_disk_predicted_host_assisted_clones",
 			Help: "VM disks not yet created whose DataVolume CDI would copy host-assisted (over the pod network) instead of cloning it in the storage: refused, or warned, HostAssistedClone.",
 		}),
+		eventsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "worker_image_events_dropped_total",
+			Help: "Events recorded on pools and VM disks and never written, by cause: QueueFull (more Events waited to be written than the queue holds; the oldest was dropped), Rejected (the API server refused it), Unreachable (the API server failed it transiently every time it was tried).",
+		}, []string{"cause"}),
 	}
 	m.collectorList = []prometheus.Collector{m.pools, m.warnings, m.goldens, m.hostAssisted, m.replan, m.planFailures,
-		m.disks, m.diskWarnings, m.diskHostAssisted}
+		m.disks, m.diskWarnings, m.diskHostAssisted, m.eventsDropped}
 	return m
 }
 
@@ -88,5 +93,6 @@ func (m *metrics) register(r prometheus.Registerer) error {
 	m.disks = m.collectorList[6].(*prometheus.GaugeVec)
 	m.diskWarnings = m.collectorList[7].(*prometheus.GaugeVec)
 	m.diskHostAssisted = m.collectorList[8].(prometheus.Gauge)
+	m.eventsDropped = m.collectorList[9].(*prometheus.CounterVec)
 	return nil
 }

@@ -68,6 +68,6 @@ func exportedMetrics(t *testing.T) []string {
 			out = append(out, m[1])
 		}
 	}
-	require.Len(t, out, 13, "the metrics of the controller (9) and of the webhook (4): %v", out)
+	require.Len(t, out, 14, "the metrics of the controller (10) and of the webhook (4): %v", out)
 	return out
 }

@@ -84,7 +84,7 @@ func TestChartRenders(t *testing.T) {
 		assert.NotEmpty(t, r.(map[string]any)["expr"])
 	}
 	assert.Equal(t, []string{"WorkerImagePoolRefused", "WorkerImageVMDiskRefused", "WorkerImageGoldenFailed", "WorkerImageGoldenStalled",
-		"WorkerImageHostAssistedClonePredicted", "WorkerImageControllerAbsent"}, alerts)
+		"WorkerImageHostAssistedClonePredicted", "WorkerImageControllerAbsent", "WorkerImageEventsDropped"}, alerts)
 	annotations, _, _ := unstructured.NestedMap(groups[0].(map[string]any)["rules"].([]any)[0].(map[string]any), "annotations")
 	assert.Equal(t, "{{ $value }} worker pool(s) refused: {{ $labels.reason }}", annotations["summary"], "Prometheus's own template reaches it unrendered")
 }

@@ -224,8 +224,11 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 	defer patch(cdiv1.CloneStrategyCsiClone)
 	require.True(t, until(5*time.Minute, func() bool { return replans()-before >= float64(pools) }),
 		"the class's profile plans every pool of it again: %v of %d", replans()-before, pools)
-	t.Logf("controller process: a StorageProfile change re-planned the %d pools of its class in %v; %s; Events dropped so far %v",
-		pools, time.Since(at).Round(time.Millisecond), memory(t, cmd.Process.Pid), scrape(url, "worker_image_events_dropped_total", ""))
+	dropped := func(cause string) float64 {
+		return scrape(url, "worker_image_events_dropped_total", `cause="`+cause+`"`)
+	}
+	t.Logf("controller process: a StorageProfile change re-planned the %d pools of its class in %v; %s; Events dropped so far: QueueFull %v, Rejected %v, Unreachable %v",
+		pools, time.Since(at).Round(time.Millisecond), memory(t, cmd.Process.Pid), dropped("QueueFull"), dropped("Rejected"), dropped("Unreachable"))
 	heapProfile(t, paddr, profileName("controller", "replanned", more))
 }
 

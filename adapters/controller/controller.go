@@ -140,8 +140,9 @@ func Setup(mgr manager.Manager, o Options) error {
 		return fmt.Errorf("a client of PersistentVolumes: %w", err)
 	}
 	r := &reconciler{
-		client: mgr.GetClient(),
-		epoch:  ep,
+		client:  mgr.GetClient(),
+		started: time.Now(),
+		epoch:   ep,
 		// The objects the catalog release's valuesFrom names are read
 		// from the API: a cache would watch every ConfigMap and Secret.
 		values: catalogrelease.ReaderSource(mgr.GetAPIReader()),
@@ -181,7 +182,9 @@ func Setup(mgr manager.Manager, o Options) error {
 
 // reconciler plans pools, VM disks and goldens.
 type reconciler struct {
-	client   client.Client
+	client client.Client
+	// started is when the controller was set up: see preexisting.
+	started  time.Time
 	values   catalogrelease.Source
 	compiler catalogrelease.Compiler
 	catalogs memo[*catalog.Catalog]
@@ -308,9 +311,8 @@ func (r *reconciler) Reconcile(ctx context.Context, req ref) (ctrl.Result, error
 	snap := state.NewSnapshot(st)
 	res, _ := plan.Plan(pool, cat, snap)
 	e := summarize(pool, res, snap)
-	changed := r.record(req, e)
-	if changed {
-		r.events(obj, res.Refusals, res.Warnings, summary(res))
+	if changed, first := r.record(req, e); changed {
+		r.events(obj, res.Refusals, res.Warnings, summary(res), !first || !r.preexisting(obj))
 	}
 	return ctrl.Result{}, nil
 }
@@ -439,7 +441,7 @@ func depsOf(pool plan.Pool, res plan.Result, snap *state.Snapshot) deps {
 
 // record keeps a pool's or a VM disk's entry and moves the metrics by the
 // difference; it reports whether the verdict changed.
-func (r *reconciler) record(req ref, e *entry) bool {
+func (r *reconciler) record(req ref, e *entry) (changed, first bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.planned[req]
@@ -447,7 +449,20 @@ func (r *reconciler) record(req ref, e *entry) bool {
 	r.move(e, 1)
 	r.planned[req] = e
 	r.observe(req)
-	return old == nil || old.verdict != e.verdict
+	return old == nil || old.verdict != e.verdict, old == nil
+}
+
+// preexisting reports whether obj was created before the controller
+// started. Its first plan then tells nothing new to whoever watched the
+// cluster before (a previous leader recorded its verdict): a Normal
+// Planned is not recorded again, as otherwise every start (a rollout, a
+// change of leader) would write one Event per pool. Its Warnings are
+// recorded. A creation time counts whole seconds: one in the second of
+// the start is taken as after it. An object created within the clocks'
+// skew after the start may be taken for one created before it.
+func (r *reconciler) preexisting(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetCreationTimestamp().Time.Before(r.started.Truncate(time.Second))
 }
 
 // forget drops a pool or a VM disk that is gone.
@@ -505,9 +520,9 @@ const noteLimit = 1024
 
 // events records a verdict that changed: a Warning per refusal reason, or
 // a Normal Planned (a Warning Unverified when the plan could not read a
-// kind it needed) and a Warning per warning reason. summary says what the
-// plan is, in a sentence.
-func (r *reconciler) events(obj runtime.Object, refusals guard.Refusals, warnings guard.Warnings, summary string) {
+// kind it needed; no Planned unless planned) and a Warning per warning
+// reason. summary says what the plan is, in a sentence.
+func (r *reconciler) events(obj runtime.Object, refusals guard.Refusals, warnings guard.Warnings, summary string, planned bool) {
 	if len(refusals) > 0 {
 		byReason := map[guard.Reason][]string{}
 		var order []guard.Reason
@@ -526,7 +541,7 @@ func (r *reconciler) events(obj runtime.Object, refusals guard.Refusals, warning
 		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "Unverified", "Plan", "%s", note(fmt.Sprintf(
 			"unverified: %s, without reading %s, which its guards need (this identity may not list and watch them in every namespace, or they are not served): grant list and watch on %s",
 			summary, strings.Join(kinds, ", "), strings.Join(kinds, ", "))))
-	} else {
+	} else if planned {
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary))
 	}
 	seen := map[guard.Reason]bool{}

@@ -110,15 +110,18 @@ func (s *queuedSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Eve
 	return nil, nil
 }
 
-// Update queues e's update and returns at once.
+// Update queues a copy of e's update and returns at once.
 func (s *queuedSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	s.enqueue(eventWrite{verb: updateEvent, event: e})
+	s.enqueue(eventWrite{verb: updateEvent, event: e.DeepCopy()})
 	return nil, nil
 }
 
-// Patch queues the patch of e and returns at once.
+// Patch queues the patch of a copy of e and returns at once. The
+// broadcaster patches a series with the Event its cache holds, under its
+// lock, and counts the series' next occurrences into that same Event
+// later: the write, made after the call returns, must not read it.
 func (s *queuedSink) Patch(_ context.Context, e *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	s.enqueue(eventWrite{verb: patchEvent, event: e, patch: data})
+	s.enqueue(eventWrite{verb: patchEvent, event: e.DeepCopy(), patch: data})
 	return nil, nil
 }
 

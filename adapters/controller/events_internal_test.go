@@ -119,6 +119,49 @@ func TestQueuedSinkWriters(t *testing.T) {
 	}
 }
 
+// A series is patched with the Event the broadcaster's cache holds, which
+// it goes on counting into under its lock once the call has returned: the
+// write made later is of the Event as it was given, and reads nothing the
+// broadcaster writes (run with -race). An Update likewise.
+func TestQueuedSinkWritesACopy(t *testing.T) {
+	counts := make(chan int32, 2)
+	sink := &recordingSink{got: func(e *eventsv1.Event) { counts <- e.Series.Count }}
+	s := testSink(t, sink, newHold(time.Hour), 1, eventsQueued)
+	s.hold.set(true) // the writer waits until the given Events have changed
+	cached := named("series")
+	cached.Series = &eventsv1.EventSeries{Count: 2}
+	_, _ = s.Patch(context.Background(), cached, []byte("{}"))
+	_, _ = s.Update(context.Background(), cached)
+	cached.Series.Count = 3 // the broadcaster counts the next occurrence
+	s.hold.set(false)
+	for range 2 {
+		select {
+		case n := <-counts:
+			assert.EqualValues(t, 2, n, "the Event as it was given")
+		case <-time.After(10 * time.Second):
+			t.Fatal("no write made")
+		}
+	}
+}
+
+// recordingSink hands each Event written to got.
+type recordingSink struct{ got func(*eventsv1.Event) }
+
+func (s *recordingSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.got(e)
+	return e, nil
+}
+
+func (s *recordingSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.got(e)
+	return e, nil
+}
+
+func (s *recordingSink) Patch(_ context.Context, e *eventsv1.Event, _ []byte) (*eventsv1.Event, error) {
+	s.got(e)
+	return e, nil
+}
+
 // Past its bound the queue drops its oldest writes, and counts them; the
 // writes are made in the order they were queued. Filled to its bound
 // exactly, it drops none.

@@ -118,7 +118,7 @@ func (r *reconciler) ungrantedOf(ctx context.Context, hr *unstructured.Unstructu
 // catalog replans it by.
 func (r *reconciler) unverifiedBy(req ref, obj runtime.Object, u *ungranted, d deps, what string) {
 	e := &entry{outcome: unverified, reason: "Unverified", verdict: u.verdict(), deps: d}
-	if r.record(req, e) {
+	if changed, _ := r.record(req, e); changed {
 		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "Unverified", "Plan", "%s", note(u.note(what)))
 	}
 }

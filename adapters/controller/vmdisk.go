@@ -86,8 +86,8 @@ func (r *reconciler) planDisk(ctx context.Context, req ref) (ctrl.Result, error)
 	res, _ := vmdisk.Plan(d, images, snap)
 	e := judge(res.Outcome, res.Refusals, res.Warnings)
 	e.deps = diskDeps(d, need, res, snap)
-	if r.record(req, e) {
-		r.events(obj, res.Refusals, res.Warnings, diskSummary(res))
+	if changed, first := r.record(req, e); changed {
+		r.events(obj, res.Refusals, res.Warnings, diskSummary(res), !first || !r.preexisting(obj))
 	}
 	return ctrl.Result{}, nil
 }

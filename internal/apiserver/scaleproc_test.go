@@ -158,8 +158,10 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	}
+	profiled := cpuProfiles(t, paddr, profileName("webhook", "sync", more), func() bool { return ready(w.health) })
 	require.True(t, until(10*time.Minute, func() bool { return ready(w.health) }), "the webhook is never ready: %s", w.stderr.String())
 	t.Logf("webhook process, %s: ready %v after its start, %s", name, time.Since(began).Round(time.Millisecond), memory(t, w.cmd.Process.Pid))
+	<-profiled
 	heapProfile(t, paddr, profileName("webhook", "ready", more))
 	var lat []time.Duration
 	for i := range 400 {
@@ -196,17 +198,19 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 	cmd.Stderr = stderr
 	began := time.Now()
 	require.NoError(t, cmd.Start())
+	url := "http://" + metrics + "/metrics"
+	profiled := cpuProfiles(t, paddr, profileName("controller", "plan", more), func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) })
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		_ = cmd.Process.Kill()
 		<-exited
 	}()
-	url := "http://" + metrics + "/metrics"
 	require.True(t, until(10*time.Minute, func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) }),
 		"the controller plans every pool: %v of %d: %.4000s", scrape(url, "worker_image_pools", ""), pools, stderr.String())
 	t.Logf("controller process, %s: %d pools planned %v after its start, %s",
 		name, pools, time.Since(began).Round(time.Millisecond), memory(t, cmd.Process.Pid))
+	<-profiled
 	heapProfile(t, paddr, profileName("controller", "planned", more))
 	require.Equal(t, float64(pools), scrape(url, "worker_image_pools", `outcome="planned"`), "every pool is planned")
 
@@ -219,6 +223,7 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 		raw := fmt.Sprintf(`{"status":{"cloneStrategy":%q}}`, s)
 		require.NoError(t, e.Client.Status().Patch(context.Background(), o, client.RawPatch(types.MergePatchType, []byte(raw))))
 	}
+	profiled = cpuProfiles(t, paddr, profileName("controller", "replan", more), func() bool { return replans()-before >= float64(pools) })
 	at := time.Now()
 	patch(cdiv1.CloneStrategyHostAssisted)
 	defer patch(cdiv1.CloneStrategyCsiClone)
@@ -226,6 +231,7 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 		"the class's profile plans every pool of it again: %v of %d", replans()-before, pools)
 	t.Logf("controller process: a StorageProfile change re-planned the %d pools of its class in %v; %s",
 		pools, time.Since(at).Round(time.Millisecond), memory(t, cmd.Process.Pid))
+	<-profiled
 	heapProfile(t, paddr, profileName("controller", "replanned", more))
 }
 
@@ -233,7 +239,10 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 // GC) of the webhook and controller processes to, at each point it
 // reports their resident set: webhook-ready.pb.gz, webhook-after.pb.gz,
 // controller-planned.pb.gz, controller-replanned.pb.gz (with a suffix
-// for each further runtime setting); unset, none.
+// for each further runtime setting), and CPU profiles of the webhook from
+// its start to ready, of the controller from its start to every pool
+// planned and from the StorageProfile change to every pool planned again
+// (cpuProfiles); unset, none.
 const heapEnv = "WORKER_IMAGE_SCALE_HEAP"
 
 // pprofArgs are the flags that make a process serve its profiles, and
@@ -278,6 +287,51 @@ func heapProfile(t *testing.T, addr, name string) {
 		}
 	}
 	t.Logf("heap profile: %s; %s", path, strings.Join(held, ", "))
+}
+
+// cpuWindow is how long each CPU profile cpuProfiles takes lasts.
+const cpuWindow = 2 * time.Second
+
+// cpuProfiles takes CPU profiles of the process serving pprof at addr, one
+// after another from when it first answers, each cpuWindow long, until
+// done holds, and writes them to the folder heapEnv names as
+// name-cpu-N.pb.gz (`go tool pprof` merges those it is given). The
+// channel closes once the last is written: the process's later work (the
+// admissions) is in none. Nothing when addr is "".
+func cpuProfiles(t *testing.T, addr, name string, done func() bool) <-chan struct{} {
+	written := make(chan struct{})
+	if addr == "" {
+		close(written)
+		return written
+	}
+	go func() {
+		defer close(written)
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(cpuWindow/time.Second))
+		for n := 0; n < 1000; {
+			resp, err := http.Get(url)
+			if err != nil {
+				// Not serving yet.
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Logf("cpu profile %s %d: %v %s", name, n, err, b)
+				return
+			}
+			if err := os.WriteFile(filepath.Join(os.Getenv(heapEnv), fmt.Sprintf("%s-cpu-%03d.pb.gz", name, n)), b, 0o644); err != nil {
+				t.Logf("cpu profile %s %d: %v", name, n, err)
+				return
+			}
+			n++
+			if done() {
+				t.Logf("cpu profiles: %s, %d of %v each", filepath.Join(os.Getenv(heapEnv), name+"-cpu-*.pb.gz"), n, cpuWindow)
+				return
+			}
+		}
+	}()
+	return written
 }
 
 // profileName is the name of a profile of component at point, with the

@@ -159,7 +159,7 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 		return resp.StatusCode == http.StatusOK
 	}
 	profiled := cpuProfiles(t, paddr, profileName("webhook", "sync", more), func() bool { return ready(w.health) })
-	require.True(t, until(10*time.Minute, func() bool { return ready(w.health) }), "the webhook is never ready: %s", w.stderr.String())
+	require.True(t, untilEvery(10*time.Minute, processPoll, func() bool { return ready(w.health) }), "the webhook is never ready: %s", w.stderr.String())
 	t.Logf("webhook process, %s: ready %v after its start, %s", name, time.Since(began).Round(time.Millisecond), memory(t, w.cmd.Process.Pid))
 	<-profiled
 	heapProfile(t, paddr, profileName("webhook", "ready", more))
@@ -206,7 +206,7 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 		_ = cmd.Process.Kill()
 		<-exited
 	}()
-	require.True(t, until(10*time.Minute, func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) }),
+	require.True(t, untilEvery(10*time.Minute, processPoll, func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) }),
 		"the controller plans every pool: %v of %d: %.4000s", scrape(url, "worker_image_pools", ""), pools, stderr.String())
 	t.Logf("controller process, %s: %d pools planned %v after its start, %s",
 		name, pools, time.Since(began).Round(time.Millisecond), memory(t, cmd.Process.Pid))
@@ -227,7 +227,7 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 	at := time.Now()
 	patch(cdiv1.CloneStrategyHostAssisted)
 	defer patch(cdiv1.CloneStrategyCsiClone)
-	require.True(t, until(5*time.Minute, func() bool { return replans()-before >= float64(pools) }),
+	require.True(t, untilEvery(5*time.Minute, processPoll, func() bool { return replans()-before >= float64(pools) }),
 		"the class's profile plans every pool of it again: %v of %d", replans()-before, pools)
 	t.Logf("controller process: a StorageProfile change re-planned the %d pools of its class in %v; %s",
 		pools, time.Since(at).Round(time.Millisecond), memory(t, cmd.Process.Pid))
@@ -346,7 +346,21 @@ func profileName(component, point string, more []string) string {
 
 // until waits for f to hold, polling every 10 ms, for at most limit.
 func until(limit time.Duration, f func() bool) bool {
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	return untilEvery(limit, 10*time.Millisecond, f)
+}
+
+// processPoll is how often the figures of a process are polled: its
+// readiness (each check of it a TLS handshake with its webhook server)
+// and its metrics (each scrape a rendering of them all) cost the process
+// CPU its sync or re-plan would otherwise have, at 100 polls a second
+// about a tenth of the webhook's sync. Its figures are as exact as it is
+// short.
+const processPoll = 50 * time.Millisecond
+
+// untilEvery waits for f to hold, polling every interval, for at most
+// limit.
+func untilEvery(limit, interval time.Duration, f func() bool) bool {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(interval) {
 		if f() {
 			return true
 		}

@@ -33,25 +33,30 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 )
 
-// chartMemoryLimit is the GOMEMLIMIT the chart gives component
-// ("webhook" or "controller"): its container's memory limit, in bytes, as
-// the Downward API's resourceFieldRef writes it.
-func chartMemoryLimit(t *testing.T, component string) string {
+// chartRuntime is the Go runtime's environment the chart gives component
+// ("webhook" or "controller"): GOMEMLIMIT, its container's memory limit in
+// bytes as the Downward API's resourceFieldRef writes it, and GOGC when
+// the chart sets one.
+func chartRuntime(t *testing.T, component string) []string {
 	t.Helper()
 	raw, err := fs.ReadFile(chart.Files(), "values.yaml")
 	require.NoError(t, err)
-	var v struct {
-		Webhook, Controller struct {
-			Resources struct {
-				Limits map[string]string `json:"limits"`
-			} `json:"resources"`
-		}
+	type values struct {
+		Resources struct {
+			Limits map[string]string `json:"limits"`
+		} `json:"resources"`
+		GOGC string `json:"gogc"`
 	}
+	var v struct{ Webhook, Controller values }
 	require.NoError(t, yaml.Unmarshal(raw, &v))
-	limits := map[string]map[string]string{"webhook": v.Webhook.Resources.Limits, "controller": v.Controller.Resources.Limits}[component]
-	q, err := resource.ParseQuantity(limits["memory"])
+	c := map[string]values{"webhook": v.Webhook, "controller": v.Controller}[component]
+	q, err := resource.ParseQuantity(c.Resources.Limits["memory"])
 	require.NoError(t, err, "the chart's %s memory limit", component)
-	return strconv.FormatInt(q.Value(), 10)
+	env := []string{"GOMEMLIMIT=" + strconv.FormatInt(q.Value(), 10)}
+	if c.GOGC != "" {
+		env = append(env, "GOGC="+c.GOGC)
+	}
+	return env
 }
 
 // memory is a process's resident set now (VmRSS) and at its peak (VmHWM),
@@ -96,8 +101,8 @@ func scrape(url, name, label string) float64 {
 }
 
 // processes runs `worker-image webhook` and then `worker-image controller`
-// over the loaded cluster, each as its own process with the GOMEMLIMIT the
-// chart sets it, and reports for each the time from its start to ready
+// over the loaded cluster, each as its own process with the runtime
+// settings the chart gives it (chartRuntime), and reports for each the time from its start to ready
 // (the webhook: its readiness, which waits for its informers to sync; the
 // controller: every one of the pools planned, as its metrics say) and its
 // resident set then; for the webhook, p50 and p99 of 400 AdmissionReviews
@@ -130,12 +135,12 @@ const goEnv = "WORKER_IMAGE_SCALE_GOENV"
 // runtimeEnv is the environment the chart gives component, with more
 // over it, and how the figures name it.
 func runtimeEnv(t *testing.T, component string, more []string) ([]string, string) {
-	env := append([]string{"GOMEMLIMIT=" + chartMemoryLimit(t, component)}, more...)
-	name := "GOMEMLIMIT=" + chartMemoryLimit(t, component) + " (the chart's)"
+	chart := chartRuntime(t, component)
+	name := strings.Join(chart, " ") + " (the chart's)"
 	if len(more) > 0 {
 		name += " and " + strings.Join(more, " ")
 	}
-	return env, name
+	return append(chart, more...), name
 }
 
 // webhookProcess runs the webhook with the chart's runtime settings and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -150,21 +151,31 @@ func (w *warmer) Start(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	for _, o := range objs {
+	// The informers list at once: the API server encodes one kind's
+	// objects while the webhook decodes another's.
+	errs := make([]error, len(objs))
+	var started sync.WaitGroup
+	for i, o := range objs {
 		if _, ok := o.(*corev1.PersistentVolume); ok {
 			// Read by name from the API server (Setup).
 			continue
 		}
-		if _, err := w.cache.GetInformer(ctx, o); err != nil {
-			if meta.IsNoMatchError(err) {
-				log.Info("kind not served, it stays unknown to every plan", "kind", o.GetObjectKind().GroupVersionKind().String(), "type", fmt.Sprintf("%T", o))
-				continue
-			}
-			if errors.Is(ctx.Err(), context.Canceled) {
-				return nil
-			}
-			return fmt.Errorf("start the informer of %T: %w", o, err)
+		started.Go(func() { _, errs[i] = w.cache.GetInformer(ctx, o) })
+	}
+	started.Wait()
+	for i, err := range errs {
+		o := objs[i]
+		if err == nil {
+			continue
 		}
+		if meta.IsNoMatchError(err) {
+			log.Info("kind not served, it stays unknown to every plan", "kind", o.GetObjectKind().GroupVersionKind().String(), "type", fmt.Sprintf("%T", o))
+			continue
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil
+		}
+		return fmt.Errorf("start the informer of %T: %w", o, err)
 	}
 	if err := diskindex.Add(ctx, w.cache); err != nil {
 		// The first admission adds it, or lists the namespace whole.

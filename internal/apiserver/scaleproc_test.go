@@ -33,25 +33,30 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
 )
 
-// chartMemoryLimit is the GOMEMLIMIT the chart gives component
-// ("webhook" or "controller"): its container's memory limit, in bytes, as
-// the Downward API's resourceFieldRef writes it.
-func chartMemoryLimit(t *testing.T, component string) string {
+// chartRuntime is the Go runtime's environment the chart gives component
+// ("webhook" or "controller"): GOMEMLIMIT, its container's memory limit in
+// bytes as the Downward API's resourceFieldRef writes it, and GOGC when
+// the chart sets one.
+func chartRuntime(t *testing.T, component string) []string {
 	t.Helper()
 	raw, err := fs.ReadFile(chart.Files(), "values.yaml")
 	require.NoError(t, err)
-	var v struct {
-		Webhook, Controller struct {
-			Resources struct {
-				Limits map[string]string `json:"limits"`
-			} `json:"resources"`
-		}
+	type values struct {
+		Resources struct {
+			Limits map[string]string `json:"limits"`
+		} `json:"resources"`
+		GOGC string `json:"gogc"`
 	}
+	var v struct{ Webhook, Controller values }
 	require.NoError(t, yaml.Unmarshal(raw, &v))
-	limits := map[string]map[string]string{"webhook": v.Webhook.Resources.Limits, "controller": v.Controller.Resources.Limits}[component]
-	q, err := resource.ParseQuantity(limits["memory"])
+	c := map[string]values{"webhook": v.Webhook, "controller": v.Controller}[component]
+	q, err := resource.ParseQuantity(c.Resources.Limits["memory"])
 	require.NoError(t, err, "the chart's %s memory limit", component)
-	return strconv.FormatInt(q.Value(), 10)
+	env := []string{"GOMEMLIMIT=" + strconv.FormatInt(q.Value(), 10)}
+	if c.GOGC != "" {
+		env = append(env, "GOGC="+c.GOGC)
+	}
+	return env
 }
 
 // memory is a process's resident set now (VmRSS) and at its peak (VmHWM),
@@ -96,8 +101,8 @@ func scrape(url, name, label string) float64 {
 }
 
 // processes runs `worker-image webhook` and then `worker-image controller`
-// over the loaded cluster, each as its own process with the GOMEMLIMIT the
-// chart sets it, and reports for each the time from its start to ready
+// over the loaded cluster, each as its own process with the runtime
+// settings the chart gives it (chartRuntime), and reports for each the time from its start to ready
 // (the webhook: its readiness, which waits for its informers to sync; the
 // controller: every one of the pools planned, as its metrics say) and its
 // resident set then; for the webhook, p50 and p99 of 400 AdmissionReviews
@@ -130,12 +135,12 @@ const goEnv = "WORKER_IMAGE_SCALE_GOENV"
 // runtimeEnv is the environment the chart gives component, with more
 // over it, and how the figures name it.
 func runtimeEnv(t *testing.T, component string, more []string) ([]string, string) {
-	env := append([]string{"GOMEMLIMIT=" + chartMemoryLimit(t, component)}, more...)
-	name := "GOMEMLIMIT=" + chartMemoryLimit(t, component) + " (the chart's)"
+	chart := chartRuntime(t, component)
+	name := strings.Join(chart, " ") + " (the chart's)"
 	if len(more) > 0 {
 		name += " and " + strings.Join(more, " ")
 	}
-	return env, name
+	return append(chart, more...), name
 }
 
 // webhookProcess runs the webhook with the chart's runtime settings and
@@ -158,8 +163,10 @@ func webhookProcess(t *testing.T, e *apiserver.Env, bin string, disks int, more 
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	}
-	require.True(t, until(10*time.Minute, func() bool { return ready(w.health) }), "the webhook is never ready: %s", w.stderr.String())
+	profiled := cpuProfiles(t, paddr, profileName("webhook", "sync", more), func() bool { return ready(w.health) })
+	require.True(t, untilEvery(10*time.Minute, processPoll, func() bool { return ready(w.health) }), "the webhook is never ready: %s", w.stderr.String())
 	t.Logf("webhook process, %s: ready %v after its start, %s", name, time.Since(began).Round(time.Millisecond), memory(t, w.cmd.Process.Pid))
+	<-profiled
 	heapProfile(t, paddr, profileName("webhook", "ready", more))
 	var lat []time.Duration
 	for i := range 400 {
@@ -196,17 +203,19 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 	cmd.Stderr = stderr
 	began := time.Now()
 	require.NoError(t, cmd.Start())
+	url := "http://" + metrics + "/metrics"
+	profiled := cpuProfiles(t, paddr, profileName("controller", "plan", more), func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) })
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		_ = cmd.Process.Kill()
 		<-exited
 	}()
-	url := "http://" + metrics + "/metrics"
-	require.True(t, until(10*time.Minute, func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) }),
+	require.True(t, untilEvery(10*time.Minute, processPoll, func() bool { return scrape(url, "worker_image_pools", "") >= float64(pools) }),
 		"the controller plans every pool: %v of %d: %.4000s", scrape(url, "worker_image_pools", ""), pools, stderr.String())
 	t.Logf("controller process, %s: %d pools planned %v after its start, %s",
 		name, pools, time.Since(began).Round(time.Millisecond), memory(t, cmd.Process.Pid))
+	<-profiled
 	heapProfile(t, paddr, profileName("controller", "planned", more))
 	require.Equal(t, float64(pools), scrape(url, "worker_image_pools", `outcome="planned"`), "every pool is planned")
 
@@ -219,16 +228,18 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 		raw := fmt.Sprintf(`{"status":{"cloneStrategy":%q}}`, s)
 		require.NoError(t, e.Client.Status().Patch(context.Background(), o, client.RawPatch(types.MergePatchType, []byte(raw))))
 	}
+	profiled = cpuProfiles(t, paddr, profileName("controller", "replan", more), func() bool { return replans()-before >= float64(pools) })
 	at := time.Now()
 	patch(cdiv1.CloneStrategyHostAssisted)
 	defer patch(cdiv1.CloneStrategyCsiClone)
-	require.True(t, until(5*time.Minute, func() bool { return replans()-before >= float64(pools) }),
+	require.True(t, untilEvery(5*time.Minute, processPoll, func() bool { return replans()-before >= float64(pools) }),
 		"the class's profile plans every pool of it again: %v of %d", replans()-before, pools)
 	dropped := func(cause string) float64 {
 		return scrape(url, "worker_image_events_dropped_total", `cause="`+cause+`"`)
 	}
 	t.Logf("controller process: a StorageProfile change re-planned the %d pools of its class in %v; %s; Events dropped so far: QueueFull %v, Rejected %v, Unreachable %v",
 		pools, time.Since(at).Round(time.Millisecond), memory(t, cmd.Process.Pid), dropped("QueueFull"), dropped("Rejected"), dropped("Unreachable"))
+	<-profiled
 	heapProfile(t, paddr, profileName("controller", "replanned", more))
 }
 
@@ -236,7 +247,10 @@ func controllerProcess(t *testing.T, e *apiserver.Env, bin string, pools int, mo
 // GC) of the webhook and controller processes to, at each point it
 // reports their resident set: webhook-ready.pb.gz, webhook-after.pb.gz,
 // controller-planned.pb.gz, controller-replanned.pb.gz (with a suffix
-// for each further runtime setting); unset, none.
+// for each further runtime setting), and CPU profiles of the webhook from
+// its start to ready, of the controller from its start to every pool
+// planned and from the StorageProfile change to every pool planned again
+// (cpuProfiles); unset, none.
 const heapEnv = "WORKER_IMAGE_SCALE_HEAP"
 
 // pprofArgs are the flags that make a process serve its profiles, and
@@ -283,6 +297,51 @@ func heapProfile(t *testing.T, addr, name string) {
 	t.Logf("heap profile: %s; %s", path, strings.Join(held, ", "))
 }
 
+// cpuWindow is how long each CPU profile cpuProfiles takes lasts.
+const cpuWindow = 2 * time.Second
+
+// cpuProfiles takes CPU profiles of the process serving pprof at addr, one
+// after another from when it first answers, each cpuWindow long, until
+// done holds, and writes them to the folder heapEnv names as
+// name-cpu-N.pb.gz (`go tool pprof` merges those it is given). The
+// channel closes once the last is written: the process's later work (the
+// admissions) is in none. Nothing when addr is "".
+func cpuProfiles(t *testing.T, addr, name string, done func() bool) <-chan struct{} {
+	written := make(chan struct{})
+	if addr == "" {
+		close(written)
+		return written
+	}
+	go func() {
+		defer close(written)
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(cpuWindow/time.Second))
+		for n := 0; n < 1000; {
+			resp, err := http.Get(url)
+			if err != nil {
+				// Not serving yet.
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Logf("cpu profile %s %d: %v %s", name, n, err, b)
+				return
+			}
+			if err := os.WriteFile(filepath.Join(os.Getenv(heapEnv), fmt.Sprintf("%s-cpu-%03d.pb.gz", name, n)), b, 0o644); err != nil {
+				t.Logf("cpu profile %s %d: %v", name, n, err)
+				return
+			}
+			n++
+			if done() {
+				t.Logf("cpu profiles: %s, %d of %v each", filepath.Join(os.Getenv(heapEnv), name+"-cpu-*.pb.gz"), n, cpuWindow)
+				return
+			}
+		}
+	}()
+	return written
+}
+
 // profileName is the name of a profile of component at point, with the
 // runtime settings more.
 func profileName(component, point string, more []string) string {
@@ -295,7 +354,21 @@ func profileName(component, point string, more []string) string {
 
 // until waits for f to hold, polling every 10 ms, for at most limit.
 func until(limit time.Duration, f func() bool) bool {
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	return untilEvery(limit, 10*time.Millisecond, f)
+}
+
+// processPoll is how often the figures of a process are polled: its
+// readiness (each check of it a TLS handshake with its webhook server)
+// and its metrics (each scrape a rendering of them all) cost the process
+// CPU its sync or re-plan would otherwise have, at 100 polls a second
+// about a tenth of the webhook's sync. Its figures are as exact as it is
+// short.
+const processPoll = 50 * time.Millisecond
+
+// untilEvery waits for f to hold, polling every interval, for at most
+// limit.
+func untilEvery(limit, interval time.Duration, f func() bool) bool {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(interval) {
 		if f() {
 			return true
 		}

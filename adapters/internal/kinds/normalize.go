@@ -72,14 +72,39 @@ func typed[T any](objs []T, k state.Kind, meta func(*T) *metav1.TypeMeta) {
 }
 
 func sortByKey[T any](objs []T, meta func(*T) *metav1.ObjectMeta) {
-	// By index: the objects are large, and a comparison must not copy them.
-	sort.SliceStable(objs, func(i, j int) bool {
-		a, b := meta(&objs[i]), meta(&objs[j])
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
+	less := func(a, b *metav1.ObjectMeta) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	}
+	sorted := true
+	for i := 1; i < len(objs) && sorted; i++ {
+		sorted = less(meta(&objs[i-1]), meta(&objs[i])) <= 0
+	}
+	if sorted {
+		return
+	}
+	// The objects are large (a PVC is half a kilobyte): their indices are
+	// sorted, and each object is then moved once, not once per swap.
+	order := make([]int, len(objs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return less(meta(&objs[i]), meta(&objs[j])) })
+	// In place, one cycle of the permutation at a time.
+	for i := range order {
+		if order[i] == i || order[i] < 0 {
+			continue
 		}
-		return a.Name < b.Name
-	})
+		held := objs[i]
+		at := i
+		for order[at] != i {
+			next := order[at]
+			objs[at] = objs[next]
+			order[at] = -1
+			at = next
+		}
+		objs[at] = held
+		order[at] = -1
+	}
 }
 
 func compareRefs(a, b state.Ref) int {

@@ -21,11 +21,13 @@ package slim
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unique"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -264,6 +266,9 @@ type table[M ~map[K]V, K ~string, V any] struct {
 	value func(V) V
 	mu    sync.Mutex
 	m     map[string]M
+	// given holds the maps of m: an object transformed again (an
+	// informer's queue after its reflector) finds its own at once.
+	given map[unsafe.Pointer]struct{}
 }
 
 // intern is the table's map equal to m, m itself when there is none yet
@@ -272,6 +277,13 @@ func (t *table[M, K, V]) intern(m M) M {
 	if len(m) == 0 {
 		return nil
 	}
+	id := reflect.ValueOf(m).UnsafePointer()
+	t.mu.Lock()
+	_, ok := t.given[id]
+	t.mu.Unlock()
+	if ok {
+		return m
+	}
 	key := t.key(m)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -279,7 +291,7 @@ func (t *table[M, K, V]) intern(m M) M {
 		return v
 	}
 	if t.m == nil {
-		t.m = map[string]M{}
+		t.m, t.given = map[string]M{}, map[unsafe.Pointer]struct{}{}
 	}
 	if len(t.m) < internLimit {
 		out := make(M, len(m))
@@ -290,6 +302,7 @@ func (t *table[M, K, V]) intern(m M) M {
 			out[K(intern(string(k)))] = v
 		}
 		t.m[key] = out
+		t.given[reflect.ValueOf(out).UnsafePointer()] = struct{}{}
 		return out
 	}
 	return m

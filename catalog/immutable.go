@@ -76,7 +76,7 @@ func (r *renderer) sameClass(e *Entry, g *golden.Golden) bool {
 	if e.StorageClass == g.NamedClass {
 		return true
 	}
-	in := storage.Input{BoundKnown: g.BoundKnown, Default: r.def}
+	in := storage.Input{BoundKnown: g.BoundKnown, Default: r.def.Name, DefaultKnown: r.def.Known}
 	if g.ClaimClass != "" {
 		in.Bound = []string{g.ClaimClass}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
-	"github.com/cozystack/kubernetes-worker-image/storage"
 )
 
 // subject names the catalog in its refusals and warnings.
@@ -127,7 +126,7 @@ var unverifiedDetail = map[state.Kind]string{
 type renderer struct {
 	col        findings.Collector
 	snap       *state.Snapshot
-	def        storage.DefaultResult
+	def        stateindex.Default
 	unverified state.Kind
 }
 

@@ -15,14 +15,6 @@ const (
 	BetaDefaultAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
 )
 
-// DefaultResult is the cluster default class. Known is false when the
-// StorageClasses were not observed; Name is "" when they were and none is a
-// default.
-type DefaultResult struct {
-	Name  string
-	Known bool
-}
-
 // DefaultClass picks the cluster default as CDI v1.64.0 resolves it for a
 // DataVolume of kubevirt content, which worker disks and goldens are
 // (controller/common/util.go GetStorageClassByNameWithVirtFallback,

@@ -14,14 +14,14 @@ func ExampleResolve_conflict() {
 	_, err := storage.Resolve(storage.Input{
 		Bound:      []string{"replicated", "local"},
 		BoundKnown: true,
-		Default:    storage.DefaultResult{Name: "replicated", Known: true},
+		Default:    "replicated", DefaultKnown: true,
 	})
 	var conflict *storage.ConflictError
 	if errors.As(err, &conflict) {
 		fmt.Println("bound on", conflict.Classes)
 	}
 
-	_, err = storage.Resolve(storage.Input{BoundKnown: true, Default: storage.DefaultResult{Known: true}})
+	_, err = storage.Resolve(storage.Input{BoundKnown: true, DefaultKnown: true})
 	fmt.Println(errors.Is(err, storage.ErrNoDefault), errors.Is(err, storage.ErrDefaultUnknown))
 	// Output:
 	// bound on [local replicated]

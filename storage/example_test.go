@@ -27,9 +27,10 @@ func ExampleDefaultClass() {
 // when the cluster default moves.
 func ExampleResolve_frozen() {
 	r, err := storage.Resolve(storage.Input{
-		Bound:      []string{"replicated", "replicated"},
-		BoundKnown: true,
-		Default:    storage.DefaultResult{Name: "local", Known: true},
+		Bound:        []string{"replicated", "replicated"},
+		BoundKnown:   true,
+		Default:      "local",
+		DefaultKnown: true,
 	})
 	fmt.Println(r, err)
 	// Output: "replicated" (frozen) <nil>

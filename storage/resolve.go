@@ -41,8 +41,11 @@ type Input struct {
 	// BoundKnown is false when those disks could not be observed.
 	Bound      []string
 	BoundKnown bool
-	// Default is the cluster default (see DefaultClass).
-	Default DefaultResult
+	// Default is the cluster default (see DefaultClass): "" when the
+	// StorageClasses were observed and none is a default. DefaultKnown is
+	// false when they were not observed.
+	Default      string
+	DefaultKnown bool
 }
 
 // Errors of Resolve. They carry no subject: the caller turns them into
@@ -81,12 +84,12 @@ func Resolve(in Input) (Resolution, error) {
 		return Resolution{Name: only, From: Frozen}, nil
 	}
 	switch {
-	case !in.Default.Known:
+	case !in.DefaultKnown:
 		return Resolution{From: Default}, ErrDefaultUnknown
-	case in.Default.Name == "":
+	case in.Default == "":
 		return Resolution{From: Default}, ErrNoDefault
 	}
-	return Resolution{Name: in.Default.Name, From: Default}, nil
+	return Resolution{Name: in.Default, From: Default}, nil
 }
 
 // single returns the one non-empty class of classes without allocating, or

@@ -9,7 +9,6 @@ import (
 )
 
 func TestResolve(t *testing.T) {
-	known := func(name string) storage.DefaultResult { return storage.DefaultResult{Name: name, Known: true} }
 	cases := map[string]struct {
 		reason   string
 		in       storage.Input
@@ -19,7 +18,7 @@ func TestResolve(t *testing.T) {
 	}{
 		"explicit": {
 			reason: "an explicit class always wins, over bound disks and the default",
-			in:     storage.Input{Named: "replicated", Bound: []string{"local"}, BoundKnown: true, Default: known("local")},
+			in:     storage.Input{Named: "replicated", Bound: []string{"local"}, BoundKnown: true, Default: "local", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Explicit},
 		},
 		"explicit offline": {
@@ -34,7 +33,7 @@ func TestResolve(t *testing.T) {
 		},
 		"frozen": {
 			reason: "an empty class is frozen from the disks already bound, whatever the default became",
-			in:     storage.Input{Bound: []string{"replicated", "replicated"}, BoundKnown: true, Default: known("local")},
+			in:     storage.Input{Bound: []string{"replicated", "replicated"}, BoundKnown: true, Default: "local", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"frozen, default unknown": {
@@ -44,22 +43,22 @@ func TestResolve(t *testing.T) {
 		},
 		"frozen, no default": {
 			reason: "a frozen class needs no default: a cluster without one does not fail the pool",
-			in:     storage.Input{Bound: []string{"replicated"}, BoundKnown: true, Default: known("")},
+			in:     storage.Input{Bound: []string{"replicated"}, BoundKnown: true, Default: "", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"frozen ignores empty": {
 			reason: "a disk without a class does not conflict with one that has a class",
-			in:     storage.Input{Bound: []string{"", "replicated"}, BoundKnown: true, Default: known("local")},
+			in:     storage.Input{Bound: []string{"", "replicated"}, BoundKnown: true, Default: "local", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Frozen},
 		},
 		"two bound classes": {
 			reason:   "disks on two classes are a conflict, never resolved by list order",
-			in:       storage.Input{Bound: []string{"b", "a", "b"}, BoundKnown: true, Default: known("a")},
+			in:       storage.Input{Bound: []string{"b", "a", "b"}, BoundKnown: true, Default: "a", DefaultKnown: true},
 			conflict: []string{"a", "b"},
 		},
 		"two bound classes, reversed": {
 			reason:   "the same conflict whatever the order of the disks",
-			in:       storage.Input{Bound: []string{"a", "b"}, BoundKnown: true, Default: known("a")},
+			in:       storage.Input{Bound: []string{"a", "b"}, BoundKnown: true, Default: "a", DefaultKnown: true},
 			conflict: []string{"a", "b"},
 		},
 		"conflict, default unknown": {
@@ -69,22 +68,22 @@ func TestResolve(t *testing.T) {
 		},
 		"default": {
 			reason: "no class, no disks: the cluster default, the class a first disk gets",
-			in:     storage.Input{BoundKnown: true, Default: known("replicated")},
+			in:     storage.Input{BoundKnown: true, Default: "replicated", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Default},
 		},
 		"default, disks unknown": {
 			reason: "with the disks unknown the default is still resolved; the caller knows BoundKnown",
-			in:     storage.Input{Default: known("replicated")},
+			in:     storage.Input{Default: "replicated", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Default},
 		},
 		"only empty bound": {
 			reason: "disks without a class freeze nothing: the default applies",
-			in:     storage.Input{Bound: []string{""}, BoundKnown: true, Default: known("replicated")},
+			in:     storage.Input{Bound: []string{""}, BoundKnown: true, Default: "replicated", DefaultKnown: true},
 			want:   storage.Resolution{Name: "replicated", From: storage.Default},
 		},
 		"no default": {
 			reason: "classes observed and none is a default: ErrNoDefault",
-			in:     storage.Input{BoundKnown: true, Default: known("")},
+			in:     storage.Input{BoundKnown: true, Default: "", DefaultKnown: true},
 			want:   storage.Resolution{From: storage.Default},
 			err:    storage.ErrNoDefault,
 		},
@@ -138,7 +137,7 @@ func TestConflictClassesAreDistinct(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := storage.Resolve(storage.Input{Bound: tc.in, BoundKnown: true, Default: storage.DefaultResult{Name: "d", Known: true}})
+			_, err := storage.Resolve(storage.Input{Bound: tc.in, BoundKnown: true, Default: "d", DefaultKnown: true})
 			var ce *storage.ConflictError
 			if tc.want == nil {
 				if errors.As(err, &ce) {

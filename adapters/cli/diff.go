@@ -365,7 +365,7 @@ func writeStepsAndTransfer(w io.Writer, rep *whatif.Report) {
 		}
 	}
 	t := rep.Transfer
-	printf(w, "transfer: %s over HTTP, %s by storage-layer clones\n", bytesText(t.HTTPBytes, t.HTTPKnown), bytesText(t.CloneBytes, t.CloneKnown))
+	printf(w, "transfer: %s over HTTP, %s by storage-layer clones\n", bytesText(t.HTTPBytes), bytesText(t.CloneBytes))
 	if len(t.Unverified) > 0 {
 		printf(w, "%sworkers not counted for %s: the DataVolumes and PersistentVolumeClaims of their namespaces were not read\n", humanIndent, strings.Join(t.Unverified, ", "))
 	}
@@ -458,14 +458,14 @@ func workersText(p whatif.PoolDiff) string {
 }
 
 // bytesText is a byte count in GiB and in bytes.
-func bytesText(n int64, known bool) string {
-	if !known {
+func bytesText(n *int64) string {
+	if n == nil {
 		return "not known"
 	}
-	if n == 0 {
+	if *n == 0 {
 		return "0 bytes"
 	}
-	return fmt.Sprintf("%.1f GiB (%d bytes)", float64(n)/(1<<30), n)
+	return fmt.Sprintf("%.1f GiB (%d bytes)", float64(*n)/(1<<30), *n)
 }
 
 // writeDiffWide prints one line per pool, as kubectl's -o wide, then the

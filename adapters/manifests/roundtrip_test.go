@@ -11,6 +11,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"pgregory.net/rapid"
@@ -98,12 +99,12 @@ func asRead(st *state.State) *state.State {
 // each name, sorted by namespace and name.
 func lastOf[T any, P interface {
 	*T
-	DeepCopy() P
+	DeepCopyObject() runtime.Object
 }](objs []T, meta func(*T) *metav1.ObjectMeta) []T {
 	byKey := map[[2]string]int{}
 	var out []T
 	for i := range objs {
-		o := *P(&objs[i]).DeepCopy()
+		o := *P(&objs[i]).DeepCopyObject().(P)
 		m := meta(&o)
 		m.ManagedFields, m.OwnerReferences, m.Finalizers, m.UID, m.ResourceVersion = nil, nil, nil, "", ""
 		k := [2]string{m.Namespace, m.Name}

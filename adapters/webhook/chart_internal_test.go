@@ -44,7 +44,6 @@ func TestChartSendsWhatTheValidatorJudges(t *testing.T) {
 					o.CatalogRelease.Namespace = ns
 				}
 			}
-			o = o.withDefaults()
 
 			type hook struct{ path, group, version, resource, condition string }
 			got := map[string]hook{}

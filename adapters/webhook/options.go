@@ -66,9 +66,11 @@ var catalogChart = poolrelease.Chart{Name: "kubernetes-worker-image"}
 // Set it as Options.CatalogRelease to read the catalog there.
 func DefaultCatalogRelease() types.NamespacedName { return catalogrelease.Default }
 
-// defaultReadTimeout bounds an admission's reads, below the chart's
-// timeoutSeconds, 5.
-const defaultReadTimeout = 4 * time.Second
+// readTimeout bounds the reads of one admission (a cache whose informer
+// has not synced makes a read wait), below the webhook's timeoutSeconds,
+// 5, so that a slow read is a denial that says so rather than a call the
+// API server gives up on.
+const readTimeout = 4 * time.Second
 
 // Options say what the webhook plans pools against. The HelmReleases it
 // validates are the charts' as Cozystack releases them: for pools, the
@@ -91,16 +93,4 @@ type Options struct {
 	// neither Catalog nor a CatalogRelease name, the catalog is read back from
 	// the goldens in cozy-public (catalog.FromCluster).
 	CatalogRelease types.NamespacedName
-	// ReadTimeout bounds the reads of one admission (a cache whose informer
-	// has not synced makes a read wait); 0 means 4 seconds. Keep it
-	// below the webhook's timeoutSeconds, so that a slow read is a denial
-	// that says so rather than a call the API server gives up on.
-	ReadTimeout time.Duration
-}
-
-func (o Options) withDefaults() Options {
-	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = defaultReadTimeout
-	}
-	return o
 }

@@ -60,13 +60,13 @@ func (v *Validator) denied() error {
 // (controllerruntime.AddToScheme) and, to read the catalog release from a
 // cache, cache unstructured objects.
 func New(c client.Reader, o Options) *Validator {
-	return &Validator{client: c, api: c, state: controllerruntime.New(c), values: catalogrelease.ReaderSource(c), opts: o.withDefaults()}
+	return &Validator{client: c, api: c, state: controllerruntime.New(c), values: catalogrelease.ReaderSource(c), opts: o}
 }
 
 // Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
 // served at PoolsPath.
 func (v *Validator) Pools() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: poolGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.pool}}
+	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: poolGVK.GroupKind(), timeout: readTimeout, decide: v.pool}}
 }
 
 // Releases is the webhook of Flux HelmReleases
@@ -75,7 +75,7 @@ func (v *Validator) Pools() *admission.Webhook {
 // kubernetes-worker-image chart rendered as the catalog, and any other is
 // admitted untouched.
 func (v *Validator) Releases() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: helmReleaseGVK.GroupKind(), timeout: v.opts.ReadTimeout, decide: v.release}}
+	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: helmReleaseGVK.GroupKind(), timeout: readTimeout, decide: v.release}}
 }
 
 // Register serves the webhooks on s, at PoolsPath, ReleasesPath and

@@ -38,7 +38,7 @@ var imagesRelease = catalogrelease.Images
 // renders it, and refused where CDI would never finish its DataVolume or
 // would copy it over the pod network.
 func (v *Validator) VMDisks() *admission.Webhook {
-	return &admission.Webhook{Handler: handler{resource: "vmdisks", kind: vmDiskGK, timeout: v.opts.ReadTimeout, decide: v.vmDisk}}
+	return &admission.Webhook{Handler: handler{resource: "vmdisks", kind: vmDiskGK, timeout: readTimeout, decide: v.vmDisk}}
 }
 
 // vmDisk decides a VMDisk create or update.

@@ -117,7 +117,7 @@ func Render(cat *Catalog, snap *state.Snapshot) (catalog.RenderResult, error) {
 type renderer struct {
 	col        findings.Collector
 	snap       *state.Snapshot
-	def        storage.DefaultResult
+	def        stateindex.Default
 	unverified state.Kind
 }
 
@@ -184,7 +184,7 @@ func (r *renderer) checkUnchanged(e *entry, g *golden.Golden) {
 			"image %q: golden %s requests %s, not %s; %s", e.name, e.golden, g.Request.String(), e.size.String(), way)
 	}
 	live, lerr := g.ResolveClass(r.def)
-	want, werr := storage.Resolve(storage.Input{Named: e.class, BoundKnown: true, Default: r.def})
+	want, werr := storage.Resolve(storage.Input{Named: e.class, BoundKnown: true, Default: r.def.Name, DefaultKnown: r.def.Known})
 	switch {
 	case lerr != nil || werr != nil:
 		if !r.def.Known {

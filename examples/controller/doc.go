@@ -37,7 +37,7 @@
 //   - Each refusal and each warning is a Warning event under its reason; a
 //     planned pool also gets a Normal Planned event. Events are recorded
 //     only when the condition changes, so a resync repeats nothing.
-//   - Every Reconcile is bounded by Timeout (30 s when it is 0). A read
+//   - Every Reconcile is bounded by 30 seconds. A read
 //     of the cluster that fails (a timeout, a cache not synced) is
 //     returned from Reconcile: the pool is requeued with backoff. A refusal
 //     is an outcome, not an error: nothing is requeued for it.

@@ -210,7 +210,7 @@ func TestReconcileIsBounded(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	r := &controller.Reconciler{Client: e.Client, State: hangs, Catalog: fleet.DefaultCatalog(), Recorder: events.NewFakeRecorder(16), Timeout: 50 * time.Millisecond}
+	r := controller.NewReconciler(e.Client, hangs, fleet.DefaultCatalog(), events.NewFakeRecorder(16), 50*time.Millisecond)
 	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pool)})
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }

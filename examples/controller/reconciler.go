@@ -39,34 +39,34 @@ var poolGVK = schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind)
 // events. It never changes a disk: what it plans is for the chart to
 // render, or for a person to read.
 type Reconciler struct {
-	// Client reads the pools and writes their status: mgr.GetClient().
-	Client client.Client
-	// State reads what each plan needs; over mgr.GetClient() the manager's
+	// client reads the pools and writes their status: mgr.GetClient().
+	client client.Client
+	// state reads what each plan needs; over mgr.GetClient() the manager's
 	// cache serves it, with no request to the API server per plan.
-	State state.Reader
-	// Catalog is the kubernetes-worker-image package's catalog.
-	Catalog *catalog.Catalog
-	// Recorder records the events: mgr.GetEventRecorder("worker-disk-planner").
-	Recorder events.EventRecorder
-	// Timeout bounds one Reconcile, its reads and writes; 0 means
-	// 30 seconds. A reconcile that runs out is requeued with backoff.
-	Timeout time.Duration
+	state state.Reader
+	// catalog is the kubernetes-worker-image package's catalog.
+	catalog *catalog.Catalog
+	// recorder records the events: mgr.GetEventRecorder("worker-disk-planner").
+	recorder events.EventRecorder
+	// timeout bounds one Reconcile, its reads and writes; 0 means
+	// defaultTimeout. A reconcile that runs out is requeued with backoff.
+	timeout time.Duration
 }
 
-// defaultTimeout bounds a Reconcile when Reconciler.Timeout is 0.
+// defaultTimeout bounds a Reconcile: 30 seconds.
 const defaultTimeout = 30 * time.Second
 
 // New returns a Reconciler over mgr's client, cache and event recorder.
 // The manager's scheme must hold CDI's types (controllerruntime.AddToScheme).
 func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 	return &Reconciler{
-		Client: mgr.GetClient(),
+		client: mgr.GetClient(),
 		// The Reviewer makes a kind this identity may not watch unknown at
 		// once, rather than a read that waits on its informer until the
 		// reconcile times out.
-		State:    &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
-		Catalog:  cat,
-		Recorder: mgr.GetEventRecorder(name),
+		state:    &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
+		catalog:  cat,
+		recorder: mgr.GetEventRecorder(name),
 	}
 }
 
@@ -79,12 +79,12 @@ func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=selfsubjectaccessreviews,verbs=create
 
-// Reconcile plans one pool, within Timeout. A read of the cluster that
+// Reconcile plans one pool, within 30 seconds. A read of the cluster that
 // fails (a timeout, a cache not synced) returns its error, so the pool is
 // requeued with backoff; a refusal is an outcome, recorded and not
 // retried: the pool is planned again when it or the cluster changes.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	timeout := r.Timeout
+	timeout := r.timeout
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
@@ -92,7 +92,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	defer cancel()
 	pool := &unstructured.Unstructured{}
 	pool.SetGroupVersionKind(poolGVK)
-	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, pool); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	res, err := r.plan(ctx, pool)
@@ -105,7 +105,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	// Events only when the condition changed: a resync repeats nothing.
 	for _, e := range eventsOf(res) {
-		r.Recorder.Eventf(pool, nil, e.Type, e.Reason, "PlanDisk", "%s", e.Note)
+		r.recorder.Eventf(pool, nil, e.Type, e.Reason, "PlanDisk", "%s", e.Note)
 	}
 	return ctrl.Result{}, nil
 }
@@ -118,11 +118,11 @@ func (r *Reconciler) plan(ctx context.Context, obj *unstructured.Unstructured) (
 	if err != nil {
 		return plan.Result{}, err
 	}
-	st, err := r.State.Read(ctx, plan.Needs(pool))
+	st, err := r.state.Read(ctx, plan.Needs(pool))
 	if err != nil {
 		return plan.Result{}, err
 	}
-	res, _ := plan.Plan(pool, r.Catalog, state.NewSnapshot(st))
+	res, _ := plan.Plan(pool, r.catalog, state.NewSnapshot(st))
 	return res, nil
 }
 
@@ -156,7 +156,7 @@ func (r *Reconciler) record(ctx context.Context, pool *unstructured.Unstructured
 	}
 	status["conditions"] = conds["conditions"]
 	pool.Object["status"] = status
-	return true, r.Client.Status().Update(ctx, pool)
+	return true, r.client.Status().Update(ctx, pool)
 }
 
 // SetupWithManager plans a pool when its spec changes, and every pool when
@@ -179,7 +179,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) everyPool(ctx context.Context, _ client.Object) []ctrl.Request {
 	pools := &unstructured.UnstructuredList{}
 	pools.SetGroupVersionKind(poolGVK.GroupVersion().WithKind(poolGVK.Kind + "List"))
-	if err := r.Client.List(ctx, pools); err != nil {
+	if err := r.client.List(ctx, pools); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list pools to plan again")
 		return nil
 	}

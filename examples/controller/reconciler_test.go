@@ -192,9 +192,11 @@ func TestReconcileResults(t *testing.T) {
 	timeout := interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return apierrors.NewTimeoutError("the cache did not sync", 1)
 	}}
-	reconciler := func(funcs interceptor.Funcs) *controller.Reconciler {
-		reader := interceptor.NewClient(withWatch(t, e), funcs)
-		return &controller.Reconciler{Client: e.Client, State: controllerruntime.New(reader), Catalog: fleet.DefaultCatalog(), Recorder: events.NewFakeRecorder(16)}
+	reconciler := func(funcs interceptor.Funcs, st state.Reader) *controller.Reconciler {
+		if st == nil {
+			st = controllerruntime.New(interceptor.NewClient(withWatch(t, e), funcs))
+		}
+		return controller.NewReconciler(e.Client, st, fleet.DefaultCatalog(), events.NewFakeRecorder(16), 0)
 	}
 	builtin := map[string]any{"builtin": map[string]any{}}
 	unreachable := errors.New("the cluster is unreachable")
@@ -220,10 +222,7 @@ func TestReconcileResults(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			pool := newPool(t, e, "tenant-reconcile", "r", tc.values)
-			r := reconciler(tc.funcs)
-			if tc.state != nil {
-				r.State = tc.state
-			}
+			r := reconciler(tc.funcs, tc.state)
 			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pool)})
 			assert.Equal(t, ctrl.Result{}, res, tc.reason)
 			got := &unstructured.Unstructured{}

@@ -33,7 +33,7 @@ func (j *judge) resolveClasses() {
 			cloned = j.ix.ClonedClasses(r.Namespace, r.Pool, r.Source.Name)
 		}
 	}
-	w, werr := storage.Resolve(storage.Input{Named: r.Class, Bound: cloned, BoundKnown: disksKnown, Default: def})
+	w, werr := storage.Resolve(storage.Input{Named: r.Class, Bound: cloned, BoundKnown: disksKnown, Default: def.Name, DefaultKnown: def.Known})
 	j.v.Class = w
 	j.v.Provisional = w.From == storage.Default && !disksKnown
 	if r.Class == "" && !disksKnown {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -129,12 +130,12 @@ func (s *server) object(o metav1.Object) {
 // clone deep-copies objs and lets f set the server's fields on each.
 func clone[T any, P interface {
 	*T
-	DeepCopyInto(P)
+	DeepCopyObject() runtime.Object
 	metav1.Object
 }](objs []T, f func(metav1.Object)) []T {
 	out := make([]T, len(objs))
 	for i := range objs {
-		P(&objs[i]).DeepCopyInto(&out[i])
+		out[i] = *P(&objs[i]).DeepCopyObject().(P)
 		f(P(&out[i]))
 	}
 	return out

@@ -86,8 +86,8 @@ func (g *Golden) Size() resource.Quantity {
 
 // ResolveClass resolves the golden's class: the class its spec names, else
 // its bound PVC's (frozen), else the cluster default.
-func (g *Golden) ResolveClass(def storage.DefaultResult) (storage.Resolution, error) {
-	in := storage.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def}
+func (g *Golden) ResolveClass(def stateindex.Default) (storage.Resolution, error) {
+	in := storage.Input{Named: g.NamedClass, BoundKnown: g.BoundKnown, Default: def.Name, DefaultKnown: def.Known}
 	if g.ClaimClass != "" && g.NamedClass == "" {
 		in.Bound = []string{g.ClaimClass}
 	}

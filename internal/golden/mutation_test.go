@@ -9,6 +9,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
+	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/storage"
 )
@@ -26,7 +27,7 @@ func TestGoldenOfTheOlderPVCForm(t *testing.T) {
 	g := Observe(goldenA, nil, observed(dv, pvc))
 	assert.Zero(t, g.Request.Cmp(dv.Spec.PVC.Resources.Requests[corev1.ResourceStorage]), "request %s", g.Request.String())
 	assert.Equal(t, "8Gi", g.Request.String())
-	res, err := g.ResolveClass(storage.DefaultResult{Known: true, Name: "replicated"})
+	res, err := g.ResolveClass(stateindex.Default{Known: true, Name: "replicated"})
 	require.NoError(t, err)
 	assert.Equal(t, storage.Resolution{Name: "local", From: storage.Frozen}, res)
 }

@@ -104,7 +104,7 @@ type Index struct {
 	objects    map[state.Ref]bool
 
 	classes  map[string]*storagev1.StorageClass
-	def      storage.DefaultResult
+	def      Default
 	k8sDef   string
 	pvcs     map[Key]*corev1.PersistentVolumeClaim
 	dvs      map[Key]*cdiv1.DataVolume
@@ -159,7 +159,7 @@ func build(s *state.State) *Index {
 			c := &s.StorageClasses[i]
 			x.classes[c.Name] = c
 		}
-		x.def = storage.DefaultResult{Known: true, Name: storage.DefaultClass(s.StorageClasses)}
+		x.def = Default{Known: true, Name: storage.DefaultClass(s.StorageClasses)}
 		x.k8sDef = storage.KubernetesDefaultClass(s.StorageClasses)
 	}
 	// Objects of a kind, or in a namespace, that was not observed are
@@ -374,7 +374,15 @@ func (x *Index) CoversNamespace(k state.Kind, namespace string) bool {
 func (x *Index) StorageClass(name string) *storagev1.StorageClass { return x.classes[name] }
 
 // DefaultClass is the cluster default as CDI picks it for a DataVolume.
-func (x *Index) DefaultClass() storage.DefaultResult { return x.def }
+func (x *Index) DefaultClass() Default { return x.def }
+
+// Default is the cluster default class. Known is false when the
+// StorageClasses were not observed; Name is "" when they were and none is a
+// default.
+type Default struct {
+	Name  string
+	Known bool
+}
 
 // KubernetesDefaultClass is the default of the GA annotation alone
 // (storage.KubernetesDefaultClass), "" when there is none or StorageClasses

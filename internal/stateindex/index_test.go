@@ -216,7 +216,7 @@ func TestSnapshotLookups(t *testing.T) {
 	if x.StorageClass("missing") != nil {
 		t.Error("a class that does not exist is nil")
 	}
-	if d := x.DefaultClass(); d != (storage.DefaultResult{Name: "replicated", Known: true}) {
+	if d := x.DefaultClass(); d != (stateindex.Default{Name: "replicated", Known: true}) {
 		t.Errorf("DefaultClass = %+v, want replicated, known", d)
 	}
 	if p := x.PVC(naming.GoldenNamespace, golden); p == nil || p.Name != golden {
@@ -247,7 +247,7 @@ func TestSnapshotLookups(t *testing.T) {
 
 func TestSnapshotNoDefault(t *testing.T) {
 	x := index(&state.State{Observed: state.StorageClass, StorageClasses: []storagev1.StorageClass{sc("local", nil)}})
-	if d := x.DefaultClass(); d != (storage.DefaultResult{Known: true}) {
+	if d := x.DefaultClass(); d != (stateindex.Default{Known: true}) {
 		t.Errorf("classes observed without a default: want known and empty, got %+v", d)
 	}
 }

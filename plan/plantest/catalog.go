@@ -57,7 +57,7 @@ func (v Vocabulary) catalogValues(t *rapid.T, valid bool) catalog.Values {
 
 func (v Vocabulary) images(t *rapid.T, valid bool, malformed func(string) bool) []catalog.Image {
 	var flavors []catalog.Flavor
-	for _, f := range rapid.Permutation(v.Flavors).Draw(t, "order") {
+	for _, f := range rapid.Permutation(v.flavors).Draw(t, "order") {
 		if !chance(t, "flavorLeftOut", 12) {
 			flavors = append(flavors, f)
 		}

@@ -31,7 +31,7 @@ func (d *stateDraw) disks(p plan.Pool) {
 	for i := range n {
 		golden := goldenName(f)
 		if chance(t, "earlierGolden", 6) {
-			golden = goldenName(rapid.SampledFrom(d.v.Flavors).Draw(t, "earlierFlavor"))
+			golden = goldenName(rapid.SampledFrom(d.v.flavors).Draw(t, "earlierFlavor"))
 		}
 		pool := naming.PoolCAPIName(p.Name)
 		if chance(t, "otherPool", 8) {

@@ -19,7 +19,7 @@ import (
 // flavors, so that it meets the catalog's entries and the cluster's goldens.
 func (v Vocabulary) Pool() *rapid.Generator[plan.Pool] {
 	return rapid.Custom(func(t *rapid.T) plan.Pool {
-		cluster := rapid.SampledFrom(v.Clusters).Draw(t, "cluster")
+		cluster := rapid.SampledFrom(v.clusters).Draw(t, "cluster")
 		p := plan.Pool{
 			Namespace: rapid.SampledFrom(v.Namespaces).Draw(t, "namespace"),
 			Spec:      plan.DefaultPoolSpec(cluster),
@@ -96,7 +96,7 @@ func (v Vocabulary) talos(t *rapid.T) plan.Talos {
 	tl := plan.DefaultTalos()
 	switch pick(t, "talos", 16, 8, 1) {
 	case 1:
-		f := rapid.SampledFrom(v.Flavors).Draw(t, "talosFlavor")
+		f := rapid.SampledFrom(v.flavors).Draw(t, "talosFlavor")
 		tl.SchematicID, tl.Version = f.SchematicID, f.Version
 	case 2:
 		tl.SchematicID = v.anyOf(t, "talosSchematicID", schematicID(), malformedSchematicID())
@@ -121,10 +121,10 @@ func (v Vocabulary) builtin(t *rapid.T, tl plan.Talos) *catalog.Flavor {
 	b := &catalog.Flavor{}
 	switch pick(t, "builtinFields", 2, 3, 2) {
 	case 1:
-		f := rapid.SampledFrom(v.Flavors).Draw(t, "builtinFlavor")
+		f := rapid.SampledFrom(v.flavors).Draw(t, "builtinFlavor")
 		b.SchematicID, b.Version = f.SchematicID, f.Version
 	case 2:
-		f := rapid.SampledFrom(v.Flavors).Draw(t, "builtinFlavor")
+		f := rapid.SampledFrom(v.flavors).Draw(t, "builtinFlavor")
 		if f.SchematicID != tl.SchematicID {
 			b.SchematicID = f.SchematicID
 		}

@@ -91,7 +91,7 @@ func (v Vocabulary) State(pools []plan.Pool, values catalog.Values, opts Options
 		d.cdi()
 		d.cdiConfig()
 		cat := catalog.Compile(values)
-		for _, f := range v.flavors(cat) {
+		for _, f := range v.allFlavors(cat) {
 			d.golden(f, cat)
 		}
 		for _, p := range pools {
@@ -105,10 +105,10 @@ func (v Vocabulary) State(pools []plan.Pool, values catalog.Values, opts Options
 	})
 }
 
-// flavors are the vocabulary's flavors and the valid flavors of the
+// allFlavors are the vocabulary's flavors and the valid flavors of the
 // catalog's entries.
-func (v Vocabulary) flavors(cat *catalog.Catalog) []catalog.Flavor {
-	out := append([]catalog.Flavor(nil), v.Flavors...)
+func (v Vocabulary) allFlavors(cat *catalog.Catalog) []catalog.Flavor {
+	out := append([]catalog.Flavor(nil), v.flavors...)
 	for e := range cat.Entries() {
 		if e.Golden == "" {
 			continue

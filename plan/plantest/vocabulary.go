@@ -22,10 +22,10 @@ const (
 // holds, disks sit on the classes the cluster has, goldens are named after
 // the entries. Drawn independently, they would almost never meet.
 type Vocabulary struct {
-	// Flavors are valid and distinct; the first is the charts' default
+	// flavors are valid and distinct; the first is the charts' default
 	// flavor, so that a pool's talos defaults and the default catalog
 	// meet.
-	Flavors []catalog.Flavor
+	flavors []catalog.Flavor
 	// Classes are StorageClass names, distinct; a drawn cluster has some
 	// of them.
 	Classes []string
@@ -33,8 +33,8 @@ type Vocabulary struct {
 	Provisioners []string
 	// Namespaces are tenant namespaces, distinct.
 	Namespaces []string
-	// Clusters are parent cluster names, distinct.
-	Clusters []string
+	// clusters are parent cluster names, distinct.
+	clusters []string
 	// Malformed lets pools and catalog values carry what the planner
 	// refuses on its own: names that are not "<cluster>-<pool>", malformed
 	// identifiers and sizes, repeated catalog entries. Without it they are
@@ -57,7 +57,7 @@ func Vocabularies() *rapid.Generator[Vocabulary] {
 				Version:     rapid.SampledFrom([]string{"v1.12.0", "v1.13.6", "v1.14.0"}).Draw(t, "version"),
 			}
 		}).Filter(func(f catalog.Flavor) bool { return f != defaultFlavor }), 0, 2, rapid.ID[catalog.Flavor]).Draw(t, "otherFlavors")
-		v.Flavors = append([]catalog.Flavor{defaultFlavor}, others...)
+		v.flavors = append([]catalog.Flavor{defaultFlavor}, others...)
 		v.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{chartdefaults.StorageClass, chartdefaults.StorageClass, "local", "ceph"}), 1, 3, rapid.ID[string]).Draw(t, "classes")
 		if !slices.Contains(v.Classes, chartdefaults.StorageClass) && !chance(t, "noChartClass", 8) {
 			// Most clusters have the class the charts default to.
@@ -67,7 +67,7 @@ func Vocabularies() *rapid.Generator[Vocabulary] {
 			v.Provisioners = append(v.Provisioners, rapid.SampledFrom([]string{replicatedProvisioner, replicatedProvisioner, replicatedProvisioner, replicatedProvisioner, localProvisioner, localProvisioner, localProvisioner, noProvisioner}).Draw(t, "provisioner"))
 		}
 		v.Namespaces = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"tenant-a", "tenant-b", "tenant-c"}), 1, 2, rapid.ID[string]).Draw(t, "namespaces")
-		v.Clusters = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"demo", "prod"}), 1, 2, rapid.ID[string]).Draw(t, "clusters")
+		v.clusters = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"demo", "prod"}), 1, 2, rapid.ID[string]).Draw(t, "clusters")
 		v.Malformed = rapid.Bool().Draw(t, "malformed")
 		return v
 	})

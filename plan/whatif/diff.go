@@ -216,15 +216,16 @@ const (
 // Transfer is what the rollout moves: the bytes the re-imaged workers pull
 // from an Image Factory over HTTP (with each golden's one import that has
 // still to happen), against the bytes storage-layer clones move. Each is
-// image size × workers; a figure is not known (Known false) when a rolling
-// pool's workers could not be counted.
+// image size × workers; a figure is not known (nil) when a rolling pool's
+// workers could not be counted. Its JSON is {"httpBytes","cloneBytes"},
+// null where not known.
 type Transfer struct {
-	HTTPBytes, CloneBytes int64
-	HTTPKnown, CloneKnown bool
+	HTTPBytes  *int64 `json:"httpBytes"`
+	CloneBytes *int64 `json:"cloneBytes"`
 	// Unverified names the rolling pools whose workers were not counted,
 	// and the pools whose golden's state is not known (whether it has to
 	// be imported is not).
-	Unverified []string
+	Unverified []string `json:"-"`
 }
 
 // Diff plans every pool twice, before and after ch, against the same

@@ -29,7 +29,7 @@ func TestDiffStuckPlan(t *testing.T) {
 	if p.Rolls || !slices.Equal(reasons(p.After.Refusals), []guard.Reason{guard.GoldenNotInCatalog, guard.DiskSmallerThanGolden}) {
 		t.Errorf("stuck: rolls %t, refusals %v; want no roll, the entry's refusal and the one that stays", p.Rolls, reasons(p.After.Refusals))
 	}
-	if len(rep.Steps) != 0 || rep.Transfer.HTTPBytes != 0 || !rep.Transfer.HTTPKnown {
+	if len(rep.Steps) != 0 || rep.Transfer.HTTPBytes == nil || *rep.Transfer.HTTPBytes != 0 {
 		t.Errorf("stuck: steps %v, transfer %+v; want none, nothing moved", rep.Steps, rep.Transfer)
 	}
 	// Just clear: at 20Gi the steps fix it.
@@ -86,7 +86,7 @@ func TestDiffGoldenStateUnknown(t *testing.T) {
 	if p.After.GoldenState != whatif.GoldenStateUnknown {
 		t.Fatalf("golden state %s, want unknown", p.After.GoldenState)
 	}
-	if rep.Transfer.HTTPKnown || !slices.Contains(rep.Transfer.Unverified, tenant+"/demo-md0") {
+	if rep.Transfer.HTTPBytes != nil || !slices.Contains(rep.Transfer.Unverified, tenant+"/demo-md0") {
 		t.Errorf("transfer %+v: the HTTP figure is not known, and says which pool", rep.Transfer)
 	}
 }

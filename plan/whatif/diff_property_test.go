@@ -109,7 +109,7 @@ func TestNoChangeRollsNothing(t *testing.T) {
 				t.Fatalf("step %v without a change", s)
 			}
 		}
-		if rep.Transfer.HTTPBytes != 0 || rep.Transfer.CloneBytes != 0 {
+		if tr := rep.Transfer; tr.HTTPBytes != nil && *tr.HTTPBytes != 0 || tr.CloneBytes != nil && *tr.CloneBytes != 0 {
 			t.Fatalf("a transfer without a change: %+v", rep.Transfer)
 		}
 	})

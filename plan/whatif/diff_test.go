@@ -163,16 +163,23 @@ func TestDiffDefaultBump(t *testing.T) {
 	}
 	// demo-md1's two workers and the new golden's one import over HTTP;
 	// demo-md0's one worker cloned.
-	wantT := whatif.Transfer{HTTPBytes: 3 * size, CloneBytes: size, HTTPKnown: true, CloneKnown: true}
+	wantT := whatif.Transfer{HTTPBytes: ptr(3 * size), CloneBytes: ptr(size)}
 	if !equalTransfer(rep.Transfer, wantT) {
 		t.Errorf("transfer %+v, want %+v", rep.Transfer, wantT)
 	}
 }
 
 func equalTransfer(a, b whatif.Transfer) bool {
-	return a.HTTPBytes == b.HTTPBytes && a.CloneBytes == b.CloneBytes && a.HTTPKnown == b.HTTPKnown && a.CloneKnown == b.CloneKnown &&
-		slices.Equal(a.Unverified, b.Unverified)
+	return equalBytes(a.HTTPBytes, b.HTTPBytes) && equalBytes(a.CloneBytes, b.CloneBytes) && slices.Equal(a.Unverified, b.Unverified)
 }
+
+// equalBytes reports whether two figures are both not known, or both known
+// and equal.
+func equalBytes(a, b *int64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func ptr(n int64) *int64 { return &n }
 
 // The catalog after the change has the new flavor, its golden not created
 // yet: every plan stands (the golden pending), and the steps wait for it
@@ -241,7 +248,7 @@ func TestDiffRetiredEntry(t *testing.T) {
 	if want := []whatif.Step{{Action: whatif.AddCatalogEntry, Target: fixtures.Golden}}; !slices.Equal(rep.Steps, want) {
 		t.Errorf("steps %v, want %v", rep.Steps, want)
 	}
-	if !equalTransfer(rep.Transfer, whatif.Transfer{HTTPKnown: true, CloneKnown: true}) {
+	if !equalTransfer(rep.Transfer, whatif.Transfer{HTTPBytes: ptr(0), CloneBytes: ptr(0)}) {
 		t.Errorf("nothing rolls, so nothing moves: %+v", rep.Transfer)
 	}
 }
@@ -319,7 +326,7 @@ func TestDiffTransferNotKnownOffline(t *testing.T) {
 	if !p.Rolls || p.Workers != nil {
 		t.Errorf("demo-md1 rolls (%t) with workers not counted (known %t)", p.Rolls, p.Workers != nil)
 	}
-	want := whatif.Transfer{CloneKnown: true, Unverified: []string{tenant + "/demo-md1"}}
+	want := whatif.Transfer{CloneBytes: ptr(0), Unverified: []string{tenant + "/demo-md1"}}
 	if !equalTransfer(rep.Transfer, want) {
 		t.Errorf("transfer %+v, want %+v", rep.Transfer, want)
 	}

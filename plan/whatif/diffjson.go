@@ -71,22 +71,3 @@ func (s *Side) marshal(workers json.RawMessage) (json.RawMessage, error) {
 	out = append(out, ',')
 	return append(out, more[1:]...), nil
 }
-
-// transferJSON is a Transfer's JSON shape: a figure that is not known is
-// null.
-type transferJSON struct {
-	HTTPBytes  *int64 `json:"httpBytes"`
-	CloneBytes *int64 `json:"cloneBytes"`
-}
-
-// MarshalJSON writes {"httpBytes","cloneBytes"}, null where not known.
-func (t Transfer) MarshalJSON() ([]byte, error) {
-	var out transferJSON
-	if t.HTTPKnown {
-		out.HTTPBytes = &t.HTTPBytes
-	}
-	if t.CloneKnown {
-		out.CloneBytes = &t.CloneBytes
-	}
-	return json.Marshal(out)
-}

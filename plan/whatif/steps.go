@@ -80,7 +80,9 @@ func waitsFor(s *Side) bool {
 // image per golden not created yet). A golden whose state is not known
 // makes the HTTP figure not known.
 func transfer(pools []PoolDiff, size int64) Transfer {
-	t := Transfer{HTTPKnown: true, CloneKnown: true}
+	var t Transfer
+	var httpBytes, cloneBytes int64
+	httpKnown, cloneKnown := true, true
 	imports := map[string]bool{}
 	for _, p := range pools {
 		a := p.After
@@ -90,12 +92,12 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 		// Whether its golden still has to be imported is not known.
 		goldenUnknown := a.NeededGolden != "" && (p.Rolls || p.Before == nil) && a.GoldenState == GoldenStateUnknown
 		if goldenUnknown {
-			t.HTTPKnown = false
+			httpKnown = false
 		}
 		toImport := a.GoldenState == NotCreated || (a.GoldenState == NotInCatalog && !a.populated)
 		if a.NeededGolden != "" && (p.Rolls || p.Before == nil) && toImport && !imports[a.NeededGolden] {
 			imports[a.NeededGolden] = true
-			t.HTTPBytes = addSat(t.HTTPBytes, size)
+			httpBytes = addSat(httpBytes, size)
 		}
 		if goldenUnknown || p.Rolls && p.Workers == nil {
 			t.Unverified = append(t.Unverified, p.Namespace+"/"+p.Name)
@@ -106,24 +108,24 @@ func transfer(pools []PoolDiff, size int64) Transfer {
 		clone := a.NeededGolden != ""
 		if p.Workers == nil {
 			if clone {
-				t.CloneKnown = false
+				cloneKnown = false
 			} else {
-				t.HTTPKnown = false
+				httpKnown = false
 			}
 			continue
 		}
 		bytes := mulSat(int64(*p.Workers), size)
 		if clone {
-			t.CloneBytes = addSat(t.CloneBytes, bytes)
+			cloneBytes = addSat(cloneBytes, bytes)
 		} else {
-			t.HTTPBytes = addSat(t.HTTPBytes, bytes)
+			httpBytes = addSat(httpBytes, bytes)
 		}
 	}
-	if !t.HTTPKnown {
-		t.HTTPBytes = 0
+	if httpKnown {
+		t.HTTPBytes = &httpBytes
 	}
-	if !t.CloneKnown {
-		t.CloneBytes = 0
+	if cloneKnown {
+		t.CloneBytes = &cloneBytes
 	}
 	return t
 }

@@ -122,8 +122,8 @@ func poolOf(labels map[string]string, dvts []kubevirtv1.DataVolumeTemplateSpec) 
 	return ""
 }
 
-// DeepCopyInto copies t into out, sharing nothing.
-func (t *KubevirtMachineTemplate) DeepCopyInto(out *KubevirtMachineTemplate) {
+// deepCopyInto copies t into out, sharing nothing.
+func (t *KubevirtMachineTemplate) deepCopyInto(out *KubevirtMachineTemplate) {
 	*out = *t
 	out.TypeMeta = t.TypeMeta
 	t.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
@@ -141,19 +141,19 @@ func (t *KubevirtMachineTemplate) DeepCopyInto(out *KubevirtMachineTemplate) {
 	}
 }
 
-// DeepCopy returns a copy of t, sharing nothing.
-func (t *KubevirtMachineTemplate) DeepCopy() *KubevirtMachineTemplate {
+// deepCopy returns a copy of t, sharing nothing.
+func (t *KubevirtMachineTemplate) deepCopy() *KubevirtMachineTemplate {
 	if t == nil {
 		return nil
 	}
 	out := new(KubevirtMachineTemplate)
-	t.DeepCopyInto(out)
+	t.deepCopyInto(out)
 	return out
 }
 
-// DeepCopyObject is DeepCopy, as a runtime.Object.
+// DeepCopyObject returns a copy of t, sharing nothing, as a runtime.Object.
 func (t *KubevirtMachineTemplate) DeepCopyObject() runtime.Object {
-	if c := t.DeepCopy(); c != nil {
+	if c := t.deepCopy(); c != nil {
 		return c
 	}
 	return nil
@@ -166,7 +166,7 @@ func (l *KubevirtMachineTemplateList) deepCopyInto(out *KubevirtMachineTemplateL
 	if l.Items != nil {
 		out.Items = make([]KubevirtMachineTemplate, len(l.Items))
 		for i := range l.Items {
-			l.Items[i].DeepCopyInto(&out.Items[i])
+			l.Items[i].deepCopyInto(&out.Items[i])
 		}
 	}
 }

@@ -122,7 +122,7 @@ func TestVirtualMachinePool(t *testing.T) {
 func TestDeepCopySharesNothing(t *testing.T) {
 	orig := withLabels(map[string]string{naming.DeploymentNameLabel: "p"}, entry("disk-system", map[string]string{"a": "1"}))
 	orig.Labels = map[string]string{"l": "1"}
-	cp := orig.DeepCopy()
+	cp := orig.DeepCopyObject().(*capk.KubevirtMachineTemplate)
 	assert.Equal(t, orig, cp)
 	cp.Labels["l"] = "2"
 	cp.Spec.Template.Spec.VirtualMachineTemplate.Spec.DataVolumeTemplates[0].Annotations["a"] = "2"
@@ -136,7 +136,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	lcp.Items[0].Labels["l"] = "3"
 	assert.Equal(t, "1", list.Items[0].Labels["l"])
 	var nilT *capk.KubevirtMachineTemplate
-	assert.Nil(t, nilT.DeepCopy())
+	assert.Nil(t, nilT.DeepCopyObject())
 }
 
 // otherTemplate stands in for CAPK's own Go type of the kind.

@@ -51,6 +51,9 @@ func TestCatalogInValuesFrom(t *testing.T) {
 		"demo-vf1": {Outcome: "refused", Reasons: []string{"GoldenNotInCatalog"}},
 	}
 	versions := map[string]string{"demo-vf0": fixtures.OldVersion, "demo-vf1": "v1.9.0"}
+	// The controller runs before the pools are made: a start records no
+	// Planned for a pool made before it.
+	runController(t, e.Config)
 	for name := range pools {
 		p := kubernetesNodes(fixtures.TenantNamespace, name, builtin(map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": versions[name]}}}))
 		require.NoError(t, e.Client.Create(ctx, p))
@@ -59,7 +62,6 @@ func TestCatalogInValuesFrom(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	kc := kubeconfigOf(t, e.Config, fixtures.TenantNamespace)
 	v := webhook.New(e.Client, webhook.Options{CatalogRelease: webhook.DefaultCatalogRelease()})
-	runController(t, e.Config)
 
 	for name, want := range pools {
 		p := kubernetesNodes(fixtures.TenantNamespace, name, nil)

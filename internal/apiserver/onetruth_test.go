@@ -256,6 +256,12 @@ func TestOneTruth(t *testing.T) {
 		kc := kubeconfigOf(t, cfg, fixtures.TenantNamespace)
 		v = setupWebhook(t, cfg)
 		runController(t, cfg)
+		// A start records no Planned for a pool made before it: each pool
+		// is made again once the controller runs, its verdict then an
+		// Event.
+		for _, name := range names {
+			remade(t, e, kubernetesNodes(fixtures.TenantNamespace, name, truthPools[name]))
+		}
 		// The webhook's cache syncs (or its check finds what it may not
 		// list) once the manager runs.
 		require.EventuallyWithT(t, func(c *assert.CollectT) {

@@ -103,6 +103,19 @@ func review(t *testing.T, v *webhook.Validator, obj *unstructured.Unstructured) 
 	return hook.Handle(context.Background(), req)
 }
 
+// remade deletes obj and creates it again, a new object of the same name.
+func remade(t *testing.T, e *apiserver.Env, obj client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, client.IgnoreNotFound(e.Client.Delete(ctx, obj.DeepCopyObject().(client.Object))))
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		fresh := obj.DeepCopyObject().(client.Object)
+		fresh.SetResourceVersion("")
+		fresh.SetUID("")
+		require.NoError(c, e.Client.Create(ctx, fresh))
+	}, 30*time.Second, 100*time.Millisecond)
+}
+
 // runController starts the controller as cfg's identity, reading the
 // catalog release, and stops it when the test ends.
 func runController(t *testing.T, cfg *rest.Config) {

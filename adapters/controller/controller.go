@@ -92,7 +92,9 @@ var goldens = ref{Kind: goldensKind}
 // DataVolume or PVC, the catalog release, the image catalog's release
 // vm-default-images, a ConfigMap or Secret either release's
 // spec.valuesFrom names), records an Event on a pool or VM disk when its
-// verdict changes, and exports the metrics. It writes no other object.
+// verdict changes, and exports the metrics. It writes no other object. A
+// start is no change: the first plan of a pool or VM disk made before the
+// controller started records its Warnings only, no Normal Planned.
 // The Events are written after the re-plans: while a change seen is still
 // to be planned again they wait, 10 s at most, so that one change that
 // moves the verdicts of thousands of pools is planned first and told

@@ -156,6 +156,19 @@ func events(t require.TestingT, e *apiserver.Env, pool *unstructured.Unstructure
 	return n
 }
 
+// newCatalogRelease creates the catalog release with spec, deleted when
+// the test ends.
+func newCatalogRelease(t *testing.T, e *apiserver.Env, spec map[string]any) *unstructured.Unstructured {
+	t.Helper()
+	hr := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	hr.SetGroupVersionKind(helmReleaseGVK)
+	hr.SetNamespace(catalogRelease.Namespace)
+	hr.SetName(catalogRelease.Name)
+	require.NoError(t, e.Client.Create(context.Background(), hr))
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), hr) })
+	return hr
+}
+
 func newPool(t *testing.T, e *apiserver.Env, namespace, name string, spec map[string]any) *unstructured.Unstructured {
 	t.Helper()
 	e.Namespace(t, namespace)
@@ -200,12 +213,7 @@ func TestChangesMoveVerdicts(t *testing.T) {
 		assert.Equal(c, 1, events(c, e, pool, "GoldenNotInCatalog"))
 	})
 
-	hr := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"values": map[string]any{"enabled": true}}}}
-	hr.SetGroupVersionKind(helmReleaseGVK)
-	hr.SetNamespace(catalogRelease.Namespace)
-	hr.SetName(catalogRelease.Name)
-	require.NoError(t, e.Client.Create(context.Background(), hr))
-	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), hr) })
+	newCatalogRelease(t, e, map[string]any{"values": map[string]any{"enabled": true}})
 	eventually(t, "the catalog release: planned", func(c *assert.CollectT) {
 		assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "planned", "reason", "Planned"))
 		assert.Equal(c, 0.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "GoldenNotInCatalog"))
@@ -321,14 +329,9 @@ func TestCatalogValuesFrom(t *testing.T) {
 	}
 	values := configMap("worker-image-values", "enabled: true\n")
 	other := configMap("other-values", "enabled: true\n")
-	hr := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"valuesFrom": []any{
+	newCatalogRelease(t, e, map[string]any{"valuesFrom": []any{
 		map[string]any{"kind": "ConfigMap", "name": values.Name},
-	}}}}
-	hr.SetGroupVersionKind(helmReleaseGVK)
-	hr.SetNamespace(catalogRelease.Namespace)
-	hr.SetName(catalogRelease.Name)
-	require.NoError(t, e.Client.Create(ctx, hr))
-	t.Cleanup(func() { _ = e.Client.Delete(ctx, hr) })
+	}})
 	pool := newPool(t, e, "tenant-values", "demo-md0", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}})
 	eventually(t, "the catalog's values, from the ConfigMap: planned", func(c *assert.CollectT) {
 		assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "planned", "reason", "Planned"))

@@ -1,13 +1,10 @@
 package controller_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 )
@@ -21,12 +18,7 @@ func TestStartRecordsWhatIsNew(t *testing.T) {
 	e.Cluster(t)
 	helmReleases(t, e)
 	e.Namespace(t, catalogRelease.Namespace)
-	hr := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"values": map[string]any{"enabled": true}}}}
-	hr.SetGroupVersionKind(helmReleaseGVK)
-	hr.SetNamespace(catalogRelease.Namespace)
-	hr.SetName(catalogRelease.Name)
-	require.NoError(t, e.Client.Create(context.Background(), hr))
-	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), hr) })
+	newCatalogRelease(t, e, map[string]any{"values": map[string]any{"enabled": true}})
 	builtin := map[string]any{"builtin": map[string]any{}}
 	old := newPool(t, e, "tenant-start", "old-md0", map[string]any{"cluster": "old", "osImage": builtin})
 	refused := newPool(t, e, "tenant-start", "bad-md0", map[string]any{"cluster": "bad", "storageClass": "absent", "osImage": builtin})

@@ -193,15 +193,6 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	if err != nil {
 		return err
 	}
-	// An admission reads its golden's volume from the API server: at
-	// client-go's 5 requests a second a burst of admissions would wait on
-	// the client's own limit. The requests in flight are bounded by the
-	// admissions in flight (--max-in-flight), and the server's priority
-	// and fairness bound them again, as controller-runtime's own config
-	// leaves them.
-	if cfg.QPS == 0 && cfg.RateLimiter == nil {
-		cfg.QPS = -1
-	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  webhook.CacheOptions(opts),

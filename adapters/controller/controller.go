@@ -27,6 +27,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apiclient"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apivolumes"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
@@ -137,9 +138,9 @@ func Setup(mgr manager.Manager, o Options) error {
 		return fmt.Errorf("an event recorder: %w", err)
 	}
 	ep := &epoch{now: time.Now}
-	volumes, err := apivolumes.New(mgr, sharedFor)
+	api, err := apiclient.Reader(mgr)
 	if err != nil {
-		return fmt.Errorf("a client of PersistentVolumes: %w", err)
+		return fmt.Errorf("a client of the API server: %w", err)
 	}
 	r := &reconciler{
 		client:  mgr.GetClient(),
@@ -147,7 +148,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		epoch:   ep,
 		// The objects the catalog release's valuesFrom names are read
 		// from the API: a cache would watch every ConfigMap and Secret.
-		values: catalogrelease.ReaderSource(mgr.GetAPIReader()),
+		values: catalogrelease.ReaderSource(api),
 		// The cache itself, not the client: a pool's plan then reads its
 		// own disks through the cache's index, not its namespace's all;
 		// the cluster-scoped kinds are listed once between two changes.
@@ -155,7 +156,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		// from the API server (a golden's once for every plan of a second)
 		// rather than held by an informer.
 		reader: &controllerruntime.Reader{Client: &sharedCache{
-			Cache: volumes, epoch: ep,
+			Cache: &apivolumes.Cache{Cache: mgr.GetCache(), API: api, For: sharedFor}, epoch: ep,
 		}, Reviewer: mgr.GetClient()},
 		recorder: rec,
 		opts:     o,

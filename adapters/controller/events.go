@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apiclient"
 )
 
 // eventWriters is the most Events the controller writes to the API server
@@ -351,7 +353,7 @@ func (h *hold) wait(ctx context.Context) {
 // were verdicts changed in that time, bounded by the pools and the
 // reasons they can take.
 func recorder(mgr manager.Manager, h *hold, dropped *prometheus.CounterVec) (events.EventRecorder, error) {
-	c, err := eventsv1client.NewForConfigAndClient(eventsConfig(mgr.GetConfig()), mgr.GetHTTPClient())
+	c, err := eventsv1client.NewForConfigAndClient(apiclient.Config(mgr.GetConfig()), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, err
 	}
@@ -370,22 +372,6 @@ func recorder(mgr manager.Manager, h *hold, dropped *prometheus.CounterVec) (eve
 		return nil, err
 	}
 	return b.NewRecorder(mgr.GetScheme(), Name), nil
-}
-
-// eventsConfig is cfg for the Events' client: one that sets no rate limit
-// of its own gets none, as controller-runtime's own config leaves it,
-// rather than client-go's 5 requests a second (burst 10), at which the
-// Events of a change of 10,000 verdicts would take half an hour to write
-// and most would be dropped from the queue meanwhile. The writes in
-// flight are bounded by eventWriters, and the API server's priority and
-// fairness bounds them again.
-func eventsConfig(cfg *rest.Config) *rest.Config {
-	if cfg.QPS != 0 || cfg.RateLimiter != nil {
-		return cfg
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS = -1
-	return cfg
 }
 
 // stopper is a runnable that calls stop when the manager stops, leader or

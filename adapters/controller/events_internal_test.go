@@ -23,7 +23,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/flowcontrol"
 )
 
 // heldSink counts the writes in flight, holds each until release is
@@ -442,17 +441,4 @@ func TestPendingHoldsEvents(t *testing.T) {
 	assert.True(t, waiting(), "one of two planned again")
 	r.forget(b)
 	assert.False(t, waiting(), "the other forgotten: none waits")
-}
-
-// The Events' client sets no rate limit of its own where its config sets
-// none, and keeps one that is set.
-func TestEventsConfig(t *testing.T) {
-	assert.Equal(t, float32(-1), eventsConfig(&rest.Config{}).QPS, "none set: none")
-	set := &rest.Config{QPS: 7, Burst: 9}
-	assert.Same(t, set, eventsConfig(set), "a QPS set is kept")
-	limited := &rest.Config{RateLimiter: flowcontrol.NewFakeAlwaysRateLimiter()}
-	assert.Same(t, limited, eventsConfig(limited), "a rate limiter set is kept")
-	cfg := &rest.Config{}
-	eventsConfig(cfg)
-	assert.Zero(t, cfg.QPS, "the manager's config is not changed")
 }

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apiclient"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apivolumes"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
@@ -54,17 +55,20 @@ func Setup(mgr manager.Manager, o Options) (*Validator, error) {
 	// A PersistentVolume is read by name from the API server: a cluster's
 	// volumes are most of its objects, and a plan reads only its golden's
 	// (once a second, whatever the admissions of that second).
-	volumes, err := apivolumes.New(mgr, time.Second)
+	// What no informer holds is read through a client of its own, which
+	// sets no client-side limit where mgr's config sets none
+	// (apiclient.Config): an admission reads some of it each time.
+	api, err := apiclient.Reader(mgr)
 	if err != nil {
 		return nil, err
 	}
-	v.state = controllerruntime.New(volumes)
+	v.state = controllerruntime.New(&apivolumes.Cache{Cache: mgr.GetCache(), API: api, For: time.Second})
 	// The objects the catalog release's valuesFrom names are read from
 	// the API, not cached: a cache would watch every ConfigMap and Secret.
-	v.values = catalogrelease.ReaderSource(mgr.GetAPIReader())
-	v.api = mgr.GetAPIReader()
+	v.values = catalogrelease.ReaderSource(api)
+	v.api = api
 	v.Register(mgr.GetWebhookServer())
-	w := &warmer{cache: mgr.GetCache(), api: mgr.GetAPIReader(), scheme: mgr.GetScheme(), release: v.opts.CatalogRelease, readRelease: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
+	w := &warmer{cache: mgr.GetCache(), api: api, scheme: mgr.GetScheme(), release: v.opts.CatalogRelease, readRelease: v.opts.CatalogRelease.Name != "" && v.opts.Catalog == nil}
 	v.forbidden = &w.forbidden
 	if err := mgr.Add(w); err != nil {
 		return nil, err

@@ -13,10 +13,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/slim"
 )
@@ -40,23 +38,6 @@ type Cache struct {
 	// reading holds the reads in flight: the reads of one volume that
 	// miss together wait on one Get.
 	reading singleflight.Group
-}
-
-// New is a Cache over mgr's cache whose volumes are read through a client
-// of mgr's own (its HTTP client, scheme and REST mapper) without
-// client-go's client-side limit of 5 requests a second: with For set, the
-// reads of one volume are one a For, those in flight are bounded by the
-// callers in flight, and the server's priority and fairness bound them
-// again. Under that limit, the admissions of a busy second would wait on
-// it until their deadline.
-func New(mgr manager.Manager, For time.Duration) (*Cache, error) {
-	cfg := rest.CopyConfig(mgr.GetConfig())
-	cfg.QPS, cfg.Burst, cfg.RateLimiter = -1, 0, nil
-	api, err := client.New(cfg, client.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
-	if err != nil {
-		return nil, err
-	}
-	return &Cache{Cache: mgr.GetCache(), API: api, For: For}, nil
 }
 
 // volume is a volume read, when, or the read's error.

@@ -154,10 +154,13 @@ func Setup(mgr manager.Manager, o Options) error {
 		// the cluster-scoped kinds are listed once between two changes.
 		// PersistentVolumes, most of a cluster's objects, are read by name
 		// from the API server (a golden's once for every plan of a second)
-		// rather than held by an informer.
+		// rather than held by an informer. The reviews of what this
+		// identity may watch go through the same client, without
+		// client-go's 5 requests a second: the first plans after a start
+		// ask about every kind.
 		reader: &controllerruntime.Reader{Client: &sharedCache{
 			Cache: &apivolumes.Cache{Cache: mgr.GetCache(), API: api, For: sharedFor}, epoch: ep,
-		}, Reviewer: mgr.GetClient()},
+		}, Reviewer: api},
 		recorder: rec,
 		opts:     o,
 		metrics:  m,

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -28,25 +29,47 @@ type access struct {
 	allowed  map[state.Kind]bool
 	asked    map[state.Kind]time.Time
 	now      func() time.Time
+	// flights shares one review of a kind among the reads that ask at
+	// once: the first plans after a start all ask about every kind, and
+	// each review is two requests to the API server.
+	flights singleflight.Group
+}
+
+// known returns what is remembered of kind k and whether it is still
+// fresh enough to go by.
+func (a *access) known(k state.Kind) (ok, fresh bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok, known := a.allowed[k]
+	return ok, known && (ok || a.now().Sub(a.asked[k]) < recheck)
 }
 
 // check returns a Forbidden error for a kind the identity may not list and
 // watch, nil when it may. A review that fails is an error to requeue on.
 func (a *access) check(ctx context.Context, k state.Kind) error {
-	a.mu.Lock()
-	ok, known := a.allowed[k]
-	fresh := known && (ok || a.now().Sub(a.asked[k]) < recheck)
-	a.mu.Unlock()
+	ok, fresh := a.known(k)
 	info := kinds.Of(k)
 	gr := schema.GroupResource{Group: info.GVK.Group, Resource: info.Resource}
 	if !fresh {
-		var err error
-		if ok, err = a.review(ctx, gr); err != nil {
+		v, err, _ := a.flights.Do(gr.String(), func() (any, error) {
+			// A flight that ended just before this one began has
+			// answered already.
+			if ok, fresh := a.known(k); fresh {
+				return ok, nil
+			}
+			ok, err := a.review(ctx, gr)
+			if err != nil {
+				return false, err
+			}
+			a.mu.Lock()
+			a.allowed[k], a.asked[k] = ok, a.now()
+			a.mu.Unlock()
+			return ok, nil
+		})
+		if err != nil {
 			return fmt.Errorf("ask whether %s may be listed and watched: %w", gr, err)
 		}
-		a.mu.Lock()
-		a.allowed[k], a.asked[k] = ok, a.now()
-		a.mu.Unlock()
+		ok = v.(bool)
 	}
 	if !ok {
 		return apierrors.NewForbidden(gr, "", fmt.Errorf("this identity may not list and watch %s in every namespace, so a cache never syncs them", gr))

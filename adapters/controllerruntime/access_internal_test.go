@@ -2,6 +2,7 @@ package controllerruntime
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,4 +66,53 @@ func TestReviewerRefusesUnwatchableKinds(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, st.Observed.Has(state.StorageClass), "granted since: read after the minute")
 	assert.Equal(t, first+2, reviews, "only the refused kind is asked again (list and watch)")
+}
+
+// Reads that ask about the same kinds at once, as the first plans after a
+// start do, share each kind's review rather than make one each: a kind is
+// asked about once (a list and a watch), however many read it together.
+func TestReviewsInFlightAreShared(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	gate := make(chan struct{})
+	funcs := interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if r, ok := obj.(*authorizationv1.SelfSubjectAccessReview); ok {
+				mu.Lock()
+				asked[r.Spec.ResourceAttributes.Resource]++
+				mu.Unlock()
+				<-gate
+				r.Status.Allowed = true
+				return nil
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	}
+	c := fixtures.ControllerRuntime(funcs, fixtures.Cluster()...)
+	r := &Reader{Client: c, Reviewer: c}
+	req := plan.Needs(fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName))
+	const readers = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, readers)
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := r.Read(context.Background(), req)
+			errs <- err
+		}()
+	}
+	// The readers meet at the first review; without sharing, each makes
+	// its own.
+	time.Sleep(100 * time.Millisecond)
+	close(gate)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.NotEmpty(t, asked)
+	for resource, n := range asked {
+		assert.Equal(t, 2, n, "%s: a list and a watch, asked once for %d readers", resource, readers)
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/dvwatch"
 	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
 )
 
@@ -87,6 +88,7 @@ func runController(a *app, o *options, args []string) error {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controllerruntime.CacheOptions(),
+		NewCache:                      dvwatch.NewCache,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
 		HealthProbeBindAddress:        c.healthAddr,

@@ -24,6 +24,7 @@ import (
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/dvwatch"
 	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 )
@@ -196,6 +197,7 @@ func (a *app) serveWebhook(o *options, w *webhookOptions) error {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  webhook.CacheOptions(opts),
+		NewCache:               dvwatch.NewCache,
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		WebhookServer:          webhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir}, w.limits),
 		Metrics:                metricsserver.Options{BindAddress: w.metricsAddr},

@@ -10,6 +10,7 @@ import (
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -77,6 +78,13 @@ type sharedCache struct {
 	cache.Cache
 	epoch *epoch
 	lists sync.Map // the list's type → *shared[runtime.Object]
+}
+
+// ReadsByName forwards what the cache it wraps says: the reader's review
+// then asks about get alone for the kinds it gets by name.
+func (c *sharedCache) ReadsByName(gk schema.GroupKind) bool {
+	b, ok := c.Cache.(interface{ ReadsByName(schema.GroupKind) bool })
+	return ok && b.ReadsByName(gk)
 }
 
 // sharedKinds are the list types sharedCache shares.

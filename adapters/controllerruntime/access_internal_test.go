@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -45,7 +46,7 @@ func TestReviewerRefusesUnwatchableKinds(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := &Reader{Client: c, Reviewer: c}
 	r.once.Do(func() {
-		r.access = &access{reviewer: c, allowed: map[state.Kind]bool{}, asked: map[state.Kind]time.Time{}, now: func() time.Time { return now }}
+		r.access = &access{reviewer: c, allowed: map[need]bool{}, asked: map[need]time.Time{}, now: func() time.Time { return now }}
 	})
 	pool := fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)
 	st, err := r.Read(context.Background(), plan.Needs(pool))
@@ -114,5 +115,59 @@ func TestReviewsInFlightAreShared(t *testing.T) {
 	require.NotEmpty(t, asked)
 	for resource, n := range asked {
 		assert.Equal(t, 2, n, "%s: a list and a watch, asked once for %d readers", resource, readers)
+	}
+}
+
+// byName is a client that says it gets PersistentVolumes by name.
+type byName struct{ client.Client }
+
+func (byName) ReadsByName(gk schema.GroupKind) bool { return gk.Kind == "PersistentVolume" }
+
+// A Get of a kind the client reads by name is asked about get alone: an
+// identity that may get PersistentVolumes but not list them reads them;
+// one that may not get them has them unknown. Through a client that says
+// nothing of it, list and watch are asked, as for every kind.
+func TestReviewerAsksGetForKindsReadByName(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		byName   bool
+		mayGet   bool
+		mayList  bool
+		observed bool
+		verbs    []string
+	}{
+		{"read by name, may get, may not list", true, true, false, true, []string{"get"}},
+		{"read by name, may not get", true, false, true, false, []string{"get"}},
+		{"through the cache, may get, may not list", false, true, false, false, []string{"list"}},
+		{"through the cache, may list and watch", false, false, true, true, []string{"list", "watch"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var verbs []string
+			funcs := interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					if r, ok := obj.(*authorizationv1.SelfSubjectAccessReview); ok {
+						a := r.Spec.ResourceAttributes
+						if a.Resource != "persistentvolumes" {
+							r.Status.Allowed = true
+							return nil
+						}
+						verbs = append(verbs, a.Verb)
+						r.Status.Allowed = map[string]bool{"get": tc.mayGet, "list": tc.mayList, "watch": tc.mayList}[a.Verb]
+						return nil
+					}
+					return c.Create(ctx, obj, opts...)
+				},
+			}
+			c := fixtures.ControllerRuntime(funcs, fixtures.Cluster()...)
+			var read client.Reader = c
+			if tc.byName {
+				read = byName{c}
+			}
+			r := &Reader{Client: read, Reviewer: c}
+			st, err := r.Read(context.Background(), plan.Needs(fleet.BuiltinPool(fixtures.TenantNamespace, fixtures.ClusterName)))
+			require.NoError(t, err)
+			assert.Equal(t, tc.observed, len(st.PersistentVolumes) > 0, "the golden's volume read")
+			assert.Equal(t, tc.verbs, verbs, "the verbs asked about")
+		})
 	}
 }

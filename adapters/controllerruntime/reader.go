@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -45,7 +46,10 @@ type Reader struct {
 	// it may not. A cache would wait for a kind it may not watch until the
 	// context ends; a kind refused here is unknown at once, as a Forbidden
 	// read is. Set it to mgr.GetClient() when Client is the manager's
-	// cache.
+	// cache. A Get through a Client that has a method
+	// ReadsByName(schema.GroupKind) bool reporting true for the kind (one
+	// that gets it by name from the API server, past its cache) is asked
+	// about get alone.
 	Reviewer client.Client
 
 	once   sync.Once
@@ -69,7 +73,10 @@ func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, err
 	var src clusterread.Source = source{r.Client}
 	if r.Reviewer != nil {
 		r.once.Do(func() {
-			r.access = &access{reviewer: r.Reviewer, allowed: map[state.Kind]bool{}, asked: map[state.Kind]time.Time{}, now: time.Now}
+			r.access = &access{reviewer: r.Reviewer, allowed: map[need]bool{}, asked: map[need]time.Time{}, now: time.Now}
+			if b, ok := r.Client.(byNameReader); ok {
+				r.access.byName = b.ReadsByName
+			}
 		})
 		src = checked{source{r.Client}, r.access}
 	}
@@ -77,6 +84,13 @@ func (r *Reader) Read(ctx context.Context, req state.Request) (*state.State, err
 }
 
 var _ state.Reader = (*Reader)(nil)
+
+// byNameReader is a client that gets some kinds by name from the API
+// server rather than from its cache (the adapters' PersistentVolumes): a
+// Get of them needs the get verb, not list and watch.
+type byNameReader interface {
+	ReadsByName(schema.GroupKind) bool
+}
 
 type source struct{ c client.Reader }
 

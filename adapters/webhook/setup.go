@@ -30,6 +30,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/catalogrelease"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
+	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
 
 // Setup serves the webhooks on mgr's webhook server, reading the
@@ -138,7 +139,13 @@ func (w *warmer) Start(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("the manager's scheme lacks %sList: register it with controllerruntime.AddToScheme: %w", info.GVK, err)
 		}
-		lists = append(lists, listing{l.(client.ObjectList), schema.GroupResource{Group: info.GVK.Group, Resource: info.Resource}.String() + " in every namespace", nil})
+		gr := schema.GroupResource{Group: info.GVK.Group, Resource: info.Resource}.String()
+		if k == state.PersistentVolume {
+			// Read by name from the API server (Setup): get is what it needs.
+			lists = append(lists, listing{what: gr, get: &corev1.PersistentVolume{}})
+			continue
+		}
+		lists = append(lists, listing{l.(client.ObjectList), gr + " in every namespace", nil, nil})
 	}
 	if w.readRelease {
 		hr := &unstructured.Unstructured{}
@@ -147,7 +154,7 @@ func (w *warmer) Start(ctx context.Context) error {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(helmReleaseGVK.GroupVersion().WithKind(helmReleaseGVK.Kind + "List"))
 		lists = append(lists, listing{l, fmt.Sprintf("helmreleases.%s in namespace %s (resourceNames: %s)", helmReleaseGVK.Group, w.release.Namespace, w.release.Name),
-			[]client.ListOption{client.InNamespace(w.release.Namespace), client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", w.release.Name)}}})
+			[]client.ListOption{client.InNamespace(w.release.Namespace), client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", w.release.Name)}}, nil})
 	}
 	if err := w.allowed(ctx, lists); err != nil {
 		w.forbidden.Store(&err)
@@ -194,26 +201,46 @@ func (w *warmer) Start(ctx context.Context) error {
 // NeedLeaderElection is false: every replica of the webhook serves.
 func (w *warmer) NeedLeaderElection() bool { return false }
 
-// listing is one list the cache will make: of what, with which options.
+// listing is one list the cache will make: of what, with which options;
+// or, where get is set, a kind read by name, one object at a time.
 type listing struct {
 	list client.ObjectList
 	what string
 	opts []client.ListOption
+	get  client.Object
 }
 
-// allowed makes each list once through the API, as the cache will, and
-// says every one it may not make, with what to grant.
+// unnamed is a name no object has: a Get of it is answered NotFound where
+// the identity may get the kind, Forbidden where it may not.
+const unnamed = "worker-image-access-probe"
+
+// allowed makes each list once through the API, as the cache will, and a
+// Get of each kind read by name, and says every one it may not make, with
+// what to grant.
 func (w *warmer) allowed(ctx context.Context, lists []listing) error {
-	var denied []string
+	var listed, got []string
 	for _, l := range lists {
+		if l.get != nil {
+			if err := w.api.Get(ctx, client.ObjectKey{Name: unnamed}, l.get); apierrors.IsForbidden(err) {
+				got = append(got, l.what)
+			}
+			continue
+		}
 		if err := w.api.List(ctx, l.list, append(l.opts, client.Limit(1))...); apierrors.IsForbidden(err) {
-			denied = append(denied, l.what)
+			listed = append(listed, l.what)
 		}
 	}
-	if len(denied) == 0 {
+	var grant []string
+	if len(listed) > 0 {
+		grant = append(grant, "list and watch on "+strings.Join(listed, ", "))
+	}
+	if len(got) > 0 {
+		grant = append(grant, "get on "+strings.Join(got, ", "))
+	}
+	if len(grant) == 0 {
 		return nil
 	}
-	return fmt.Errorf("forbidden: grant list and watch on %s to the webhook's user (worker-image webhook manifests prints the ClusterRole and the Role)", strings.Join(denied, ", "))
+	return fmt.Errorf("forbidden: grant %s to the webhook's user (worker-image webhook manifests prints the ClusterRole and the Role)", strings.Join(grant, " and "))
 }
 
 func (w *warmer) ready(*http.Request) error {

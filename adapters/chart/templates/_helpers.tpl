@@ -16,8 +16,13 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "worker-image.readRules" -}}
 # What a plan and a catalog render read (plan.Needs, catalog.RenderNeeds).
 - apiGroups: [""]
-  resources: [persistentvolumeclaims, persistentvolumes]
+  resources: [persistentvolumeclaims]
   verbs: [get, list, watch]
+# A golden's volume, read by name from the API server: no informer holds
+# the cluster's volumes.
+- apiGroups: [""]
+  resources: [persistentvolumes]
+  verbs: [get]
 - apiGroups: [cdi.kubevirt.io]
   resources: [cdiconfigs, cdis, datavolumes, storageprofiles]
   verbs: [get, list, watch]

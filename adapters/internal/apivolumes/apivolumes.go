@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -115,6 +116,13 @@ func (c *Cache) get(ctx context.Context, key client.ObjectKey, pv *corev1.Persis
 	}
 	_, err := slim.Transform(pv)
 	return err
+}
+
+// ReadsByName reports whether the cache gets a kind by name from the API
+// server: PersistentVolumes, for which its identity needs get, not list
+// and watch.
+func (c *Cache) ReadsByName(gk schema.GroupKind) bool {
+	return gk == schema.GroupKind{Kind: "PersistentVolume"}
 }
 
 // List lists PersistentVolumes from the API server, anything else from

@@ -91,7 +91,7 @@ func decodeImages(c *findings.Collector, raw any) []Image {
 }
 
 // UnmarshalJSON reads values as DecodeValues does. Values the chart cannot
-// read are an error (a guard.Refusals of InvalidValue); keys it does not
+// read are an error (refusals of InvalidValue, guard.Refusals.Err); keys it does not
 // define are kept as warnings that Render reports.
 func (v *Values) UnmarshalJSON(data []byte) error {
 	var raw any

@@ -2,7 +2,6 @@ package whatif_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -460,8 +459,7 @@ func TestDiffPairs(t *testing.T) {
 	}
 	twice := append(tenantPools(), tenantPools()[0])
 	_, err = whatif.Diff(whatif.Input{Pools: twice}, whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.nope"}}})
-	var rs guard.Refusals
-	if !errors.As(err, &rs) || !slices.Equal(reasons(rs), []guard.Reason{guard.InvalidValue, guard.InvalidPoolName}) {
+	if rs := fixtures.Refusals(err); !slices.Equal(reasons(rs), []guard.Reason{guard.InvalidValue, guard.InvalidPoolName}) {
 		t.Errorf("error %v: both refusals, the default's and the pool's", err)
 	}
 }

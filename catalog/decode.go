@@ -80,8 +80,10 @@ func decodeImages(c *findings.Collector, raw any) []Image {
 		}
 		chartvalues.WarnUnknown(c, m, imageKeys, at)
 		images = append(images, Image{
-			SchematicID:     chartvalues.TextAt(c, m, "schematicID", "", at.Child("schematicID")),
-			Version:         chartvalues.TextAt(c, m, "version", "", at.Child("version")),
+			Flavor: Flavor{
+				SchematicID: chartvalues.TextAt(c, m, "schematicID", "", at.Child("schematicID")),
+				Version:     chartvalues.TextAt(c, m, "version", "", at.Child("version")),
+			},
 			ImageFactoryURL: chartvalues.TextAt(c, m, "imageFactoryURL", "", at.Child("imageFactoryURL")),
 			Storage:         chartvalues.TextAt(c, m, "storage", "", at.Child("storage")),
 			StorageClass:    chartvalues.TextAt(c, m, "storageClass", "", at.Child("storageClass")),

@@ -375,7 +375,7 @@ func (c *completion) withEntries() *catalog.Catalog {
 		v.Enabled = true
 		v.Images = append([]catalog.Image{}, v.Images...)
 		for _, f := range c.missing {
-			v.Images = append(v.Images, catalog.Image{SchematicID: f.SchematicID, Version: f.Version})
+			v.Images = append(v.Images, catalog.Image{Flavor: f})
 		}
 		c.done = catalog.Compile(v)
 	}

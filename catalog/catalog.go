@@ -47,8 +47,8 @@ type Entry struct {
 	refusals guard.Refusals
 }
 
-// Path is the entry's values path, images[i].
-func (e Entry) Path() *field.Path { return field.NewPath("images").Index(e.Index) }
+// path is the entry's values path, images[i].
+func (e Entry) path() *field.Path { return field.NewPath("images").Index(e.Index) }
 
 // Refusals are the entry's own refusals (invalid fields, a duplicate), nil
 // when it is valid. Refusals of the catalog's global fields that the entry
@@ -57,7 +57,7 @@ func (e Entry) Refusals() guard.Refusals { return clone(e.refusals) }
 
 // describe names the entry: "catalog entry images[2] (ce4c…/v1.13.6)".
 func (e Entry) describe() string {
-	return fmt.Sprintf("catalog entry %s (%s)", e.Path(), e.Flavor)
+	return fmt.Sprintf("catalog entry %s (%s)", e.path(), e.Flavor)
 }
 
 // expected is what the entry says its golden is.
@@ -99,7 +99,7 @@ func Compile(v Values) *Catalog {
 		// own is what the entry answers for, in order: its own refusals
 		// and those of the global values it inherits (which the catalog
 		// lists once, at the global field).
-		own := entryRefusals(c.unreadable, e.Path())
+		own := entryRefusals(c.unreadable, e.path())
 		add := func(rs guard.Refusals) {
 			for _, r := range rs {
 				r.Detail = e.describe() + ": " + r.Detail
@@ -107,7 +107,7 @@ func Compile(v Values) *Catalog {
 				all = append(all, r)
 			}
 		}
-		p := e.Path()
+		p := e.path()
 		name, errs := naming.GoldenName(img.SchematicID, img.Version, p.Child("schematicID"), p.Child("version"))
 		add(errs)
 		e.Golden = name

@@ -19,45 +19,45 @@ func TestCompileRefusals(t *testing.T) {
 	}{
 		"Valid": {
 			reason: "one valid entry inheriting every optional field is no refusal",
-			values: values(Image{SchematicID: idA, Version: v1136}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}),
 		},
 		"SchematicIDUppercase": {
 			reason: "a schematic ID is lowercase letters and digits",
-			values: values(Image{SchematicID: "AAA111", Version: v1136}),
+			values: values(Image{Flavor: Flavor{SchematicID: "AAA111", Version: v1136}}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: "images[0].schematicID"}},
 		},
 		"SchematicIDEmpty": {
 			reason: "an entry must name its schematic ID: it has no default",
-			values: values(Image{Version: v1136}),
+			values: values(Image{Flavor: Flavor{Version: v1136}}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidSchematicID, Field: "images[0].schematicID"}},
 		},
 		"VersionWithoutPatch": {
 			reason: "a version is a release vMAJOR.MINOR.PATCH",
-			values: values(Image{SchematicID: idA, Version: "v1.13"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: "v1.13"}}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "images[0].version"}},
 		},
 		"VersionZeroPatch": {
 			reason: "neighbour of VersionWithoutPatch: a zero patch is a release",
-			values: values(Image{SchematicID: idA, Version: "v1.13.0"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: "v1.13.0"}}),
 		},
 		"VersionSuffix": {
 			reason: "a pre-release is not a catalog flavor",
-			values: values(Image{SchematicID: idA, Version: "v1.13.6-beta.0"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: "v1.13.6-beta.0"}}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidVersion, Field: "images[0].version"}},
 		},
 		"EntryFactoryNotHTTP": {
 			reason: "an entry's own factory URL must be http or https",
-			values: values(Image{SchematicID: idA, Version: v1136, ImageFactoryURL: "ftp://factory.example"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, ImageFactoryURL: "ftp://factory.example"}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidImageFactoryURL, Field: "images[0].imageFactoryURL"}},
 		},
 		"EntryFactoryHTTP": {
 			reason: "neighbour of EntryFactoryNotHTTP: plain http is allowed",
-			values: values(Image{SchematicID: idA, Version: v1136, ImageFactoryURL: "http://factory.example"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, ImageFactoryURL: "http://factory.example"}),
 		},
 		"GlobalFactoryInvalid": {
 			reason: "an invalid global factory is refused once, at the global field, however many entries inherit it",
 			values: func() Values {
-				v := values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136})
+				v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idB, Version: v1136}})
 				v.ImageFactoryURL = "factory.talos.dev"
 				return v
 			}(),
@@ -66,7 +66,7 @@ func TestCompileRefusals(t *testing.T) {
 		"GlobalFactoryInvalidEveryEntryOwnsOne": {
 			reason: "the global factory is still validated when no entry inherits it",
 			values: func() Values {
-				v := values(Image{SchematicID: idA, Version: v1136, ImageFactoryURL: factory})
+				v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, ImageFactoryURL: factory})
 				v.ImageFactoryURL = "https://u@factory.talos.dev"
 				return v
 			}(),
@@ -74,22 +74,22 @@ func TestCompileRefusals(t *testing.T) {
 		},
 		"EntryStorageZero": {
 			reason: "a golden's size must be positive",
-			values: values(Image{SchematicID: idA, Version: v1136, Storage: "0"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "0"}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[0].storage"}},
 		},
 		"EntryStorageOneByte": {
 			reason: "neighbour of EntryStorageZero: the smallest positive size passes",
-			values: values(Image{SchematicID: idA, Version: v1136, Storage: "1"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "1"}),
 		},
 		"EntryStorageNotQuantity": {
 			reason: "a size is a Kubernetes quantity",
-			values: values(Image{SchematicID: idA, Version: v1136, Storage: "6 GB"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "6 GB"}),
 			want:   []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[0].storage"}},
 		},
 		"GlobalStorageInvalid": {
 			reason: "an invalid global size is refused at the global field",
 			values: func() Values {
-				v := values(Image{SchematicID: idA, Version: v1136})
+				v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})
 				v.Storage = "-6Gi"
 				return v
 			}(),
@@ -97,19 +97,19 @@ func TestCompileRefusals(t *testing.T) {
 		},
 		"Duplicate": {
 			reason: "two entries of one flavor are refused at the later one",
-			values: values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136}, Image{SchematicID: idA, Version: v1136, Storage: "8Gi"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idB, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "8Gi"}),
 			want:   []fixtures.Finding{{Reason: guard.DuplicateCatalogEntry, Field: "images[2]"}},
 		},
 		"SameIDOtherVersion": {
 			reason: "neighbour of Duplicate: one schematic at two versions is two flavors",
-			values: values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idA, Version: "v1.13.7"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idA, Version: "v1.13.7"}}),
 		},
 		"AllTogether": {
 			reason: "every refusal of a catalog is reported, in entry order",
 			values: values(
-				Image{SchematicID: "A", Version: "1.0.0"},
-				Image{SchematicID: idA, Version: v1136, Storage: "x", ImageFactoryURL: "https://f?q=1"},
-				Image{SchematicID: idA, Version: v1136},
+				Image{Flavor: Flavor{SchematicID: "A", Version: "1.0.0"}},
+				Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "x", ImageFactoryURL: "https://f?q=1"},
+				Image{Flavor: Flavor{SchematicID: idA, Version: v1136}},
 			),
 			want: []fixtures.Finding{
 				{Reason: guard.InvalidSchematicID, Field: "images[0].schematicID"},
@@ -122,7 +122,7 @@ func TestCompileRefusals(t *testing.T) {
 		"DisabledStillValidated": {
 			reason: "the catalog is validated even when disabled",
 			values: func() Values {
-				v := values(Image{SchematicID: idA, Version: "latest"})
+				v := values(Image{Flavor: Flavor{SchematicID: idA, Version: "latest"}})
 				v.Enabled = false
 				return v
 			}(),
@@ -145,8 +145,8 @@ func TestCompileRefusals(t *testing.T) {
 
 func TestCompileFallsBack(t *testing.T) {
 	v := values(
-		Image{SchematicID: idA, Version: v1136},
-		Image{SchematicID: idB, Version: v1136, ImageFactoryURL: "https://mirror.example/", Storage: "8Gi", StorageClass: "local"},
+		Image{Flavor: Flavor{SchematicID: idA, Version: v1136}},
+		Image{Flavor: Flavor{SchematicID: idB, Version: v1136}, ImageFactoryURL: "https://mirror.example/", Storage: "8Gi", StorageClass: "local"},
 	)
 	c := Compile(v)
 	assert.NoError(t, c.Refusals().Err())
@@ -172,7 +172,7 @@ func TestCompileFallsBack(t *testing.T) {
 }
 
 func TestEntryErrCarriesInheritedRefusal(t *testing.T) {
-	v := values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136, Storage: "1Gi"})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idB, Version: v1136}, Storage: "1Gi"})
 	v.Storage = "lots"
 	entries := slices.Collect(Compile(v).Entries())
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "storage"}}, fixtures.Of(entries[0].Refusals()),

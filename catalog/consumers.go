@@ -327,10 +327,10 @@ func (x *indexer) dataSourceGoldens(ds *cdiv1.DataSource, referrer string) {
 // shared: do not modify it.
 func (x *ConsumerIndex) Of(golden string) []Consumer { return x.byGolden[golden] }
 
-// Complete reports whether every consumer kind (state.ConsumerKinds) was
+// complete reports whether every consumer kind (state.ConsumerKinds) was
 // observed in every namespace, and every pool's golden told, so that no
 // consumer can be missing.
-func (x *ConsumerIndex) Complete() bool { return x.unobserved == 0 && len(x.undecided) == 0 }
+func (x *ConsumerIndex) complete() bool { return x.unobserved == 0 && len(x.undecided) == 0 }
 
 // Unobserved is the consumer kinds that were not observed in every
 // namespace: what may hide a consumer.

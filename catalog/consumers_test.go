@@ -172,7 +172,7 @@ func TestPoolReader(t *testing.T) {
 	}, idx.Of(goldenA), "a pool declared twice is two consumers, sorted by namespace and name")
 	assert.Equal(t, 1, idx.Radius(goldenA).Pools, "and one pool")
 	assert.Empty(t, idx.Of(goldenB), "neighbour: what its reader says is no pool clones nothing")
-	assert.True(t, idx.Complete())
+	assert.True(t, idx.complete())
 	assert.Equal(t, []string{goldenB}, Prune(none, snap, readPools).SafeToDelete)
 
 	unread := NewConsumerIndex(snap, nil)
@@ -184,7 +184,7 @@ func TestPoolReader(t *testing.T) {
 		map[string]any{"pool": "kubernetes-demo-md2", "unreadable": "its values come from ConfigMap pool-values"}))
 	snap = state.NewSnapshot(s)
 	undecided := NewConsumerIndex(snap, readPools)
-	assert.False(t, undecided.Complete(), "a pool whose golden cannot be told may hide a consumer")
+	assert.False(t, undecided.complete(), "a pool whose golden cannot be told may hide a consumer")
 	assert.Equal(t, state.Kind(0), undecided.Unobserved(), "though every kind was observed")
 	res := undecided.result(goldenB)
 	require.Len(t, res.Warnings, 1)

@@ -17,7 +17,7 @@ func TestCatalogHandsOutCopies(t *testing.T) {
 	// A size beyond int64 is held behind a pointer in the quantity; the
 	// second entry is refused, so that there are refusals to edit.
 	in := func() Values {
-		return values(Image{SchematicID: idA, Version: v1136, Storage: "1e30"}, Image{SchematicID: "AAA", Version: v1136, Storage: "x"})
+		return values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "1e30"}, Image{Flavor: Flavor{SchematicID: "AAA", Version: v1136}, Storage: "x"})
 	}
 	v := in()
 	c, untouched := Compile(v), Compile(in())
@@ -25,11 +25,11 @@ func TestCatalogHandsOutCopies(t *testing.T) {
 
 	v.Images[0].Storage = "1Gi"
 	v.Images[1] = Image{}
-	_ = append(v.Images[:1], Image{SchematicID: idB, Version: v1136})
+	_ = append(v.Images[:1], Image{Flavor: Flavor{SchematicID: idB, Version: v1136}})
 
 	vs := c.Values()
 	vs.Images[0].Version = "edited"
-	_ = append(vs.Images[:1], Image{SchematicID: idB, Version: v1136})
+	_ = append(vs.Images[:1], Image{Flavor: Flavor{SchematicID: idB, Version: v1136}})
 
 	for e := range c.Entries() {
 		e.Golden, e.Storage = "edited", "edited"

@@ -80,8 +80,10 @@ func decodeImages(c *findings.Collector, raw any) []Image {
 		}
 		chartvalues.WarnUnknown(c, m, imageKeys, at)
 		images = append(images, Image{
-			SchematicID:     chartvalues.TextAt(c, m, "schematicID", "", at.Child("schematicID")),
-			Version:         chartvalues.TextAt(c, m, "version", "", at.Child("version")),
+			Flavor: Flavor{
+				SchematicID: chartvalues.TextAt(c, m, "schematicID", "", at.Child("schematicID")),
+				Version:     chartvalues.TextAt(c, m, "version", "", at.Child("version")),
+			},
 			ImageFactoryURL: chartvalues.TextAt(c, m, "imageFactoryURL", "", at.Child("imageFactoryURL")),
 			Storage:         chartvalues.TextAt(c, m, "storage", "", at.Child("storage")),
 			StorageClass:    chartvalues.TextAt(c, m, "storageClass", "", at.Child("storageClass")),
@@ -91,7 +93,7 @@ func decodeImages(c *findings.Collector, raw any) []Image {
 }
 
 // UnmarshalJSON reads values as DecodeValues does. Values the chart cannot
-// read are an error (a guard.Refusals of InvalidValue); keys it does not
+// read are an error (refusals of InvalidValue, guard.Refusals.Err); keys it does not
 // define are kept as warnings that Render reports.
 func (v *Values) UnmarshalJSON(data []byte) error {
 	var raw any

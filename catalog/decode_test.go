@@ -93,7 +93,7 @@ func TestDecodeValues(t *testing.T) {
 			in:     map[string]any{"storageClass": "", "images": []any{map[string]any{"schematicID": "abc", "version": "v1.2.3", "storage": ""}}},
 			want: withDefaults(func(v *catalog.Values) {
 				v.StorageClass = ""
-				v.Images = []catalog.Image{{SchematicID: "abc", Version: "v1.2.3"}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: "abc", Version: "v1.2.3"}}}
 			}),
 		},
 		"ImagesNull": {
@@ -114,8 +114,8 @@ func TestDecodeValues(t *testing.T) {
 			}},
 			want: withDefaults(func(v *catalog.Values) {
 				v.Images = []catalog.Image{
-					{SchematicID: idA, Version: v1136, Storage: "8Gi", StorageClass: "local", ImageFactoryURL: "https://mirror.example"},
-					{SchematicID: "bbb222", Version: v1136},
+					{Flavor: catalog.Flavor{SchematicID: idA, Version: v1136}, Storage: "8Gi", StorageClass: "local", ImageFactoryURL: "https://mirror.example"},
+					{Flavor: catalog.Flavor{SchematicID: "bbb222", Version: v1136}},
 				}
 			}),
 		},
@@ -134,7 +134,7 @@ func TestDecodeValues(t *testing.T) {
 			reason: "neighbour of LargeNumber: a number and a boolean in an entry are refused at their paths; the entry keeps its place",
 			in:     map[string]any{"images": []any{map[string]any{"schematicID": idA, "version": v1136, "storage": 20, "storageClass": true}}},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{SchematicID: idA, Version: v1136}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: idA, Version: v1136}}}
 			}),
 			refusals: []fixtures.Finding{refused("images[0].storage"), refused("images[0].storageClass")},
 		},
@@ -146,7 +146,7 @@ func TestDecodeValues(t *testing.T) {
 				map[string]any{"schematicID": "ccc333", "version": v1136, "storage": map[string]any{"size": "6Gi"}},
 			}},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{SchematicID: idA, Version: v1136}, {SchematicID: "bbb222", Version: v1136}, {SchematicID: "ccc333", Version: v1136}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: idA, Version: v1136}}, {Flavor: catalog.Flavor{SchematicID: "bbb222", Version: v1136}}, {Flavor: catalog.Flavor{SchematicID: "ccc333", Version: v1136}}}
 			}),
 			refusals: []fixtures.Finding{refused("images[2].storage")},
 		},
@@ -163,7 +163,7 @@ func TestDecodeValues(t *testing.T) {
 				map[string]any{"schematicID": idA, "version": []any{v1136}},
 			}},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{}, {SchematicID: idA}}
+				v.Images = []catalog.Image{{}, {Flavor: catalog.Flavor{SchematicID: idA}}}
 			}),
 			refusals: []fixtures.Finding{refused("images[0]"), refused("images[1].version")},
 		},
@@ -175,7 +175,7 @@ func TestDecodeValues(t *testing.T) {
 				map[string]any{"schematicID": "c", "version": "v1.0.0", "storage": []any{6}},
 			}},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{SchematicID: "a", Version: "v1.0.0"}, {SchematicID: "b", Version: "v1.0.0"}, {SchematicID: "c", Version: "v1.0.0"}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: "a", Version: "v1.0.0"}}, {Flavor: catalog.Flavor{SchematicID: "b", Version: "v1.0.0"}}, {Flavor: catalog.Flavor{SchematicID: "c", Version: "v1.0.0"}}}
 			}),
 			refusals: []fixtures.Finding{refused("images[2].storage")},
 		},
@@ -183,7 +183,7 @@ func TestDecodeValues(t *testing.T) {
 			reason: "a null entry is refused at its index, so later indexes stay right",
 			in:     map[string]any{"images": []any{nil, map[string]any{"schematicID": []any{12}, "version": "v1.0.0"}}},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{}, {Version: "v1.0.0"}}
+				v.Images = []catalog.Image{{}, {Flavor: catalog.Flavor{Version: "v1.0.0"}}}
 			}),
 			refusals: []fixtures.Finding{refused("images[0]"), refused("images[1].schematicID")},
 		},
@@ -209,7 +209,7 @@ func TestDecodeValues(t *testing.T) {
 			reason: "schematicId is not schematicID: a warning at the entry's key, and the entry has no schematic ID",
 			in:     map[string]any{"images": []any{map[string]any{"schematicId": idA, "version": v1136}}},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{Version: v1136}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{Version: v1136}}}
 			}),
 			warnings: []fixtures.Finding{unknown("images[0].schematicId")},
 		},
@@ -223,7 +223,7 @@ func TestDecodeValues(t *testing.T) {
 			in:     map[string]any{"enabled": true, "images": []map[string]string{{"schematicID": idA, "version": v1136}}},
 			want: withDefaults(func(v *catalog.Values) {
 				v.Enabled = true
-				v.Images = []catalog.Image{{SchematicID: idA, Version: v1136}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: idA, Version: v1136}}}
 			}),
 		},
 		"EverythingAtOnce": {
@@ -233,7 +233,7 @@ func TestDecodeValues(t *testing.T) {
 				"images": []any{map[string]any{"schematicID": idA, "version": v1136, "storage": []any{}, "clas": "local"}},
 			},
 			want: withDefaults(func(v *catalog.Values) {
-				v.Images = []catalog.Image{{SchematicID: idA, Version: v1136}}
+				v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: idA, Version: v1136}}}
 			}),
 			refusals: []fixtures.Finding{refused("enabled"), refused("images[0].storage")},
 			warnings: []fixtures.Finding{unknown("storag"), unknown("images[0].clas")},

@@ -112,7 +112,7 @@ func ExampleRender_refusedEdit() {
 
 	// The golden exists at 6Gi.
 	img := catalog.Default().Images[0] // the default flavor
-	shipped, _ := catalog.Compile(catalog.Default()).Lookup(catalog.Flavor{SchematicID: img.SchematicID, Version: img.Version})
+	shipped, _ := catalog.Compile(catalog.Default()).Lookup(img.Flavor)
 	live := catalog.NewGolden(shipped)
 	live.Status.Phase = cdiv1.Succeeded
 	snap := state.NewSnapshot(&state.State{Observed: state.AllKinds, DataVolumes: []cdiv1.DataVolume{live}})

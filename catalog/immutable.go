@@ -130,7 +130,7 @@ func describeClass(named string, res storage.Resolution, err error) string {
 
 // refuse records one CatalogEntryImmutable at images[i].<child>.
 func (r *renderer) refuse(e *Entry, g *golden.Golden, child string, bad any, what, old, new string) {
-	r.col.Refuse(guard.CatalogEntryImmutable, e.Path().Child(child), bad,
+	r.col.Refuse(guard.CatalogEntryImmutable, e.path().Child(child), bad,
 		"%s: golden %s/%s already exists with %s %s, and the entry now says %s; %s",
 		e.describe(), naming.GoldenNamespace, g.Name, what, old, new, wayOut)
 }

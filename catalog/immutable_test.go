@@ -17,7 +17,7 @@ import (
 func TestCatalogEntryImmutable(t *testing.T) {
 	const mirror = "https://mirror.example"
 	entry := func(mod func(*Image)) Values {
-		img := Image{SchematicID: idA, Version: v1136}
+		img := Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}
 		if mod != nil {
 			mod(&img)
 		}
@@ -206,13 +206,13 @@ func TestCatalogEntryImmutable(t *testing.T) {
 		},
 		"DuplicateComparedOnce": {
 			reason: "a repeated flavor is refused as a duplicate; only its first entry is its golden's",
-			values: values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idA, Version: v1136, Storage: "9Gi"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "9Gi"}),
 			state:  cluster(dvs(liveDV(idA, urlA, "6Gi", "replicated")), nil),
 			want:   []fixtures.Finding{{Reason: guard.DuplicateCatalogEntry, Field: "images[1]"}},
 		},
 		"SecondEntryChanged": {
 			reason: "the refusal names the changed entry's index",
-			values: values(Image{SchematicID: idB, Version: v1136}, Image{SchematicID: idA, Version: v1136, Storage: "9Gi"}),
+			values: values(Image{Flavor: Flavor{SchematicID: idB, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "9Gi"}),
 			state:  cluster(dvs(liveDV(idA, urlA, "6Gi", "replicated")), nil),
 			want:   immutable("images[1].storage"),
 		},
@@ -245,7 +245,7 @@ func TestCatalogEntryImmutable(t *testing.T) {
 
 func TestCatalogEntryImmutableMessage(t *testing.T) {
 	snap := state.NewSnapshot(cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated")}, nil))
-	res, _ := Render(Compile(values(Image{SchematicID: idA, Version: v1136, Storage: "8Gi"})), snap)
+	res, _ := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "8Gi"})), snap)
 	rs := res.Refusals
 	if assert.Len(t, rs, 1) {
 		r := rs[0]
@@ -264,14 +264,14 @@ func TestCatalogEntryImmutableClassMessage(t *testing.T) {
 		neverDefault bool
 	}{
 		"Explicit": {
-			values:       values(Image{SchematicID: idA, Version: v1136, StorageClass: "local"}),
+			values:       values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, StorageClass: "local"}),
 			state:        cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated")}, nil),
 			mentions:     `"local"`,
 			neverDefault: true,
 		},
 		"FromDefault": {
 			values: func() Values {
-				v := values(Image{SchematicID: idA, Version: v1136})
+				v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})
 				v.StorageClass = ""
 				return v
 			}(),

@@ -88,7 +88,7 @@ func Prune(cat *Catalog, snap *state.Snapshot, pools PoolReader) PruneReport {
 		switch cs := idx.Of(n); {
 		case len(cs) > 0:
 			rep.Kept = append(rep.Kept, Kept{Name: n, Consumers: append([]Consumer{}, cs...), BlastRadius: idx.Radius(n)})
-		case idx.Complete():
+		case idx.complete():
 			rep.SafeToDelete = append(rep.SafeToDelete, n)
 		default:
 			unsure = append(unsure, n)

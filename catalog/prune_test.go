@@ -25,7 +25,7 @@ func TestPrune(t *testing.T) {
 	}
 	cloneB := workerDV(tenantNS, "disk-b", goldenB, "kubernetes-demo-md0")
 	cloneA := workerDV(tenantNS, "disk-a", goldenA, "kubernetes-demo-md1")
-	onlyA := Compile(values(Image{SchematicID: idA, Version: v1136}))
+	onlyA := Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}))
 	keptB := Kept{Name: goldenB, Consumers: []Consumer{{KindDataVolume, tenantNS, "disk-b", "kubernetes-demo-md0"}},
 		BlastRadius: Radius{Golden: goldenB, Pools: 1}}
 	scopedB := keptB
@@ -51,7 +51,7 @@ func TestPrune(t *testing.T) {
 		"Disabled": {
 			reason: "a disabled catalog manages nothing",
 			cat: func() *Catalog {
-				v := values(Image{SchematicID: idA, Version: v1136})
+				v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})
 				v.Enabled = false
 				return Compile(v)
 			}(),
@@ -165,7 +165,7 @@ func TestUnmanaged(t *testing.T) {
 		liveDV(idB, naming.ImageURL(factory, idB, v1136), "6Gi", "replicated"),
 		liveDV(idA, urlA, "6Gi", "replicated"),
 	}, nil))
-	assert.Equal(t, []string{goldenB}, Unmanaged(Compile(values(Image{SchematicID: idA, Version: v1136})), snap))
+	assert.Equal(t, []string{goldenB}, Unmanaged(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), snap))
 	assert.Equal(t, []string{goldenA, goldenB}, Unmanaged(Compile(values()), snap), "an empty catalog manages nothing")
-	assert.Equal(t, []string{}, Unmanaged(Compile(values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136})), snap))
+	assert.Equal(t, []string{}, Unmanaged(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idB, Version: v1136}})), snap))
 }

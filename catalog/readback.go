@@ -38,7 +38,7 @@ func ReadBack(snap *state.Snapshot) (Values, guard.Warnings) {
 	for _, name := range names {
 		id, version, _ := naming.ParseGoldenName(name)
 		g := golden.Observe(name, nil, snap)
-		img := Image{SchematicID: id, Version: version, StorageClass: g.NamedClass, ImageFactoryURL: factoryOf(g.URL, id, version)}
+		img := Image{Flavor: Flavor{SchematicID: id, Version: version}, StorageClass: g.NamedClass, ImageFactoryURL: factoryOf(g.URL, id, version)}
 		if !g.Request.IsZero() {
 			img.Storage = g.Request.String()
 		}

@@ -39,9 +39,9 @@ func TestReadBack(t *testing.T) {
 	assert.True(t, v.Enabled, "the catalog read back is enabled")
 	assert.Equal(t, "", v.StorageClass, "the global class is empty, so a classless golden's entry stays classless")
 	assert.Equal(t, []Image{
-		{SchematicID: idA, Version: v1136, ImageFactoryURL: factory, Storage: "6Gi", StorageClass: ""},
-		{SchematicID: idB, Version: v1136, ImageFactoryURL: "https://mirror.example", Storage: "7Gi", StorageClass: "local"},
-		{SchematicID: idC, Version: v1136, Storage: "6Gi", StorageClass: "replicated"},
+		{Flavor: Flavor{SchematicID: idA, Version: v1136}, ImageFactoryURL: factory, Storage: "6Gi", StorageClass: ""},
+		{Flavor: Flavor{SchematicID: idB, Version: v1136}, ImageFactoryURL: "https://mirror.example", Storage: "7Gi", StorageClass: "local"},
+		{Flavor: Flavor{SchematicID: idC, Version: v1136}, Storage: "6Gi", StorageClass: "replicated"},
 	}, v.Images, "one entry per golden (DataVolume or PVC alone), by name, as the golden has it; not the unlabelled, the misplaced, the misnamed, the half-annotated")
 
 	c := Compile(v)

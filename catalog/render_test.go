@@ -52,7 +52,7 @@ spec:
 // with the chart's: once against its text decoded, and once
 // spelled out, so that a field both sides lost is still caught.
 func TestRenderGoldenIsSpecObject(t *testing.T) {
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(cluster(nil, nil)))
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(cluster(nil, nil)))
 	require.NoError(t, err)
 	require.Len(t, res.Goldens, 1)
 	got := res.Goldens[0]
@@ -88,7 +88,7 @@ func TestRenderGoldenIsSpecObject(t *testing.T) {
 }
 
 func TestRenderLeavesEmptyClassOut(t *testing.T) {
-	v := values(Image{SchematicID: idA, Version: v1136})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})
 	v.StorageClass = ""
 	res, err := Render(Compile(v), state.NewSnapshot(cluster(nil, nil)))
 	require.NoError(t, err)
@@ -101,8 +101,8 @@ func TestRenderLeavesEmptyClassOut(t *testing.T) {
 
 func TestRenderOneGoldenPerEntry(t *testing.T) {
 	v := values(
-		Image{SchematicID: idB, Version: v1136, Storage: "8Gi", StorageClass: "local", ImageFactoryURL: "https://mirror.example"},
-		Image{SchematicID: idA, Version: v1136},
+		Image{Flavor: Flavor{SchematicID: idB, Version: v1136}, Storage: "8Gi", StorageClass: "local", ImageFactoryURL: "https://mirror.example"},
+		Image{Flavor: Flavor{SchematicID: idA, Version: v1136}},
 	)
 	res, err := Render(Compile(v), state.NewSnapshot(cluster(nil, nil)))
 	require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestRenderOneGoldenPerEntry(t *testing.T) {
 }
 
 func TestRenderDisabled(t *testing.T) {
-	v := values(Image{SchematicID: idA, Version: v1136})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})
 	v.Enabled = false
 	res, err := Render(Compile(v), state.NewSnapshot(cluster(nil, nil)))
 	require.NoError(t, err)
@@ -129,7 +129,7 @@ func TestRenderDisabled(t *testing.T) {
 }
 
 func TestRenderDisabledComparesNothing(t *testing.T) {
-	v := values(Image{SchematicID: idA, Version: v1136, Storage: "9Gi"})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "9Gi"})
 	v.Enabled = false
 	snap := state.NewSnapshot(cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated")}, nil))
 	res, err := Render(Compile(v), snap)
@@ -138,7 +138,7 @@ func TestRenderDisabledComparesNothing(t *testing.T) {
 }
 
 func TestRenderRefusedRendersNothing(t *testing.T) {
-	v := values(Image{SchematicID: idA, Version: v1136}, Image{SchematicID: idB, Version: v1136, Storage: "0"})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}, Image{Flavor: Flavor{SchematicID: idB, Version: v1136}, Storage: "0"})
 	res, err := Render(Compile(v), state.NewSnapshot(cluster(nil, nil)))
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidQuantity, Field: "images[1].storage"}}, fixtures.Refused(err))
 	assert.Equal(t, res.Refusals.Err(), err, "the error is the result's refusals")
@@ -149,7 +149,7 @@ func TestRenderReproducesLiveSpec(t *testing.T) {
 	live := liveDV(idA, "https://FACTORY.talos.dev:443/image/aaa111/v1.13.6/openstack-amd64.raw.xz", "6144Mi", "")
 	live.Spec.Source.HTTP.CertConfigMap = "factory-ca"
 	live.Spec.Storage.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
-	v := values(Image{SchematicID: idA, Version: v1136})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})
 	v.StorageClass = ""
 	res, err := Render(Compile(v), state.NewSnapshot(cluster([]cdiv1.DataVolume{live}, nil)))
 	require.NoError(t, err, "6Gi is 6144Mi, the URLs are the same, both classes are empty: no edit")
@@ -161,14 +161,14 @@ func TestRenderReproducesLiveSpec(t *testing.T) {
 func TestRenderReproducesFrozenClass(t *testing.T) {
 	live := liveDV(idA, urlA, "6Gi", "")
 	snap := state.NewSnapshot(cluster([]cdiv1.DataVolume{live}, []corev1.PersistentVolumeClaim{livePVC(idA, "replicated", "6Gi", "")}))
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), snap)
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), snap)
 	require.NoError(t, err, "an entry naming the class a classless golden is bound on is no edit")
 	assert.Nil(t, res.Goldens[0].Spec.Storage.StorageClassName, "and the golden's empty class stays empty")
 }
 
 func TestRenderPVCOnlyGolden(t *testing.T) {
 	p := livePVC(idA, "replicated", "6500Mi", urlA)
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(cluster(nil, []corev1.PersistentVolumeClaim{p})))
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(cluster(nil, []corev1.PersistentVolumeClaim{p})))
 	require.NoError(t, err, "a PVC-only golden's size is not compared: CDI may have inflated it")
 	require.Len(t, res.Goldens, 1)
 	q := res.Goldens[0].Spec.Storage.Resources.Requests[corev1.ResourceStorage]
@@ -178,10 +178,10 @@ func TestRenderPVCOnlyGolden(t *testing.T) {
 }
 
 func TestRenderUnobserved(t *testing.T) {
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), nil)
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), nil)
 	require.NoError(t, err, "offline, nothing can be proven edited")
 	require.Len(t, res.Goldens, 1, "and the entry renders from its values")
-	assert.Equal(t, NewGolden(entryAt(Compile(values(Image{SchematicID: idA, Version: v1136})), 0)), res.Goldens[0])
+	assert.Equal(t, NewGolden(entryAt(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), 0)), res.Goldens[0])
 	var kinds []string
 	for _, w := range res.Warnings {
 		assert.Equal(t, fixtures.Finding{Reason: guard.StateUnverified, Field: "images"}, fixtures.Finding{Reason: w.Reason, Field: w.Field}, "one StateUnverified per unknown kind")
@@ -195,7 +195,7 @@ func TestRenderUnobserved(t *testing.T) {
 }
 
 func TestRenderObservedHasNoWarning(t *testing.T) {
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(cluster(nil, nil)))
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(cluster(nil, nil)))
 	require.NoError(t, err)
 	assert.Empty(t, res.Warnings, "neighbour of TestRenderUnobserved: a fully observed cluster warns nothing")
 }
@@ -203,13 +203,13 @@ func TestRenderObservedHasNoWarning(t *testing.T) {
 func TestRenderUnmanaged(t *testing.T) {
 	gone := liveDV(idB, naming.ImageURL(factory, idB, v1136), "6Gi", "replicated")
 	keep := liveDV(idA, urlA, "6Gi", "replicated")
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(cluster([]cdiv1.DataVolume{keep, gone}, nil)))
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(cluster([]cdiv1.DataVolume{keep, gone}, nil)))
 	require.NoError(t, err)
 	assert.Equal(t, []string{goldenB}, res.Unmanaged, "the golden of a dropped entry is unmanaged; the managed one is not")
 }
 
 func TestRenderResultJSON(t *testing.T) {
-	v := values(Image{SchematicID: idA, Version: v1136, Storage: "7Gi"})
+	v := values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}, Storage: "7Gi"})
 	snap := state.NewSnapshot(cluster([]cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated")}, nil))
 	res, _ := Render(Compile(v), snap)
 	raw, err := json.Marshal(res)
@@ -224,7 +224,7 @@ func TestRenderResultJSON(t *testing.T) {
 	assert.True(t, strings.HasPrefix(r["message"].(string), Subject+": "), "the message names the catalog")
 	assert.Empty(t, got["goldens"])
 
-	res, _ = Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(cluster(nil, nil)))
+	res, _ = Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(cluster(nil, nil)))
 	raw, err = json.Marshal(res)
 	require.NoError(t, err)
 	var ok struct {
@@ -250,7 +250,7 @@ func TestRenderIsPureAndConcurrent(t *testing.T) {
 	s := cluster([]cdiv1.DataVolume{live, liveDV(idB, urlA, "6Gi", "local")}, []corev1.PersistentVolumeClaim{livePVC(idA, "replicated", "6Gi", urlA)})
 	before := s.DataVolumes[0].DeepCopy()
 	snap := state.NewSnapshot(s)
-	cat := Compile(values(Image{SchematicID: idA, Version: v1136}))
+	cat := Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}}))
 	want, _ := Render(cat, snap)
 
 	results := make(chan RenderResult, 8)

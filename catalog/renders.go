@@ -14,7 +14,7 @@ import (
 // (internal/cdi Render). Each is at images[i].storageClass; what was not
 // observed is StateUnverified.
 func (r *renderer) checkRenders(e *Entry) {
-	fld := e.Path().Child("storageClass")
+	fld := e.path().Child("storageClass")
 	class := e.StorageClass
 	if class == "" {
 		switch d := r.def; {
@@ -37,7 +37,7 @@ func (r *renderer) checkRenders(e *Entry) {
 	r.unverified |= g.Unobserved
 	switch {
 	case g.UnrenderableSize:
-		r.col.Refuse(guard.DiskUnrenderable, e.Path().Child("storage"), e.Storage,
+		r.col.Refuse(guard.DiskUnrenderable, e.path().Child("storage"), e.Storage,
 			"%s: %s, so golden %s never exists; use a size such as %s", e.describe(), g.Unrenderable, e.Golden, chartdefaults.Storage)
 	case g.ClassMissing:
 		r.col.Refuse(guard.StorageClassNotFound, fld, class,

@@ -240,14 +240,14 @@ func TestRenderChecksOnlyGoldensToCreate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st := fixtures.State(tc.observed, broken...)
 			st.DataVolumes, st.PersistentVolumeClaims = tc.dvs, tc.pvcs
-			_, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(st))
+			_, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(st))
 			assert.Equal(t, tc.want, fixtures.Refused(err), tc.reason)
 		})
 	}
 	t.Run("class gone", func(t *testing.T) {
 		st := fixtures.State(state.AllKinds, healthy().without("StorageClass", "replicated")...)
 		st.DataVolumes = []cdiv1.DataVolume{dv}
-		_, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(st))
+		_, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(st))
 		assert.NoError(t, err, "a golden whose class was deleted since is not refused StorageClassNotFound")
 	})
 }
@@ -287,7 +287,7 @@ func TestRenderUnobservedRenderKinds(t *testing.T) {
 			if tc.golden {
 				st.DataVolumes = []cdiv1.DataVolume{liveDV(idA, urlA, "6Gi", "replicated")}
 			}
-			res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(st))
+			res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(st))
 			assert.NoError(t, err, "what is unknown refuses nothing: "+tc.reason)
 			var kinds []string
 			for _, w := range res.Warnings {
@@ -313,7 +313,7 @@ func TestRenderNeedsWhatRendersReads(t *testing.T) {
 		assert.True(t, listed.Has(k), "RenderNeeds lists %s", k)
 	}
 	st := fixtures.State(listed, healthy()...)
-	res, err := Render(Compile(values(Image{SchematicID: idA, Version: v1136})), state.NewSnapshot(st))
+	res, err := Render(Compile(values(Image{Flavor: Flavor{SchematicID: idA, Version: v1136}})), state.NewSnapshot(st))
 	assert.NoError(t, err)
 	assert.Empty(t, res.Warnings, "read as RenderNeeds asks, nothing is unverified")
 }

@@ -71,7 +71,7 @@ type catalogMachine struct {
 func (m *catalogMachine) values() Values {
 	v := Values{Enabled: m.enabled, ImageFactoryURL: "https://factory.talos.dev", StorageClass: m.globalClass, Storage: "6Gi", Images: []Image{}}
 	for _, e := range m.entries {
-		v.Images = append(v.Images, Image{SchematicID: e.id, Version: v1136, ImageFactoryURL: e.factory, Storage: e.storage, StorageClass: e.class})
+		v.Images = append(v.Images, Image{Flavor: Flavor{SchematicID: e.id, Version: v1136}, ImageFactoryURL: e.factory, Storage: e.storage, StorageClass: e.class})
 	}
 	return v
 }

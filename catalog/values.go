@@ -28,11 +28,11 @@ type Values struct {
 	warnings guard.Warnings
 }
 
-// Image is one catalog entry: one golden per (SchematicID, Version). Empty
-// optional fields fall back to the catalog's, as Helm's default does.
+// Image is one catalog entry: one golden per Flavor, whose schematicID and
+// version are keys of the image itself in JSON and YAML. Empty optional
+// fields fall back to the catalog's, as Helm's default does.
 type Image struct {
-	SchematicID     string `json:"schematicID"`
-	Version         string `json:"version"`
+	Flavor          `json:",inline"`
 	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
 	Storage         string `json:"storage,omitempty"`
 	StorageClass    string `json:"storageClass,omitempty"`
@@ -45,7 +45,7 @@ func Default() Values {
 		ImageFactoryURL: chartdefaults.ImageFactoryURL,
 		StorageClass:    chartdefaults.StorageClass,
 		Storage:         chartdefaults.Storage,
-		Images:          []Image{{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version}},
+		Images:          []Image{{Flavor: Flavor{SchematicID: chartdefaults.SchematicID, Version: chartdefaults.Version}}},
 	}
 }
 

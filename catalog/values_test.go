@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,7 +51,7 @@ images:
   storageClass: local
 `,
 			want: Values{Enabled: true, ImageFactoryURL: chartdefaults.ImageFactoryURL, StorageClass: "", Storage: "8Gi",
-				Images: []Image{{SchematicID: idA, Version: v1136, StorageClass: "local"}}},
+				Images: []Image{{Flavor: Flavor{SchematicID: idA, Version: v1136}, StorageClass: "local"}}},
 		},
 	}
 	for name, tc := range cases {
@@ -67,4 +68,25 @@ func TestValuesTypeError(t *testing.T) {
 	err := yaml.Unmarshal([]byte(`images: {schematicID: x}`), &v)
 	assert.Error(t, err, "a map where a list belongs is an error, not a panic")
 	assert.Equal(t, []fixtures.Finding{{Reason: guard.InvalidValue, Field: "images"}}, fixtures.Refused(err), "the error opens to the refusal at the list's path")
+}
+
+// TestImageKeysAreFlat: an image's JSON (and the YAML sigs.k8s.io/yaml
+// writes through encoding/json) holds its flavor's keys beside its own,
+// in this order, with the empty optional ones left out: the values shape
+// the chart reads.
+func TestImageKeysAreFlat(t *testing.T) {
+	img := Image{Flavor: Flavor{SchematicID: "ce4c", Version: "v1.13.6"}, ImageFactoryURL: "https://factory.example", Storage: "6Gi", StorageClass: "replicated"}
+	data, err := json.Marshal(img)
+	require.NoError(t, err)
+	assert.Equal(t, `{"schematicID":"ce4c","version":"v1.13.6","imageFactoryURL":"https://factory.example","storage":"6Gi","storageClass":"replicated"}`, string(data))
+	data, err = json.Marshal(Image{Flavor: Flavor{SchematicID: "ce4c"}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"schematicID":"ce4c","version":""}`, string(data), "neighbour: the flavor's keys are always written, the others only when set")
+	y, err := yaml.Marshal([]Image{img})
+	require.NoError(t, err)
+	assert.Equal(t, "- imageFactoryURL: https://factory.example\n  schematicID: ce4c\n  storage: 6Gi\n  storageClass: replicated\n  version: v1.13.6\n", string(y))
+
+	var back Values
+	require.NoError(t, yaml.Unmarshal(append([]byte("images:\n"), y...), &back))
+	assert.Equal(t, []Image{img}, back.Images, "and read back")
 }

@@ -17,12 +17,13 @@
 //   - All independent refusals of a subject are reported together, in the
 //     order they were made, as one Refusals list, in the manner of
 //     apimachinery's field.ErrorList. The planner's results hold it as data
-//     (plan.Result.Refusals) and return it as their error, always of this
-//     one dynamic type: Refusals.Err is nil when there are none, never a
-//     typed nil.
+//     (plan.Result.Refusals) and return it as their error, Refusals.Err,
+//     always of one dynamic type: nil when there are none, never a typed
+//     nil. Refusals is not an error itself.
 //   - One way to ask for a reason: errors.Is(err, guard.HostAssistedClone),
 //     anywhere in err, however wrapped. errors.As(err, &r) with a *Refusal
-//     finds the first; errors.As(err, &rs) with a Refusals opens them all.
+//     finds the first; the error unwraps to each refusal in order, as
+//     errors.Join's does, and the result that came with it lists them all.
 //   - Refusals, Refusal, Warnings and Warning marshal with encoding/json to
 //     {"reason","field","message"} (a StateUnverified
 //     warning adds its "kind", and "cause" when a reader said why), whatever

@@ -7,28 +7,31 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/guard"
 )
 
-// A plan's refusals come back as one error of one type, guard.Refusals:
-// errors.Is asks for a reason, errors.As opens the list or finds the first
-// refusal.
+// A plan's refusals are data in its result and come back as one error,
+// rs.Err(): errors.Is asks for a reason anywhere in it, errors.As finds
+// the first refusal, and the result lists them all.
 func ExampleRefusals() {
-	err := fmt.Errorf("planning: %w", guard.Refusals{
+	rs := guard.Refusals{
 		{Reason: guard.StorageClassMismatch, Field: "storageClass", BadValue: "local",
 			Detail: `disk class "local" differs from the golden's "replicated"; set storageClass to "replicated"`},
 		{Reason: guard.DiskSmallerThanGolden, Field: "diskSize", BadValue: "4Gi",
 			Detail: "diskSize 4Gi is below the golden's 6Gi; set it to 6Gi or more"},
-	}.Err())
+	}
+	err := fmt.Errorf("planning: %w", rs.Err())
 
 	fmt.Println("disk too small:", errors.Is(err, guard.DiskSmallerThanGolden))
 	fmt.Println("conflict:", errors.Is(err, guard.FrozenStorageClassConflict))
-	var rs guard.Refusals
-	if errors.As(err, &rs) {
-		for _, r := range rs {
-			fmt.Println(r.Reason, "at", r.Field)
-		}
+	var first *guard.Refusal
+	if errors.As(err, &first) {
+		fmt.Println("first:", first.Reason)
+	}
+	for _, r := range rs {
+		fmt.Println(r.Reason, "at", r.Field)
 	}
 	// Output:
 	// disk too small: true
 	// conflict: false
+	// first: StorageClassMismatch
 	// StorageClassMismatch at storageClass
 	// DiskSmallerThanGolden at diskSize
 }

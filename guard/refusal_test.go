@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/findings"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 func TestMessagesNameTheirSubjectFieldAndReason(t *testing.T) {
@@ -51,14 +52,13 @@ func TestErrorsIsAsksForAReason(t *testing.T) {
 	}
 }
 
-func TestErrorsAsOpensTheList(t *testing.T) {
+func TestTheErrorUnwrapsToEachRefusal(t *testing.T) {
 	a := findings.NewRefusal(guard.StorageClassMismatch, field.NewPath("storageClass"), "a", "a is not b")
 	b := findings.NewRefusal(guard.DiskSmallerThanGolden, field.NewPath("diskSize"), "1Gi", "too small")
 	err := fmt.Errorf("planning: %w", guard.Refusals{a, b}.Err())
 
-	var rs guard.Refusals
-	require.True(t, errors.As(err, &rs))
-	assert.Equal(t, guard.Refusals{a, b}, rs)
+	assert.Equal(t, guard.Refusals{a, b}, fixtures.Refusals(err), "the error unwraps to each refusal, in order")
+	assert.True(t, errors.Is(err, guard.DiskSmallerThanGolden))
 	var first *guard.Refusal
 	require.True(t, errors.As(err, &first))
 	assert.Same(t, a, first)
@@ -70,7 +70,11 @@ func TestRefusalsErr(t *testing.T) {
 	assert.Nil(t, guard.Refusals(nil).Err(), "none is a nil error, never a typed nil")
 	assert.Nil(t, guard.Refusals{}.Err())
 	assert.Nil(t, guard.Refusals{nil}.Err(), "a nil entry is no refusal")
-	assert.IsType(t, guard.Refusals{}, guard.Refusals{a}.Err(), "neighbour: one refusal is the list, not the bare refusal")
+	b := findings.NewRefusal(guard.InvalidSchematicID, field.NewPath("talos", "schematicID"), "X", "not lowercase")
+	one, two := guard.Refusals{a}.Err(), guard.Refusals{a, b}.Err()
+	assert.IsType(t, two, one, "neighbour: one refusal is the list, not the bare refusal")
+	_, bare := one.(*guard.Refusal)
+	assert.False(t, bare)
 }
 
 // TestRefusalsReadOnePerLine: several refusals read as their messages, one
@@ -78,8 +82,8 @@ func TestRefusalsErr(t *testing.T) {
 func TestRefusalsReadOnePerLine(t *testing.T) {
 	a := findings.NewRefusal(guard.InvalidVersion, field.NewPath("talos", "version"), "1.2", "not a release")
 	b := findings.NewRefusal(guard.InvalidSchematicID, field.NewPath("talos", "schematicID"), "X", "not lowercase")
-	assert.Equal(t, a.Error()+"\n"+b.Error(), guard.Refusals{a, nil, b}.Error())
-	assert.Equal(t, a.Error(), guard.Refusals{a}.Error(), "neighbour: one refusal reads as itself")
+	assert.Equal(t, a.Error()+"\n"+b.Error(), guard.Refusals{a, nil, b}.Err().Error())
+	assert.Equal(t, a.Error(), guard.Refusals{a}.Err().Error(), "neighbour: one refusal reads as itself")
 }
 
 func TestNilRefusalDoesNotPanic(t *testing.T) {

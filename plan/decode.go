@@ -68,7 +68,7 @@ func orNone(s string) string {
 }
 
 // UnmarshalJSON reads a spec as DecodePool does. Values the chart cannot
-// read are an error (a guard.Refusals of InvalidValue); keys it does not
+// read are an error (refusals of InvalidValue, guard.Refusals.Err); keys it does not
 // define are kept as warnings that Plan reports.
 func (s *PoolSpec) UnmarshalJSON(data []byte) error {
 	var v any

@@ -2,8 +2,8 @@ package plan_test
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -122,8 +122,8 @@ func checkTyped(t *testing.T, res plan.Result, err error) {
 	if err == nil {
 		return
 	}
-	var rs guard.Refusals
-	if !errors.As(err, &rs) || len(rs) == 0 {
+	rs := fixtures.Refusals(err)
+	if len(rs) == 0 || res.Refusals != nil && !slices.Equal(rs, res.Refusals) {
 		t.Fatalf("untyped failure: %v", err)
 	}
 	for _, r := range rs {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 )
@@ -41,8 +42,7 @@ func TestHugeExponentDiskSize(t *testing.T) {
 }
 
 func hasRefusal(err error, r guard.Reason) bool {
-	rs, _ := err.(guard.Refusals)
-	for _, x := range rs {
+	for _, x := range fixtures.Refusals(err) {
 		if x.Reason == r {
 			return true
 		}

@@ -29,7 +29,7 @@ func TestFlavorRefusedEvenInCatalog(t *testing.T) {
 			reason: "the entry is invalid too, so it names no golden; the pool is refused for its own field",
 			pool:   func(p *plan.Pool) { p.Spec.OSImage.Builtin.SchematicID = "CE4C" },
 			catalog: func(v *catalog.Values) {
-				v.Images = append(v.Images, catalog.Image{SchematicID: "CE4C", Version: chartdefaults.Version})
+				v.Images = append(v.Images, catalog.Image{Flavor: catalog.Flavor{SchematicID: "CE4C", Version: chartdefaults.Version}})
 			},
 			refusals: []finding{f(guard.InvalidSchematicID, "osImage.builtin.schematicID")},
 		},

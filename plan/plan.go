@@ -51,9 +51,9 @@ var (
 // snapshot of the cluster. It does no I/O, does not modify its inputs, is
 // deterministic and safe for concurrent use. The refusals come back on the
 // result (Result.Refusals) and as the error, nil when the pool is planned:
-// the error is always that same guard.Refusals value, so
+// the error is always Result.Refusals.Err(), so
 // errors.Is(err, guard.StorageClassMismatch) asks for a reason and
-// errors.As finds each *guard.Refusal. A nil catalog is an empty, disabled
+// errors.As finds a *guard.Refusal. A nil catalog is an empty, disabled
 // one; a nil snapshot knows nothing of the cluster.
 func Plan(pool Pool, cat *catalog.Catalog, snap *state.Snapshot) (Result, error) {
 	p := newPlanner(pool, cat, snap)

@@ -731,7 +731,7 @@ func TestPlannedClone(t *testing.T) {
 func TestInstallerFollowsEffectiveFlavor(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: otherID, Version: "v1.12.0", StorageClass: "replicated"})
+	v.Images = append(v.Images, catalog.Image{Flavor: catalog.Flavor{SchematicID: otherID, Version: "v1.12.0"}, StorageClass: "replicated"})
 	p := builtinPool()
 	p.Spec.OSImage.Builtin = &catalog.Flavor{SchematicID: otherID, Version: "v1.12.0"}
 	st := fullState()

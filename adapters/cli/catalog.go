@@ -101,7 +101,7 @@ func (a *app) runRender(o *options, _ []string) error {
 		res.Refusals = append(res.Refusals, add...)
 		if len(add) > 0 {
 			res.Goldens = []cdiv1.DataVolume{}
-			rerr = res.Refusals
+			rerr = res.Refusals.Err()
 		}
 	}
 	// The goldens no entry manages are retired: say what still points at

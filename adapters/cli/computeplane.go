@@ -67,7 +67,7 @@ func (a *app) runComputePlane(o *options, _ []string) error {
 		if len(add) > 0 {
 			res.Refusals = append(res.Refusals, add...)
 			res.Pools = nil
-			perr = res.Refusals
+			perr = res.Refusals.Err()
 		}
 	}
 	if o.output != human {

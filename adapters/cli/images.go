@@ -98,7 +98,7 @@ func (a *app) runImagesRender(o *options, _ []string) error {
 		res.Refusals = append(res.Refusals, add...)
 		if len(add) > 0 {
 			res.Goldens = res.Goldens[:0]
-			rerr = res.Refusals
+			rerr = res.Refusals.Err()
 		}
 	}
 	if o.output != human {

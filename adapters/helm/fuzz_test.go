@@ -1,13 +1,11 @@
 package helm_test
 
 import (
-	"errors"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/helm"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/plan"
 )
@@ -36,8 +34,8 @@ func FuzzPoolValues(f *testing.F) {
 
 func checkRefusals(t *testing.T, err error) {
 	t.Helper()
-	var rs guard.Refusals
-	if !errors.As(err, &rs) || len(rs) == 0 {
+	rs := fixtures.Refusals(err)
+	if len(rs) == 0 {
 		t.Fatalf("an error that is not a refusal: %v", err)
 	}
 	for _, r := range rs {

@@ -127,7 +127,7 @@ func merge(rendered catalog.Values, base *catalog.Catalog) catalog.Values {
 		}
 		have[e.Golden] = true
 		out.Images = append(out.Images, catalog.Image{
-			SchematicID: e.SchematicID, Version: e.Version,
+			Flavor:          e.Flavor,
 			ImageFactoryURL: e.ImageFactoryURL, Storage: e.Storage, StorageClass: e.StorageClass,
 		})
 	}

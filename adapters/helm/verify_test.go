@@ -231,7 +231,7 @@ func TestVerifyNotAGolden(t *testing.T) {
 func TestVerifyMergesTheCatalog(t *testing.T) {
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: "v1.14.0"})
+	v.Images = append(v.Images, catalog.Image{Flavor: catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: "v1.14.0"}})
 	cat := catalog.Compile(v)
 	next := naming.GoldenPrefix + chartdefaults.SchematicID + "-v1.14.0"
 	onNext := strings.ReplaceAll(cloneText, golden, next)

@@ -88,7 +88,7 @@ func (w *worker) batch(b *batch) {
 func (w *worker) unit(data []byte, u *unit) {
 	src := data[u.start:u.end]
 	var js []byte
-	var dup *DuplicateKeyError
+	var dup *duplicateKeyError
 	switch u.kind {
 	case entryUnit:
 		js, u.id, u.ok = w.tc.transcodeEntry(w.json[:0], src)

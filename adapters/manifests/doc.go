@@ -27,8 +27,8 @@
 //     (Result.Observed).
 //   - An object of a kind the planner reads in a version it does not (a
 //     storage.k8s.io/v1beta1 StorageClass) is skipped with a VersionNotRead
-//     Note, and its kind is not observed (Result.Unread), whatever a
-//     caller names: the State lacks an object the cluster has, and a
+//     Note, and its kind is not observed (neither in the State nor by
+//     Result.Observed), whatever a caller names: the State lacks an object the cluster has, and a
 //     golden it clones would look unused.
 //   - Malformed YAML, a document that is not a Kubernetes object (no
 //     apiVersion or kind), and an object of a read kind that does not fit

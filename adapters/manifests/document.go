@@ -54,7 +54,7 @@ func documents(name string, data []byte, first int) ([]Document, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, &Error{Position: Position{File: name, Line: lines.badSeparator()}, Problem: Syntax, Err: err}
+			return nil, &Error{Position: Position{File: name, Line: lines.badSeparator()}, Problem: Syntax, err: err}
 		}
 		start := lines.document(bytes.Count(doc, []byte("\n")))
 		objs, err := decode(name, doc, start)
@@ -88,7 +88,7 @@ func decode(name string, doc []byte, start int) ([]Document, error) {
 			if d, ok := repeatedKey(err, doc); ok {
 				return nil, d.in(name, start)
 			}
-			return nil, &Error{Position: Position{File: name, Line: syntaxLine(err, start, doc)}, Problem: Syntax, Err: err}
+			return nil, &Error{Position: Position{File: name, Line: syntaxLine(err, start, doc)}, Problem: Syntax, err: err}
 		}
 	}
 	if bytes.Equal(js, []byte("null")) {
@@ -96,17 +96,17 @@ func decode(name string, doc []byte, start int) ([]Document, error) {
 	}
 	if js[0] != '{' {
 		return nil, &Error{Position: Position{File: name, Line: objectLine(doc, start)}, Problem: NotAnObject,
-			Err: fmt.Errorf("the document is %s, not a mapping", jsonType(js[0]))}
+			err: fmt.Errorf("the document is %s, not a mapping", jsonType(js[0]))}
 	}
 	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(js, nil, nil)
 	if err != nil {
-		return nil, &Error{Position: Position{File: name, Line: objectLine(doc, start)}, Problem: NotAnObject, Err: notAnObject(err)}
+		return nil, &Error{Position: Position{File: name, Line: objectLine(doc, start)}, Problem: NotAnObject, err: notAnObject(err)}
 	}
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
 		line := objectLine(doc, start)
 		if err := isObject(o); err != nil {
-			return nil, &Error{Position: Position{File: name, Line: line}, Problem: NotAnObject, Err: err}
+			return nil, &Error{Position: Position{File: name, Line: line}, Problem: NotAnObject, err: err}
 		}
 		return []Document{{Line: line, Object: o}}, nil
 	case *unstructured.UnstructuredList:
@@ -114,13 +114,13 @@ func decode(name string, doc []byte, start int) ([]Document, error) {
 		out := make([]Document, len(o.Items))
 		for i := range o.Items {
 			if err := isObject(&o.Items[i]); err != nil {
-				return nil, &Error{Position: Position{File: name, Line: at[i]}, Problem: NotAnObject, Err: fmt.Errorf("items[%d]: %w", i, err)}
+				return nil, &Error{Position: Position{File: name, Line: at[i]}, Problem: NotAnObject, err: fmt.Errorf("items[%d]: %w", i, err)}
 			}
 			out[i] = Document{Line: at[i], Object: &o.Items[i]}
 		}
 		return out, nil
 	}
-	return nil, &Error{Position: Position{File: name, Line: start}, Problem: NotAnObject, Err: fmt.Errorf("decoded as %T", obj)}
+	return nil, &Error{Position: Position{File: name, Line: start}, Problem: NotAnObject, err: fmt.Errorf("decoded as %T", obj)}
 }
 
 func isObject(o *unstructured.Unstructured) error {

@@ -15,31 +15,31 @@ import (
 // fast path sees each mapping's keys and says so at once; the general path
 // decodes with YAMLToJSONStrict and, on its refusal, finds the key.
 
-// DuplicateKeyError is a key that appears again in the mapping that holds
-// it. For example `{"a": 1, "a": 2}` on line 3 is Key "a", First 3.
-type DuplicateKeyError struct {
-	Key string
-	// First is the line of the key's first copy, in the whole file; 0
+// duplicateKeyError is a key that appears again in the mapping that holds
+// it. For example `{"a": 1, "a": 2}` on line 3 is key "a", first 3.
+type duplicateKeyError struct {
+	key string
+	// first is the line of the key's first copy, in the whole file; 0
 	// when it could not be found.
-	First int
+	first int
 	line  int // the second copy's, counting from the unit or document
 }
 
-func (e *DuplicateKeyError) Error() string {
-	if e.First == 0 {
-		return fmt.Sprintf("key %q is repeated in its mapping", e.Key)
+func (e *duplicateKeyError) Error() string {
+	if e.first == 0 {
+		return fmt.Sprintf("key %q is repeated in its mapping", e.key)
 	}
-	return fmt.Sprintf("key %q repeats the one at line %d of the same mapping", e.Key, e.First)
+	return fmt.Sprintf("key %q repeats the one at line %d of the same mapping", e.key, e.first)
 }
 
 // in is the refusal of the file name, whose lines the key's count from
 // first on.
-func (e *DuplicateKeyError) in(name string, first int) *Error {
+func (e *duplicateKeyError) in(name string, first int) *Error {
 	d := *e
-	if d.First != 0 {
-		d.First += first - 1
+	if d.first != 0 {
+		d.first += first - 1
 	}
-	return &Error{Position: Position{File: name, Line: first + d.line - 1}, Problem: DuplicateKey, Err: &d}
+	return &Error{Position: Position{File: name, Line: first + d.line - 1}, Problem: DuplicateKey, err: &d}
 }
 
 // strictRepeat is how YAMLToJSONStrict says a key is repeated: the line of
@@ -51,7 +51,7 @@ var strictRepeat = regexp.MustCompile(`line (\d+): key (.*) already set in map`)
 // mapping, with both lines. Should the nodes not show it (yaml.v2, which
 // YAMLToJSON uses, resolves some keys otherwise: yes is true), the
 // refusal's own line and key are kept.
-func repeatedKey(err error, doc []byte) (*DuplicateKeyError, bool) {
+func repeatedKey(err error, doc []byte) (*duplicateKeyError, bool) {
 	m := strictRepeat.FindStringSubmatch(err.Error())
 	if m == nil {
 		return nil, false
@@ -67,12 +67,12 @@ func repeatedKey(err error, doc []byte) (*DuplicateKeyError, bool) {
 	if k, err := strconv.Unquote(key); err == nil {
 		key = k
 	}
-	return &DuplicateKeyError{Key: key, line: max(line, 1)}, true
+	return &duplicateKeyError{key: key, line: max(line, 1)}, true
 }
 
 // firstRepeat walks n in document order, each key before its value, for
 // the first scalar key its mapping already holds.
-func firstRepeat(n *yaml.Node) *DuplicateKeyError {
+func firstRepeat(n *yaml.Node) *duplicateKeyError {
 	if n.Kind == yaml.MappingNode {
 		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -80,7 +80,7 @@ func firstRepeat(n *yaml.Node) *DuplicateKeyError {
 			if k.Kind == yaml.ScalarNode && k.ShortTag() != "!!merge" {
 				id := k.ShortTag() + "\x00" + k.Value
 				if first, ok := seen[id]; ok {
-					return &DuplicateKeyError{Key: k.Value, First: first, line: k.Line}
+					return &duplicateKeyError{key: k.Value, first: first, line: k.Line}
 				}
 				seen[id] = k.Line
 			}

@@ -100,10 +100,10 @@ func TestDuplicateKeys(t *testing.T) {
 				require.True(t, errors.As(err, &e), "%s: %s: want *manifests.Error, got %v", reader, tc.reason, err)
 				assert.Equal(t, manifests.DuplicateKey, e.Problem, "%s: %s: %v", reader, tc.reason, err)
 				assert.Equal(t, tc.line, e.Line, "%s: %s: %v", reader, tc.reason, err)
-				var d *manifests.DuplicateKeyError
-				require.True(t, errors.As(err, &d), "%s: %s: %v", reader, tc.reason, err)
-				assert.Equal(t, tc.key, d.Key, "%s: %s", reader, tc.reason)
-				assert.Equal(t, tc.first, d.First, "%s: %s", reader, tc.reason)
+				key, first, ok := manifests.RepeatedKey(err)
+				require.True(t, ok, "%s: %s: %v", reader, tc.reason, err)
+				assert.Equal(t, tc.key, key, "%s: %s", reader, tc.reason)
+				assert.Equal(t, tc.first, first, "%s: %s", reader, tc.reason)
 				assert.Contains(t, err.Error(), "is a `---` missing between two documents?", "the way out")
 			}
 		})

@@ -21,17 +21,18 @@ const (
 	// DuplicateKey is a mapping that holds a key twice (two metadata
 	// keys where a "---" between two documents went missing). kubectl
 	// refuses it; decoders that keep the last copy would drop the first.
-	// The Error's Line is the second copy's, its Err a *DuplicateKeyError.
+	// The Error's Line is the second copy's; its message names the key
+	// and the line of the first copy.
 	DuplicateKey Problem = "DuplicateKey"
 )
 
 // Error is input that cannot be read as Kubernetes objects. Line counts from
-// 1 within the whole file, not within the document; Err is what the decoder
-// said.
+// 1 within the whole file, not within the document; the Error unwraps to
+// what the decoder said.
 type Error struct {
 	Position
 	Problem Problem
-	Err     error
+	err     error
 }
 
 func (e *Error) Error() string {
@@ -46,7 +47,7 @@ func (e *Error) Error() string {
 	case DuplicateKey:
 		way = "a key appears twice; is a `---` missing between two documents?"
 	}
-	return fmt.Sprintf("%s:%d: %v (%s)", e.File, e.Line, e.Err, way)
+	return fmt.Sprintf("%s:%d: %v (%s)", e.File, e.Line, e.err, way)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.err }

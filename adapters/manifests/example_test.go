@@ -94,13 +94,13 @@ items:
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("held:", res.Held, "objects:", res.Objects)
+	fmt.Println("held:", res.Held, "claims:", len(res.State.PersistentVolumeClaims))
 	fmt.Println("observed:", res.State.Observed == state.AllKinds)
 	for _, n := range res.Notes {
 		fmt.Println(n.Line, n.Reason, n.Kind, "by line", n.By.Line)
 	}
 	// Output:
-	// held: StorageClass|PersistentVolumeClaim objects: 2
+	// held: StorageClass|PersistentVolumeClaim claims: 1
 	// observed: true
 	// 8 Superseded PersistentVolumeClaim by line 11
 }

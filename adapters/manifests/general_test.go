@@ -49,8 +49,8 @@ func sameAsGeneral(t *testing.T, data []byte) {
 	if !reflect.DeepEqual(got.State, want.State) {
 		t.Fatalf("Read's State differs from the general path's:\n%#v\n%#v\ninput:\n%s", got.State, want.State, data)
 	}
-	if !reflect.DeepEqual(got.Notes, want.Notes) || got.Held != want.Held || got.Objects != want.Objects {
-		t.Fatalf("Read: %v %v %d\ngeneral path: %v %v %d\ninput:\n%s", got.Notes, got.Held, got.Objects, want.Notes, want.Held, want.Objects, data)
+	if !reflect.DeepEqual(got.Notes, want.Notes) || got.Held != want.Held || got.objects != want.objects {
+		t.Fatalf("Read: %v %v %d\ngeneral path: %v %v %d\ninput:\n%s", got.Notes, got.Held, got.objects, want.Notes, want.Held, want.objects, data)
 	}
 }
 

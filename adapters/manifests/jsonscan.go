@@ -23,7 +23,7 @@ type jsonScanner struct {
 	fail bool
 	keys []seenKey // at is the key's line
 	id   identity
-	dup  *DuplicateKeyError // the first key repeated in its object
+	dup  *duplicateKeyError // the first key repeated in its object
 	// items are the entries of the top-level object's "items" array:
 	// where each starts and ends, its line, and its identity.
 	items []jsonItem
@@ -153,7 +153,7 @@ func (s *jsonScanner) object(depth int, at where, id *identity) {
 		if s.dup == nil {
 			for _, k := range s.keys[mark:] {
 				if bytes.Equal(k.name, key) {
-					s.dup = &DuplicateKeyError{Key: string(key), First: k.at, line: s.line}
+					s.dup = &duplicateKeyError{key: string(key), first: k.at, line: s.line}
 				}
 			}
 		}

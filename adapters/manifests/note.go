@@ -15,7 +15,7 @@ const (
 	KindNotRead NoteReason = "KindNotRead"
 	// VersionNotRead is an object of a kind the planner reads, in a
 	// version it does not (a storage.k8s.io/v1beta1 StorageClass): the
-	// State does not observe that kind (Result.Unread).
+	// State does not observe that kind, nor does Result.Observed.
 	VersionNotRead NoteReason = "VersionNotRead"
 	// Superseded is an object that appears again later (in the same file
 	// or a later one); the later copy is kept.

@@ -26,22 +26,24 @@ type Result struct {
 	// (in a version the planner reads): what a --state file observes
 	// before the user names more.
 	Held state.Kind
-	// Unread is the set of kinds the input held an object of in a
+	// unread is the set of kinds the input held an object of in a
 	// version the planner does not read (each noted VersionNotRead): the
 	// State lacks those objects, so it does not observe their kinds.
-	Unread state.Kind
-	// Objects counts the objects of the planner's kinds in State, an
+	unread state.Kind
+	// objects counts the objects of the planner's kinds in State, an
 	// object repeated counted once.
-	Objects int
+	objects int
 }
 
 // Observed is what the input observes for a caller that takes it to cover only
 // the kinds it holds an object of and those the user names: Held and named, but
-// never a kind of Unread, whose objects the State lacks whatever the user says.
+// never a kind the input held only in a version the planner does not read
+// (each noted VersionNotRead), whose objects the State lacks whatever the user
+// says.
 // For example a file holding PVCs and a cdi.kubevirt.io/v1alpha1 DataVolume,
 // with DataVolume and CDIConfig named, observes
 // PersistentVolumeClaim|CDIConfig.
-func (r Result) Observed(named state.Kind) state.Kind { return (r.Held | named) &^ r.Unread }
+func (r Result) Observed(named state.Kind) state.Kind { return (r.Held | named) &^ r.unread }
 
 // Read decodes one file into a State (Result.State), with its notes and
 // what it held. A file is a full observation: every
@@ -160,7 +162,7 @@ func (c *collector) take(name string, o object) error {
 		return nil
 	}
 	if err := identified(info, o.name, o.namespace); err != nil {
-		return &Error{Position: Position{File: name, Line: o.line}, Problem: InvalidObject, Err: err}
+		return &Error{Position: Position{File: name, Line: o.line}, Problem: InvalidObject, err: err}
 	}
 	c.held |= info.Kind
 	ns := o.namespace
@@ -244,7 +246,7 @@ func (c *collector) result() (Result, error) {
 		m := g.u
 		if m == nil {
 			if err := utiljson.Unmarshal(g.json, &m); err != nil {
-				return Result{}, &Error{Position: Position{File: l.file, Line: l.line}, Problem: InvalidObject, Err: err}
+				return Result{}, &Error{Position: Position{File: l.file, Line: l.line}, Problem: InvalidObject, err: err}
 			}
 			if g.untyped {
 				u := unstructured.Unstructured{Object: m}
@@ -254,7 +256,7 @@ func (c *collector) result() (Result, error) {
 		}
 		if err := kinds.AppendUnstructured(st, l.kind, m); err != nil {
 			return Result{}, &Error{Position: Position{File: l.file, Line: l.line}, Problem: InvalidObject,
-				Err: fmt.Errorf("%s %s: %w", info.GVK.Kind, l.name, err)}
+				err: fmt.Errorf("%s %s: %w", info.GVK.Kind, l.name, err)}
 		}
 	}
 	for _, cd := range codecs {
@@ -262,7 +264,7 @@ func (c *collector) result() (Result, error) {
 	}
 	kinds.Normalize(st)
 	st.Observed = state.AllKinds &^ c.unread
-	return Result{State: st, Notes: c.notes, Held: c.held, Unread: c.unread, Objects: len(c.objs)}, nil
+	return Result{State: st, Notes: c.notes, Held: c.held, unread: c.unread, objects: len(c.objs)}, nil
 }
 
 // readObjects reads the objects of one file and hands them to take, in
@@ -301,7 +303,7 @@ func readObjects(name string, r io.Reader, st *state.State, take func(object) er
 		general[d] = docs
 	}
 	if sp.badSep > 0 {
-		return &Error{Position: Position{File: name, Line: sp.badSep}, Problem: Syntax, Err: separatorError(sp.badSepText)}
+		return &Error{Position: Position{File: name, Line: sp.badSep}, Problem: Syntax, err: separatorError(sp.badSepText)}
 	}
 	for _, d := range sp.docs {
 		if docs, slow := general[d]; slow {

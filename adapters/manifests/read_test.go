@@ -260,7 +260,7 @@ spec:
 				res, err := manifests.Read("state.yaml", strings.NewReader(data))
 				require.NoError(t, err, format)
 				assert.Len(t, res.State.VirtualMachines, tc.vms, "%s: %s", format, tc.reason)
-				assert.Equal(t, tc.unread, res.Unread, "%s: %s", format, tc.reason)
+				assert.Equal(t, tc.unread, manifests.Unread(res), "%s: %s", format, tc.reason)
 				assert.Equal(t, state.AllKinds&^tc.unread, res.State.Observed, "%s: %s", format, tc.reason)
 				assert.Equal(t, state.AllKinds&^tc.unread, res.Observed(state.AllKinds),
 					"%s: naming every kind observes all but the unread", format)
@@ -292,7 +292,7 @@ spec:
 }
 
 func TestResultObserved(t *testing.T) {
-	res := manifests.Result{Held: state.PersistentVolumeClaim | state.VirtualMachine, Unread: state.DataVolume | state.VirtualMachine}
+	res := manifests.WithKinds(state.PersistentVolumeClaim|state.VirtualMachine, state.DataVolume|state.VirtualMachine)
 	assert.Equal(t, state.PersistentVolumeClaim|state.CDIConfig, res.Observed(state.DataVolume|state.CDIConfig),
 		"held and named, but an unread kind neither held nor named counts")
 }

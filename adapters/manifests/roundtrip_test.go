@@ -68,8 +68,8 @@ func TestReadRoundTrip(t *testing.T) {
 			} else if !reflect.DeepEqual(first, res.State) {
 				t.Fatalf("%s reads otherwise than %s", f, formats[0])
 			}
-			if held := heldKinds(want); res.Held != held || res.Objects != objects(want) {
-				t.Fatalf("%s: held %v (%d objects), want %v (%d)", f, res.Held, res.Objects, held, objects(want))
+			if held := heldKinds(want); res.Held != held || manifests.Objects(res) != objects(want) {
+				t.Fatalf("%s: held %v (%d objects), want %v (%d)", f, res.Held, manifests.Objects(res), held, objects(want))
 			}
 		}
 	})

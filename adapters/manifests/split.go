@@ -83,7 +83,7 @@ type unit struct {
 	listHead   bool // the keys of a List but its items: no object
 
 	ok    bool
-	dup   *DuplicateKeyError // read whole but for a key repeated: not ok
+	dup   *duplicateKeyError // read whole but for a key repeated: not ok
 	id    identity
 	items int    // of a JSON document: the items it holds
 	obj   any    // the object in its API type, trimmed, until it is stored

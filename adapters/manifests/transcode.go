@@ -53,7 +53,7 @@ type transcoder struct {
 	buf  []byte    // a scalar being unfolded
 	// dup is the first key repeated in its mapping, its lines counted
 	// from base, the start of the line the object starts on.
-	dup  *DuplicateKeyError
+	dup  *duplicateKeyError
 	base int
 }
 
@@ -266,7 +266,7 @@ func (t *transcoder) mapping(indent int, at where) {
 // line starts at first.
 func (t *transcoder) repeated(key []byte, first int) {
 	line := func(at int) int { return 1 + bytes.Count(t.src[t.base:at], []byte("\n")) }
-	t.dup = &DuplicateKeyError{Key: string(key), First: line(first), line: line(t.cur.start)}
+	t.dup = &duplicateKeyError{key: string(key), first: line(first), line: line(t.cur.start)}
 }
 
 // sequence reads a block sequence whose entries are at indent.

@@ -1,9 +1,11 @@
 package webhook_test
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -17,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
 	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
@@ -51,9 +52,11 @@ func Example() {
 }
 
 // A pool that clones a golden that is not in the catalog is denied, with
-// the refusal as a cause at the object's field. The fake client stands in
-// for the manager's cache: a cluster of one class, of a CSI driver.
-func ExampleValidator_Pools() {
+// the refusal as a cause at the object's field. Register serves the
+// webhooks on a server, where the API server posts its AdmissionReviews;
+// the fake client stands in for the manager's cache: a cluster of one
+// class, of a CSI driver.
+func ExampleValidator_Register() {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = controllerruntime.AddToScheme(scheme)
@@ -69,16 +72,29 @@ func ExampleValidator_Pools() {
 	config := &cdiv1.CDIConfig{ObjectMeta: metav1.ObjectMeta{Name: "config"}}
 	cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(replicated, driver, profile, config).Build()
 	v := webhook.New(cache, webhook.Options{Catalog: catalog.Compile(catalog.Default())}) // disabled
+	server := crwebhook.NewServer(crwebhook.Options{})
+	v.Register(server)
 
 	obj, _ := json.Marshal(map[string]any{
 		"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "KubernetesNodes",
 		"metadata": map[string]any{"namespace": "tenant-demo", "name": "demo-md0"},
 		"spec":     map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{}}},
 	})
-	r := v.Pools().Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		UID: "1", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: obj},
-		Kind: metav1.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"},
-	}})
+	body, _ := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID: "1", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: obj},
+			Kind: metav1.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"},
+		},
+	})
+	req := httptest.NewRequest(http.MethodPost, webhook.PoolsPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	server.WebhookMux().ServeHTTP(rec, req)
+
+	var review admissionv1.AdmissionReview
+	_ = json.Unmarshal(rec.Body.Bytes(), &review)
+	r := review.Response
 	fmt.Println(r.Allowed, r.Result.Code, r.Result.Reason)
 	for _, c := range r.Result.Details.Causes {
 		fmt.Println(c.Type, c.Field, strings.Contains(c.Message, "catalog"))

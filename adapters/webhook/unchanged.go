@@ -101,7 +101,7 @@ func standing(rs guard.Refusals, cur, old *catalog.Catalog, oldRender guard.Refu
 			return false
 		}
 		// The old render's refusal of that entry, at its old index.
-		if !before[findingKey(r.Reason, was.Path().String()+r.Field[m[1]:], "")] {
+		if !before[findingKey(r.Reason, "images["+strconv.Itoa(was.Index)+"]"+r.Field[m[1]:], "")] {
 			return false
 		}
 	}

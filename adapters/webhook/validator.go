@@ -58,32 +58,33 @@ func (v *Validator) denied() error {
 
 // New returns a Validator reading through c, which must know CDI's types
 // (controllerruntime.AddToScheme) and, to read the catalog release from a
-// cache, cache unstructured objects.
+// cache, cache unstructured objects; Register serves its webhooks. Setup
+// does both on a manager, with its checks.
 func New(c client.Reader, o Options) *Validator {
 	return &Validator{client: c, api: c, state: controllerruntime.New(c), values: catalogrelease.ReaderSource(c), opts: o}
 }
 
-// Pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
+// pools is the webhook of KubernetesNodes (apps.cozystack.io/v1alpha1),
 // served at PoolsPath.
-func (v *Validator) Pools() *admission.Webhook {
+func (v *Validator) pools() *admission.Webhook {
 	return &admission.Webhook{Handler: handler{resource: "kubernetesnodes", kind: poolGVK.GroupKind(), timeout: readTimeout, decide: v.pool}}
 }
 
-// Releases is the webhook of Flux HelmReleases
+// releases is the webhook of Flux HelmReleases
 // (helm.toolkit.fluxcd.io/v2), served at ReleasesPath: a release of the
 // kubernetes-nodes chart is planned as its pool, one of the
 // kubernetes-worker-image chart rendered as the catalog, and any other is
 // admitted untouched.
-func (v *Validator) Releases() *admission.Webhook {
+func (v *Validator) releases() *admission.Webhook {
 	return &admission.Webhook{Handler: handler{resource: "helmreleases", kind: helmReleaseGVK.GroupKind(), timeout: readTimeout, decide: v.release}}
 }
 
 // Register serves the webhooks on s, at PoolsPath, ReleasesPath and
 // VMDisksPath.
 func (v *Validator) Register(s webhook.Server) {
-	s.Register(PoolsPath, v.Pools())
-	s.Register(ReleasesPath, v.Releases())
-	s.Register(VMDisksPath, v.VMDisks())
+	s.Register(PoolsPath, v.pools())
+	s.Register(ReleasesPath, v.releases())
+	s.Register(VMDisksPath, v.vmDisks())
 }
 
 // handler times a decision, counts it and writes it.

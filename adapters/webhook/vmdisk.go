@@ -33,11 +33,11 @@ const vmDiskReleasePrefix = "vm-disk-"
 // imagesRelease is the image catalog's HelmRelease.
 var imagesRelease = catalogrelease.Images
 
-// VMDisks is the webhook of VMDisks (apps.cozystack.io/v1alpha1), served
+// vmDisks is the webhook of VMDisks (apps.cozystack.io/v1alpha1), served
 // at VMDisksPath: each create or update is planned as the vm-disk chart
 // renders it, and refused where CDI would never finish its DataVolume or
 // would copy it over the pod network.
-func (v *Validator) VMDisks() *admission.Webhook {
+func (v *Validator) vmDisks() *admission.Webhook {
 	return &admission.Webhook{Handler: handler{resource: "vmdisks", kind: vmDiskGK, timeout: readTimeout, decide: v.vmDisk}}
 }
 

@@ -118,7 +118,7 @@ func Decode(values any) *Catalog {
 	chartvalues.WarnUnknown(&col, m, valuesKeys, nil)
 	global, globalPath := defaultStorageClass, field.NewPath("storageClass")
 	if raw, present := m["storageClass"]; present {
-		global = text(&col, raw, globalPath)
+		global = chartvalues.TextOf(&col, raw, globalPath)
 	}
 	raw, present := m["images"]
 	if !present {
@@ -156,7 +156,7 @@ func (c *Catalog) decodeEntry(col *findings.Collector, e *entry, item any, globa
 		return
 	}
 	chartvalues.WarnUnknown(col, m, imageKeys, at)
-	e.name = text(col, m["name"], at.Child("name"))
+	e.name = chartvalues.TextOf(col, m["name"], at.Child("name"))
 	switch {
 	case e.name == "":
 		col.Refuse(guard.InvalidValue, at.Child("name"), "",
@@ -175,7 +175,7 @@ func (c *Catalog) decodeEntry(col *findings.Collector, e *entry, item any, globa
 			c.byName[e.name] = e.index
 		}
 	}
-	e.url = text(col, m["url"], at.Child("url"))
+	e.url = chartvalues.TextOf(col, m["url"], at.Child("url"))
 	switch u, err := url.Parse(e.url); {
 	case e.url == "":
 		col.Refuse(guard.InvalidValue, at.Child("url"), "",
@@ -209,7 +209,7 @@ func (c *Catalog) decodeEntry(col *findings.Collector, e *entry, item any, globa
 	}
 	e.class, e.classPath = global, globalPath
 	if raw := m["storageClass"]; raw != nil {
-		if s := text(col, raw, at.Child("storageClass")); s != "" {
+		if s := chartvalues.TextOf(col, raw, at.Child("storageClass")); s != "" {
 			e.class, e.classPath = s, at.Child("storageClass")
 		}
 	}
@@ -239,17 +239,4 @@ func annotations(col *findings.Collector, m map[string]any, at *field.Path) map[
 	set("architecture", m["architecture"])
 	set("description", m["description"])
 	return out
-}
-
-// text reads a string; null is "". Anything else is refused, as the
-// chart's values schema refuses it.
-func text(col *findings.Collector, raw any, fld *field.Path) string {
-	switch s, ok := raw.(string); {
-	case raw == nil:
-		return ""
-	case ok:
-		return s
-	}
-	chartvalues.RefuseType(col, raw, chartvalues.Text, fld)
-	return ""
 }

@@ -27,7 +27,7 @@ const pendingVersion = "v1.13.5"
 func catalogWithPending() *catalog.Catalog {
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: pendingVersion})
+	v.Images = append(v.Images, catalog.Image{Flavor: catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: pendingVersion}})
 	return catalog.Compile(v)
 }
 

@@ -150,7 +150,7 @@ func TestWarningsAreEvents(t *testing.T) {
 	e.Cluster(t)
 	v := catalog.Default()
 	v.Enabled = true
-	v.Images = append(v.Images, catalog.Image{SchematicID: chartdefaults.SchematicID, Version: "v1.13.5"})
+	v.Images = append(v.Images, catalog.Image{Flavor: catalog.Flavor{SchematicID: chartdefaults.SchematicID, Version: "v1.13.5"}})
 	run(t, e, catalog.Compile(v))
 	pool := newPool(t, e, "tenant-pending", "demo", map[string]any{"cluster": "demo", "osImage": map[string]any{"builtin": map[string]any{"version": "v1.13.5"}}})
 

@@ -14,7 +14,8 @@
 //     single changed byte would roll every live worker of every pool.
 //   - A pool with osImage.builtin renders the clone of its golden, with the
 //     class the guards compared written on the disk.
-//   - A refused pool renders nothing: the refusals come back as one error
-//     that errors.As opens to each *guard.Refusal, never as a degraded disk.
+//   - A refused pool renders nothing: the refusals come back as one error,
+//     which unwraps to each *guard.Refusal (errors.Is asks for a reason,
+//     errors.As finds the first), never as a degraded disk.
 //     Warnings let the text stand and come back beside it.
 package renderer

@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
@@ -96,12 +98,28 @@ func review(t *testing.T, v *webhook.Validator, obj *unstructured.Unstructured) 
 		Namespace: obj.GetNamespace(), Name: obj.GetName(),
 		Object: runtime.RawExtension{Raw: raw},
 	}}
-	hook := v.Pools()
+	hooks := registered(v)
+	hook := hooks[webhook.PoolsPath]
 	if gvk.Kind == helmReleaseGVK.Kind {
-		hook = v.Releases()
+		hook = hooks[webhook.ReleasesPath]
 	}
 	return hook.Handle(context.Background(), req)
 }
+
+// registered is the Validator's webhooks by path, as Register serves them.
+func registered(v *webhook.Validator) map[string]*admission.Webhook {
+	r := recorder{hooks: map[string]*admission.Webhook{}}
+	v.Register(r)
+	return r.hooks
+}
+
+// recorder is a webhook server that keeps what is registered on it.
+type recorder struct {
+	crwebhook.Server
+	hooks map[string]*admission.Webhook
+}
+
+func (r recorder) Register(path string, hook http.Handler) { r.hooks[path] = hook.(*admission.Webhook) }
 
 // remade deletes obj and creates it again, a new object of the same name.
 func remade(t *testing.T, e *apiserver.Env, obj client.Object) {

@@ -108,16 +108,23 @@ func RefuseType(c *findings.Collector, v any, k Kind, fld *field.Path) {
 // of {"storageClass": null} "", and of {"storageClass": 5} "", refused.
 func TextAt(c *findings.Collector, m map[string]any, key, def string, fld *field.Path) string {
 	raw, present := m[key]
-	switch {
-	case !present:
+	if !present {
 		return def
-	case raw == nil:
-		return ""
 	}
-	if s, ok := raw.(string); ok {
+	return TextOf(c, raw, fld)
+}
+
+// TextOf reads v as the charts' values schemas take a string: "" when it
+// is null, else the string. Anything but a string is refused (RefuseType,
+// InvalidValue at fld) and read as "".
+func TextOf(c *findings.Collector, v any, fld *field.Path) string {
+	switch s, ok := v.(string); {
+	case v == nil:
+		return ""
+	case ok:
 		return s
 	}
-	RefuseType(c, raw, Text, fld)
+	RefuseType(c, v, Text, fld)
 	return ""
 }
 

@@ -61,7 +61,7 @@ func Catalog(s Size) catalog.Values {
 	v.Images = make([]catalog.Image, s.Goldens)
 	for i := range v.Images {
 		f := Flavor(i)
-		v.Images[i] = catalog.Image{SchematicID: f.SchematicID, Version: f.Version}
+		v.Images[i] = catalog.Image{Flavor: f}
 	}
 	return v
 }
@@ -218,7 +218,7 @@ func Pools(s Size, n int) []plan.Pool {
 		ns := k % max(s.Namespaces, 1)
 		f := Flavor(ns % max(s.Goldens, 1))
 		spec := plan.DefaultPoolSpec(fmt.Sprintf("c%04d", ns))
-		spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: f.SchematicID, Version: f.Version}}
+		spec.OSImage = &plan.OSImage{Builtin: &f}
 		if k%3 == 0 {
 			spec.StorageClass = ""
 		}

@@ -186,7 +186,7 @@ func TestCDIDisagreementsFound(t *testing.T) {
 			pool := plan.Pool{Namespace: "tenant-a", Name: "demo-md0", Spec: spec}
 			v := catalog.Default()
 			v.Enabled, v.StorageClass = true, tc.entryClass
-			v.Images = []catalog.Image{{SchematicID: caseID, Version: chartdefaults.Version}}
+			v.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: caseID, Version: chartdefaults.Version}}}
 			st := fixtures.State(state.AllKinds, dedupe(tc.objs)...)
 			s := plantest.Scenario{State: st, Pools: []plan.Pool{pool}, Catalog: v}
 			cat, snap := catalog.Compile(v), state.NewSnapshot(st)

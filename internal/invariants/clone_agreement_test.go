@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/kubernetes-worker-image/catalog"
 	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/chartdefaults"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/stateindex"
 	"github.com/cozystack/kubernetes-worker-image/naming"
 	"github.com/cozystack/kubernetes-worker-image/plan"
@@ -156,11 +157,7 @@ func chartDataVolume(p plan.Pool, cat *catalog.Catalog, snap *state.Snapshot) (*
 func guardFindings(err error, ws guard.Warnings) []finding {
 	var all []finding
 	if err != nil {
-		var rs guard.Refusals
-		for _, r := range err.(guard.Refusals) {
-			rs = append(rs, r)
-		}
-		all = findingsOf(rs)
+		all = findingsOf(fixtures.Refusals(err))
 	} else {
 		all = warnedOf(ws)
 	}

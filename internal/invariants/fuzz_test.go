@@ -1,7 +1,6 @@
 package invariants_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -13,7 +12,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cozystack/kubernetes-worker-image/catalog"
-	"github.com/cozystack/kubernetes-worker-image/guard"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/internal/golden"
 	"github.com/cozystack/kubernetes-worker-image/naming"
@@ -176,8 +174,8 @@ func typedRefusals(t *testing.T, err error) {
 	if err == nil {
 		return
 	}
-	var rs guard.Refusals
-	if !errors.As(err, &rs) || len(rs) == 0 {
+	rs := fixtures.Refusals(err)
+	if len(rs) == 0 {
 		t.Fatalf("an error that is no refusal: %v", err)
 	}
 	for _, r := range rs {

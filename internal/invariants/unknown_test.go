@@ -345,7 +345,7 @@ func TestUnseenDisksProveNoSize(t *testing.T) {
 	spec.OSImage = &plan.OSImage{Builtin: &catalog.Flavor{SchematicID: caseID}}
 	p := plan.Pool{Namespace: ns, Name: pool, Spec: spec}
 	v := catalog.Default()
-	v.Enabled, v.StorageClass, v.Images = true, "", []catalog.Image{{SchematicID: caseID, Version: chartdefaults.Version}}
+	v.Enabled, v.StorageClass, v.Images = true, "", []catalog.Image{{Flavor: catalog.Flavor{SchematicID: caseID, Version: chartdefaults.Version}}}
 	cat := catalog.Compile(v)
 
 	full := fixtures.State(state.AllKinds, objs...)

@@ -152,8 +152,8 @@ func ExampleDecodeValues() {
 	fmt.Println(values, err)
 
 	_, err = computeplane.DecodeValues([]byte("- md0"))
-	var rs guard.Refusals
-	fmt.Println(err != nil, errors.As(err, &rs))
+	var r *guard.Refusal
+	fmt.Println(err != nil, errors.As(err, &r))
 	// Output:
 	// map[nodeGroups:map[md0:map[maxReplicas:3]]] <nil>
 	// true false

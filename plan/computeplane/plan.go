@@ -15,8 +15,8 @@ import (
 const subject = "ComputePlane"
 
 // Plan turns ComputePlane values, as Helm holds them, into its pool releases.
-// It reports every refusal together, as one error that guard.Refusals opens
-// (nil when there is none), and also in Result.Err; on any refusal
+// It reports every refusal together, in Result.Refusals and as one error,
+// Result.Refusals.Err() (nil when there is none); on any refusal
 // Result.Pools is empty. It does no I/O, does not modify values, and is safe
 // for concurrent use.
 //

@@ -67,7 +67,7 @@ func (v Vocabulary) images(t *rapid.T, valid bool, malformed func(string) bool) 
 	}
 	var out []catalog.Image
 	for _, f := range flavors {
-		img := catalog.Image{SchematicID: f.SchematicID, Version: f.Version}
+		img := catalog.Image{Flavor: f}
 		if malformed("entrySchematicIDMalformed") {
 			img.SchematicID = malformedSchematicID().Draw(t, "entrySchematicID")
 		}

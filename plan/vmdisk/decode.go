@@ -139,7 +139,7 @@ func decode(namespace, name string, root *field.Path, values any) (d VMDisk) {
 	if raw, present := m["storageClass"]; present {
 		// null deletes the default, and the chart then writes no class,
 		// as for "".
-		d.class = d.text(raw, root.Child("storageClass"))
+		d.class = chartvalues.TextOf(&d.schema, raw, root.Child("storageClass"))
 	}
 	if raw, present := m["optical"]; present {
 		switch b, isBool := raw.(bool); {
@@ -287,7 +287,7 @@ func (d *VMDisk) decodeOne(key string, val any, fld *field.Path) {
 	need := func(k, what string) string {
 		p := at.Child(k)
 		raw := item[k]
-		v := d.text(raw, p)
+		v := chartvalues.TextOf(&d.schema, raw, p)
 		switch {
 		case raw == nil:
 			d.schema.Refuse(guard.InvalidValue, p, nil,
@@ -327,16 +327,4 @@ func (d *VMDisk) decodeOne(key string, val any, fld *field.Path) {
 		d.template.Refuse(guard.InvalidValue, at, key,
 			"source.%s is no source the chart knows, so it renders a DataVolume with an empty source, which CDI rejects; use one of image, http, upload and disk", key)
 	}
-}
-
-// text reads a string the values schema types as one; null is "".
-func (d *VMDisk) text(raw any, fld *field.Path) string {
-	switch s, ok := raw.(string); {
-	case raw == nil:
-		return ""
-	case ok:
-		return s
-	}
-	chartvalues.RefuseType(&d.schema, raw, chartvalues.Text, fld)
-	return ""
 }

@@ -1,12 +1,12 @@
 package whatif
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cozystack/kubernetes-worker-image/guard"
+	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 )
 
 // A new chart default applies as Helm coalesces a chart's values.yaml with
@@ -116,8 +116,8 @@ func TestChartDefaultRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := Diff(Input{}, Change{Defaults: tc.defaults})
 			var got []string
-			var rs guard.Refusals
-			if !errors.As(err, &rs) {
+			rs := fixtures.Refusals(err)
+			if len(rs) == 0 {
 				t.Fatalf("%s: error %v is not refusals", tc.reason, err)
 			}
 			for _, r := range rs {

@@ -232,8 +232,8 @@ type Transfer struct {
 // cluster, and says which pools roll, what must happen first, and what the
 // rollout moves. It does no I/O and changes none of its inputs. The error
 // is for a change it cannot make (a default at a key the chart does not
-// define) or pools it cannot pair (one named twice): a guard.Refusals that
-// names each, nil otherwise. Refused plans are not errors: they are in the
+// define) or pools it cannot pair (one named twice): guard.Refusals.Err of
+// a refusal for each, nil otherwise. Refused plans are not errors: they are in the
 // report (Report.Refused).
 //
 // For example a Cozystack upgrade that moves talos.version is
@@ -375,7 +375,7 @@ func (c *completion) withEntries() *catalog.Catalog {
 		v.Enabled = true
 		v.Images = append([]catalog.Image{}, v.Images...)
 		for _, f := range c.missing {
-			v.Images = append(v.Images, catalog.Image{SchematicID: f.SchematicID, Version: f.Version})
+			v.Images = append(v.Images, catalog.Image{Flavor: f})
 		}
 		c.done = catalog.Compile(v)
 	}

@@ -76,7 +76,7 @@ func TestDiffGoldenStateUnknown(t *testing.T) {
 	st := cozystackState(state.AllKinds)
 	st.Namespaces = []string{tenant}
 	after := defaultCatalog().Values()
-	after.Images = []catalog.Image{{SchematicID: fixtures.DefaultSchematicID, Version: v1137}}
+	after.Images = []catalog.Image{{Flavor: catalog.Flavor{SchematicID: fixtures.DefaultSchematicID, Version: v1137}}}
 	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools()[:1], Catalog: defaultCatalog(), Snapshot: state.NewSnapshot(st)},
 		whatif.Change{Catalog: catalog.Compile(after), Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {

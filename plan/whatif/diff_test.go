@@ -2,7 +2,6 @@ package whatif_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -79,7 +78,7 @@ func cozystackState(observed state.Kind, extra ...client.Object) *state.State {
 // defaultCatalog is enabled and holds the chart's flavor.
 func defaultCatalog() *catalog.Catalog {
 	return catalog.Compile(catalog.Values{Enabled: true, ImageFactoryURL: fixtures.DefaultImageFactoryURL, StorageClass: fixtures.ReplicatedClass, Storage: "6Gi",
-		Images: []catalog.Image{{SchematicID: fixtures.DefaultSchematicID, Version: fixtures.DefaultVersion}}})
+		Images: []catalog.Image{{Flavor: catalog.Flavor{SchematicID: fixtures.DefaultSchematicID, Version: fixtures.DefaultVersion}}}})
 }
 
 func byName(t *testing.T, rep whatif.Report, name string) whatif.PoolDiff {
@@ -186,7 +185,7 @@ func ptr(n int64) *int64 { return &n }
 // before demo-md0 rolls.
 func TestDiffDefaultBumpWithTheEntry(t *testing.T) {
 	v := defaultCatalog().Values()
-	v.Images = append(v.Images, catalog.Image{SchematicID: fixtures.DefaultSchematicID, Version: v1137})
+	v.Images = append(v.Images, catalog.Image{Flavor: catalog.Flavor{SchematicID: fixtures.DefaultSchematicID, Version: v1137}})
 	rep, err := whatif.Diff(whatif.Input{Pools: tenantPools(), Catalog: defaultCatalog(), Snapshot: cozystack()},
 		whatif.Change{Catalog: catalog.Compile(v), Defaults: []whatif.ChartDefault{{Key: "talos.version", Value: v1137}}})
 	if err != nil {
@@ -460,8 +459,7 @@ func TestDiffPairs(t *testing.T) {
 	}
 	twice := append(tenantPools(), tenantPools()[0])
 	_, err = whatif.Diff(whatif.Input{Pools: twice}, whatif.Change{Defaults: []whatif.ChartDefault{{Key: "talos.nope"}}})
-	var rs guard.Refusals
-	if !errors.As(err, &rs) || !slices.Equal(reasons(rs), []guard.Reason{guard.InvalidValue, guard.InvalidPoolName}) {
+	if rs := fixtures.Refusals(err); !slices.Equal(reasons(rs), []guard.Reason{guard.InvalidValue, guard.InvalidPoolName}) {
 		t.Errorf("error %v: both refusals, the default's and the pool's", err)
 	}
 }

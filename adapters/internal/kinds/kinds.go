@@ -15,6 +15,7 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
+	"github.com/cozystack/kubernetes-worker-image/plan"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
 	"github.com/cozystack/kubernetes-worker-image/plan/state/capk"
 )
@@ -44,7 +45,7 @@ var All = []Info{
 	{state.KubevirtMachineTemplate, capk.GroupVersion().WithKind("KubevirtMachineTemplate"), "kubevirtmachinetemplates", true},
 	{state.VirtualMachine, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachine"), "virtualmachines", true},
 	{state.DataSource, cdiv1.SchemeGroupVersion.WithKind("DataSource"), "datasources", true},
-	{state.KubernetesNodes, schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "KubernetesNodes"}, "kubernetesnodes", true},
+	{state.KubernetesNodes, schema.FromAPIVersionAndKind(plan.PoolAPIVersion, plan.PoolKind), "kubernetesnodes", true},
 	{state.HelmRelease, schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}, "helmreleases", true},
 }
 

@@ -61,10 +61,12 @@ const defaultTimeout = 30 * time.Second
 func New(mgr ctrl.Manager, cat *catalog.Catalog) *Reconciler {
 	return &Reconciler{
 		client: mgr.GetClient(),
+		// The cache itself, whose index gives a pool's plan its own disks
+		// (the manager's client has none, and would list the namespace).
 		// The Reviewer makes a kind this identity may not watch unknown at
 		// once, rather than a read that waits on its informer until the
 		// reconcile times out.
-		state:    &controllerruntime.Reader{Client: mgr.GetClient(), Reviewer: mgr.GetClient()},
+		state:    &controllerruntime.Reader{Client: mgr.GetCache(), Reviewer: mgr.GetClient()},
 		catalog:  cat,
 		recorder: mgr.GetEventRecorder(name),
 	}

@@ -1,8 +1,11 @@
 package clusterread
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 
@@ -91,29 +94,46 @@ func decodeInto[T any](raw []byte, into *[]T) (string, error) {
 	return l.Metadata.Continue, nil
 }
 
-// typedItems decode one object of a custom resource into its Go type,
-// slim it and append it to the State.
-var typedItems = map[state.Kind]func([]byte, *state.State) error{
-	state.DataVolume:              func(b []byte, st *state.State) error { return decodeOne(b, &st.DataVolumes) },
-	state.StorageProfile:          func(b []byte, st *state.State) error { return decodeOne(b, &st.StorageProfiles) },
-	state.CDI:                     func(b []byte, st *state.State) error { return decodeOne(b, &st.CDIs) },
-	state.CDIConfig:               func(b []byte, st *state.State) error { return decodeOne(b, &st.CDIConfigs) },
-	state.VolumeSnapshotClass:     func(b []byte, st *state.State) error { return decodeOne(b, &st.VolumeSnapshotClasses) },
-	state.DataSource:              func(b []byte, st *state.State) error { return decodeOne(b, &st.DataSources) },
-	state.VirtualMachine:          func(b []byte, st *state.State) error { return decodeOne(b, &st.VirtualMachines) },
-	state.KubevirtMachineTemplate: func(b []byte, st *state.State) error { return decodeOne(b, &st.KubevirtMachineTemplates) },
+// typedEvents decode one event of a watch of a custom resource (a line
+// of its body) into the kind's Go type, in one pass: an ADDED object is
+// slimmed and appended to the State. Each returns the event's type and,
+// for a bookmark, whether it ends the initial objects.
+var typedEvents = map[state.Kind]func([]byte, *state.State) (string, bool, error){
+	state.DataVolume:     func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.DataVolumes) },
+	state.StorageProfile: func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.StorageProfiles) },
+	state.CDI:            func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.CDIs) },
+	state.CDIConfig:      func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.CDIConfigs) },
+	state.VolumeSnapshotClass: func(b []byte, st *state.State) (string, bool, error) {
+		return decodeEvent(b, &st.VolumeSnapshotClasses)
+	},
+	state.DataSource:     func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.DataSources) },
+	state.VirtualMachine: func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.VirtualMachines) },
+	state.KubevirtMachineTemplate: func(b []byte, st *state.State) (string, bool, error) {
+		return decodeEvent(b, &st.KubevirtMachineTemplates)
+	},
 }
 
-func decodeOne[T any](raw []byte, into *[]T) error {
-	var o T
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return err
+func decodeEvent[T any, P interface {
+	*T
+	metav1.Object
+}](raw []byte, into *[]T) (string, bool, error) {
+	var ev struct {
+		Type   string `json:"type"`
+		Object T      `json:"object"`
 	}
-	if _, err := slim.Transform(&o); err != nil {
-		return err
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return "", false, err
 	}
-	*into = append(*into, o)
-	return nil
+	switch ev.Type {
+	case "ADDED":
+		if _, err := slim.Transform(&ev.Object); err != nil {
+			return "", false, err
+		}
+		*into = append(*into, ev.Object)
+	case "BOOKMARK":
+		return ev.Type, P(&ev.Object).GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
+	}
+	return ev.Type, false, nil
 }
 
 // typedStream reads every object of a custom resource in namespace ns as
@@ -126,9 +146,12 @@ func decodeOne[T any](raw []byte, into *[]T) error {
 // a server that does not stream lists (it refuses sendInitialEvents), a
 // watch it may not make, any failure, and an object that holds a
 // quantity-like text typedPage would not decode either: the paged list
-// then reads the kind, and says why it could not.
+// then reads the kind, and says why it could not. The API server writes
+// an event a line, compact; each is checked for such a text, then
+// decoded once (a body framed otherwise is not decoded, and reads by
+// pages).
 func typedStream(ctx context.Context, rc *rest.RESTClient, k state.Kind, ns string, into *state.State) bool {
-	decode, ok := typedItems[k]
+	decode, ok := typedEvents[k]
 	if !ok {
 		return false
 	}
@@ -146,36 +169,59 @@ func typedStream(ctx context.Context, rc *rest.RESTClient, k state.Kind, ns stri
 	}
 	defer body.Close()
 	part := &state.State{}
-	dec := json.NewDecoder(body)
+	lines, scratch := lineReader(body), []byte(nil)
 	for {
-		var ev struct {
-			Type   string          `json:"type"`
-			Object json.RawMessage `json:"object"`
+		var line []byte
+		line, scratch, err = readLine(lines, scratch)
+		if len(bytes.TrimSpace(line)) > 0 {
+			// The event is checked whole before it is decoded, once.
+			if suspectQuantity(line) {
+				return false
+			}
+			typ, end, err := decode(line, part)
+			switch {
+			case err != nil:
+				return false
+			case typ == "ADDED":
+			case typ == "BOOKMARK":
+				if end {
+					appendState(into, part)
+					return true
+				}
+			default:
+				// An error, or a change before the initial objects ended.
+				return false
+			}
 		}
-		if err := dec.Decode(&ev); err != nil {
+		if err != nil {
 			return false // the stream ended before the initial objects did
 		}
-		switch ev.Type {
-		case "ADDED":
-			if suspectQuantity(ev.Object) || decode(ev.Object, part) != nil {
-				return false
-			}
-		case "BOOKMARK":
-			var m struct {
-				Metadata metav1.ObjectMeta `json:"metadata"`
-			}
-			if json.Unmarshal(ev.Object, &m) != nil {
-				return false
-			}
-			if m.Metadata.Annotations[metav1.InitialEventsAnnotationKey] == "true" {
-				appendState(into, part)
-				return true
-			}
-		default:
-			// An error, or a change before the initial objects ended.
-			return false
-		}
 	}
+}
+
+// lineReader reads body line by line: through its own buffer where
+// BufferWatches gave it one.
+func lineReader(body io.Reader) *bufio.Reader {
+	if b, ok := body.(bufferedBody); ok {
+		return b.Reader
+	}
+	return bufio.NewReaderSize(body, watchBuffer)
+}
+
+// readLine reads the next line of r, with its newline: a slice of r's
+// buffer, or of scratch (returned, to be passed again) for a line longer
+// than the buffer. It is valid until the next read.
+func readLine(r *bufio.Reader, scratch []byte) ([]byte, []byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, scratch, err
+	}
+	scratch = append(scratch[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = r.ReadSlice('\n')
+		scratch = append(scratch, line...)
+	}
+	return scratch, scratch, err
 }
 
 // suspectQuantity reports whether raw, JSON, holds a string or a number

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/slim"
@@ -99,7 +100,9 @@ func decodeInto[T any](raw []byte, into *[]T) (string, error) {
 // slimmed and appended to the State. Each returns the event's type and,
 // for a bookmark, whether it ends the initial objects.
 var typedEvents = map[state.Kind]func([]byte, *state.State) (string, bool, error){
-	state.DataVolume:     func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.DataVolumes) },
+	state.DataVolume: func(b []byte, st *state.State) (string, bool, error) {
+		return decodeWire(b, &st.DataVolumes, (*streamedDataVolume).dataVolume)
+	},
 	state.StorageProfile: func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.StorageProfiles) },
 	state.CDI:            func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.CDIs) },
 	state.CDIConfig:      func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.CDIConfigs) },
@@ -117,24 +120,59 @@ func decodeEvent[T any, P interface {
 	*T
 	metav1.Object
 }](raw []byte, into *[]T) (string, bool, error) {
+	return decodeWire[T, T, P](raw, into, func(o *T) *T { return o })
+}
+
+// decodeWire is decodeEvent for an object decoded as W, which object
+// makes a T of.
+func decodeWire[W, T any, P interface {
+	*T
+	metav1.Object
+}](raw []byte, into *[]T, object func(*W) *T) (string, bool, error) {
 	var ev struct {
 		Type   string `json:"type"`
-		Object T      `json:"object"`
+		Object W      `json:"object"`
 	}
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return "", false, err
 	}
+	o := object(&ev.Object)
 	switch ev.Type {
 	case "ADDED":
-		if _, err := slim.Transform(&ev.Object); err != nil {
+		if _, err := slim.Transform(o); err != nil {
 			return "", false, err
 		}
-		*into = append(*into, ev.Object)
+		*into = append(*into, *o)
 	case "BOOKMARK":
-		return ev.Type, P(&ev.Object).GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
+		return ev.Type, P(o).GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
 	}
 	return ev.Type, false, nil
 }
+
+// streamedDataVolume is a DataVolume as a stream reads it: its
+// managedFields (every writer's fields, two fifths of a served DataVolume)
+// are passed over, never decoded, since slim drops them and no plan
+// reads them.
+type streamedDataVolume struct {
+	cdiv1.DataVolume
+	// Metadata, at a shallower depth, is decoded in place of the
+	// DataVolume's; its ManagedFields in place of ObjectMeta's.
+	Metadata struct {
+		metav1.ObjectMeta
+		ManagedFields passedOver `json:"managedFields,omitempty"`
+	} `json:"metadata"`
+}
+
+func (d *streamedDataVolume) dataVolume() *cdiv1.DataVolume {
+	d.DataVolume.ObjectMeta = d.Metadata.ObjectMeta
+	return &d.DataVolume
+}
+
+// passedOver is a JSON value read and left: encoding/json only finds where
+// it ends.
+type passedOver struct{}
+
+func (*passedOver) UnmarshalJSON([]byte) error { return nil }
 
 // typedStream reads every object of a custom resource in namespace ns as
 // a watch that first sends the objects there are (a streaming list,

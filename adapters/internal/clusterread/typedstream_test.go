@@ -145,3 +145,20 @@ func BenchmarkTypedStream(b *testing.B) {
 		}
 	}
 }
+
+// A streamed DataVolume's managedFields are passed over, never decoded;
+// the rest of its metadata is read.
+func TestStreamedDataVolumeMeta(t *testing.T) {
+	dv := fleet.ServedDisks(2, 1).DataVolumes[0]
+	require.NotEmpty(t, dv.ManagedFields)
+	raw, err := json.Marshal(dv)
+	require.NoError(t, err)
+	var w streamedDataVolume
+	require.NoError(t, json.Unmarshal(raw, &w))
+	got := w.dataVolume()
+	assert.Nil(t, got.ManagedFields)
+	var want cdiv1.DataVolume
+	require.NoError(t, json.Unmarshal(raw, &want))
+	want.ManagedFields = nil
+	assert.Equal(t, &want, got)
+}

@@ -1,14 +1,18 @@
 package clusterread
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/slim"
@@ -91,30 +95,84 @@ func decodeInto[T any](raw []byte, into *[]T) (string, error) {
 	return l.Metadata.Continue, nil
 }
 
-// typedItems decode one object of a custom resource into its Go type,
-// slim it and append it to the State.
-var typedItems = map[state.Kind]func([]byte, *state.State) error{
-	state.DataVolume:              func(b []byte, st *state.State) error { return decodeOne(b, &st.DataVolumes) },
-	state.StorageProfile:          func(b []byte, st *state.State) error { return decodeOne(b, &st.StorageProfiles) },
-	state.CDI:                     func(b []byte, st *state.State) error { return decodeOne(b, &st.CDIs) },
-	state.CDIConfig:               func(b []byte, st *state.State) error { return decodeOne(b, &st.CDIConfigs) },
-	state.VolumeSnapshotClass:     func(b []byte, st *state.State) error { return decodeOne(b, &st.VolumeSnapshotClasses) },
-	state.DataSource:              func(b []byte, st *state.State) error { return decodeOne(b, &st.DataSources) },
-	state.VirtualMachine:          func(b []byte, st *state.State) error { return decodeOne(b, &st.VirtualMachines) },
-	state.KubevirtMachineTemplate: func(b []byte, st *state.State) error { return decodeOne(b, &st.KubevirtMachineTemplates) },
+// typedEvents decode one event of a watch of a custom resource (a line
+// of its body) into the kind's Go type, in one pass: an ADDED object is
+// slimmed and appended to the State. Each returns the event's type and,
+// for a bookmark, whether it ends the initial objects.
+var typedEvents = map[state.Kind]func([]byte, *state.State) (string, bool, error){
+	state.DataVolume: func(b []byte, st *state.State) (string, bool, error) {
+		return decodeWire(b, &st.DataVolumes, (*streamedDataVolume).dataVolume)
+	},
+	state.StorageProfile: func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.StorageProfiles) },
+	state.CDI:            func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.CDIs) },
+	state.CDIConfig:      func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.CDIConfigs) },
+	state.VolumeSnapshotClass: func(b []byte, st *state.State) (string, bool, error) {
+		return decodeEvent(b, &st.VolumeSnapshotClasses)
+	},
+	state.DataSource:     func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.DataSources) },
+	state.VirtualMachine: func(b []byte, st *state.State) (string, bool, error) { return decodeEvent(b, &st.VirtualMachines) },
+	state.KubevirtMachineTemplate: func(b []byte, st *state.State) (string, bool, error) {
+		return decodeEvent(b, &st.KubevirtMachineTemplates)
+	},
 }
 
-func decodeOne[T any](raw []byte, into *[]T) error {
-	var o T
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return err
-	}
-	if _, err := slim.Transform(&o); err != nil {
-		return err
-	}
-	*into = append(*into, o)
-	return nil
+func decodeEvent[T any, P interface {
+	*T
+	metav1.Object
+}](raw []byte, into *[]T) (string, bool, error) {
+	return decodeWire[T, T, P](raw, into, func(o *T) *T { return o })
 }
+
+// decodeWire is decodeEvent for an object decoded as W, which object
+// makes a T of.
+func decodeWire[W, T any, P interface {
+	*T
+	metav1.Object
+}](raw []byte, into *[]T, object func(*W) *T) (string, bool, error) {
+	var ev struct {
+		Type   string `json:"type"`
+		Object W      `json:"object"`
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return "", false, err
+	}
+	o := object(&ev.Object)
+	switch ev.Type {
+	case "ADDED":
+		if _, err := slim.Transform(o); err != nil {
+			return "", false, err
+		}
+		*into = append(*into, *o)
+	case "BOOKMARK":
+		return ev.Type, P(o).GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
+	}
+	return ev.Type, false, nil
+}
+
+// streamedDataVolume is a DataVolume as a stream reads it: its
+// managedFields (every writer's fields, two fifths of a served DataVolume)
+// are passed over, never decoded, since slim drops them and no plan
+// reads them.
+type streamedDataVolume struct {
+	cdiv1.DataVolume
+	// Metadata, at a shallower depth, is decoded in place of the
+	// DataVolume's; its ManagedFields in place of ObjectMeta's.
+	Metadata struct {
+		metav1.ObjectMeta
+		ManagedFields passedOver `json:"managedFields,omitempty"`
+	} `json:"metadata"`
+}
+
+func (d *streamedDataVolume) dataVolume() *cdiv1.DataVolume {
+	d.DataVolume.ObjectMeta = d.Metadata.ObjectMeta
+	return &d.DataVolume
+}
+
+// passedOver is a JSON value read and left: encoding/json only finds where
+// it ends.
+type passedOver struct{}
+
+func (*passedOver) UnmarshalJSON([]byte) error { return nil }
 
 // typedStream reads every object of a custom resource in namespace ns as
 // a watch that first sends the objects there are (a streaming list,
@@ -126,9 +184,12 @@ func decodeOne[T any](raw []byte, into *[]T) error {
 // a server that does not stream lists (it refuses sendInitialEvents), a
 // watch it may not make, any failure, and an object that holds a
 // quantity-like text typedPage would not decode either: the paged list
-// then reads the kind, and says why it could not.
+// then reads the kind, and says why it could not. The API server writes
+// an event a line, compact; each is checked for such a text, then
+// decoded once (a body framed otherwise is not decoded, and reads by
+// pages).
 func typedStream(ctx context.Context, rc *rest.RESTClient, k state.Kind, ns string, into *state.State) bool {
-	decode, ok := typedItems[k]
+	decode, ok := typedEvents[k]
 	if !ok {
 		return false
 	}
@@ -146,36 +207,59 @@ func typedStream(ctx context.Context, rc *rest.RESTClient, k state.Kind, ns stri
 	}
 	defer body.Close()
 	part := &state.State{}
-	dec := json.NewDecoder(body)
+	lines, scratch := lineReader(body), []byte(nil)
 	for {
-		var ev struct {
-			Type   string          `json:"type"`
-			Object json.RawMessage `json:"object"`
+		var line []byte
+		line, scratch, err = readLine(lines, scratch)
+		if len(bytes.TrimSpace(line)) > 0 {
+			// The event is checked whole before it is decoded, once.
+			if suspectQuantity(line) {
+				return false
+			}
+			typ, end, err := decode(line, part)
+			switch {
+			case err != nil:
+				return false
+			case typ == "ADDED":
+			case typ == "BOOKMARK":
+				if end {
+					appendState(into, part)
+					return true
+				}
+			default:
+				// An error, or a change before the initial objects ended.
+				return false
+			}
 		}
-		if err := dec.Decode(&ev); err != nil {
+		if err != nil {
 			return false // the stream ended before the initial objects did
 		}
-		switch ev.Type {
-		case "ADDED":
-			if suspectQuantity(ev.Object) || decode(ev.Object, part) != nil {
-				return false
-			}
-		case "BOOKMARK":
-			var m struct {
-				Metadata metav1.ObjectMeta `json:"metadata"`
-			}
-			if json.Unmarshal(ev.Object, &m) != nil {
-				return false
-			}
-			if m.Metadata.Annotations[metav1.InitialEventsAnnotationKey] == "true" {
-				appendState(into, part)
-				return true
-			}
-		default:
-			// An error, or a change before the initial objects ended.
-			return false
-		}
 	}
+}
+
+// lineReader reads body line by line: through its own buffer where
+// BufferWatches gave it one.
+func lineReader(body io.Reader) *bufio.Reader {
+	if b, ok := body.(bufferedBody); ok {
+		return b.Reader
+	}
+	return bufio.NewReaderSize(body, watchBuffer)
+}
+
+// readLine reads the next line of r, with its newline: a slice of r's
+// buffer, or of scratch (returned, to be passed again) for a line longer
+// than the buffer. It is valid until the next read.
+func readLine(r *bufio.Reader, scratch []byte) ([]byte, []byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, scratch, err
+	}
+	scratch = append(scratch[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = r.ReadSlice('\n')
+		scratch = append(scratch, line...)
+	}
+	return scratch, scratch, err
 }
 
 // suspectQuantity reports whether raw, JSON, holds a string or a number

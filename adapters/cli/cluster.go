@@ -136,7 +136,7 @@ func (a *app) connectConfig(name, namespace string, cfg *rest.Config) (*conn, er
 		cfg = rest.CopyConfig(cfg)
 		cfg.QPS, cfg.Burst = clientQPS, clientBurst
 	}
-	cfg = clusterread.BufferWatches(cfg)
+	cfg = clusterread.BoundWatchesBySilence(clusterread.BufferWatches(cfg))
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, failed("connect to %s: %v", name, err)

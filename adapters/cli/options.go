@@ -97,7 +97,7 @@ func (o *options) clusterFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, clientcmd.RecommendedConfigPathFlag, "", "`PATH` of the kubeconfig whose cluster is read (default: KUBECONFIG when set); only what the plan needs is read")
 	fs.StringVar(&o.context, "context", "", "`NAME` of the kubeconfig context to read")
 	fs.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` of pools that name none (default: the context's, else \"default\"); a pool that names another is an error")
-	fs.StringVar(&o.requestTimeout, "request-timeout", defaultRequestTimeout, "`DURATION` to wait for each request to the cluster (1s, 2m, an integer of seconds; 0 waits forever)")
+	fs.StringVar(&o.requestTimeout, "request-timeout", defaultRequestTimeout, "`DURATION` to wait for each request to the cluster, and for each silence of a streamed list (1s, 2m, an integer of seconds; 0 waits forever)")
 }
 
 func (o *options) outputFlag(fs *pflag.FlagSet, formats ...string) {

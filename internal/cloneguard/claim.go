@@ -35,6 +35,13 @@ func (j *judge) readClaim() {
 		j.v.Unverified |= c.driver.Unobserved
 		return
 	}
+	if !g.BoundKnown {
+		// PVCs were not observed: the PVC may exist already, with another
+		// request and bound to a volume whose driver (or whose claim
+		// reference, on which CDI waits) is what CDI reads, whether or not
+		// a prediction below can be made.
+		j.v.Unverified |= state.PersistentVolumeClaim
+	}
 	// The PVC CDI will render for the source: its DataVolume's request (the
 	// entry's before it exists) on its class.
 	class := j.v.SourceClass.Name
@@ -52,11 +59,7 @@ func (j *judge) readClaim() {
 	if g.BoundKnown {
 		c.capacity, c.capacityKnown = r.Request, true
 	} else {
-		// The PVC may exist already, with another request, and bound to a
-		// volume whose driver (or whose claim reference, on which CDI
-		// waits) is what CDI reads: the driver is not the class's until
-		// PVCs are seen.
-		j.v.Unverified |= state.PersistentVolumeClaim
+		// The driver is not the class's until PVCs are seen (above).
 		c.driver = cdi.Driver{Unobserved: state.PersistentVolumeClaim}
 	}
 }

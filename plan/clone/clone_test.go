@@ -277,3 +277,39 @@ func BenchmarkPlan(b *testing.B) {
 		}
 	}
 }
+
+// A golden's PVC that was not read is StateUnverified whether or not the
+// PVC CDI would render for the golden can be predicted: here its
+// DataVolume states no size, so nothing is predicted, and the PVC (which
+// may exist with any request) is what the size guard reads. Read, the same
+// golden's PVC leaves nothing unverified.
+func TestGoldenClaimUnobservedIsUnverified(t *testing.T) {
+	dv := fixtures.DataVolume(public, "golden").HTTP("https://images.example.com/golden.img").Class("replicated").Phase(cdiv1.Succeeded).Obj()
+	pvc := fixtures.PVC(public, "golden").Class("replicated").Size("20Gi").VolumeMode(corev1.PersistentVolumeBlock).
+		AccessModes(corev1.ReadWriteMany).Bound().Obj()
+	refused := func(res clone.Result) []guard.Reason {
+		var reasons []guard.Reason
+		for _, r := range res.Refusals {
+			reasons = append(reasons, r.Reason)
+		}
+		return reasons
+	}
+	unverified := func(res clone.Result) []string {
+		var kinds []string
+		for _, w := range res.Warnings {
+			if w.Reason == guard.StateUnverified {
+				kinds = append(kinds, w.Kind)
+			}
+		}
+		return kinds
+	}
+	res, _ := clone.Plan(disk().Class("replicated").Size("10Gi").Obj(),
+		snapshot(state.AllKinds&^state.PersistentVolumeClaim, append(classes(), dv)...))
+	assert.Contains(t, unverified(res), state.PersistentVolumeClaim.String(), "the golden's PVC was not read: %v", res.Warnings)
+	assert.NotContains(t, refused(res), guard.DiskSmallerThanGolden, "its size is not known")
+
+	res, _ = clone.Plan(disk().Class("replicated").Size("10Gi").Obj(),
+		snapshot(state.AllKinds, append(classes(), dv, pvc, fixtures.VolumeOf(pvc, linstor))...))
+	assert.Empty(t, unverified(res), "read: nothing unverified")
+	assert.Contains(t, refused(res), guard.DiskSmallerThanGolden, "read, its 20Gi refuses a 10Gi disk")
+}

@@ -23,21 +23,10 @@ import (
 // stream lists; "cut": the claim, then the end of the stream). It records
 // each request's kind, "watch" or "list".
 func claimServer(t *testing.T, watch string) (*httptest.Server, *[]string) {
-	var mu sync.Mutex
-	var seen []string
 	claim := func(name string) string {
 		return fmt.Sprintf(`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":%q,"namespace":"t"},"spec":{"volumeName":"pv"}}`, name)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		assert.Equal(t, "/api/v1/persistentvolumeclaims", r.URL.Path)
-		verb := "list"
-		if r.URL.Query().Get("watch") == "true" {
-			verb = "watch"
-		}
-		mu.Lock()
-		seen = append(seen, verb)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
+	return recordingServer(t, "/api/v1/persistentvolumeclaims", func(w http.ResponseWriter, r *http.Request, verb string) {
 		if verb == "list" {
 			fmt.Fprintf(w, `{"apiVersion":"v1","kind":"PersistentVolumeClaimList","metadata":{},"items":[%s]}`, claim("paged"))
 			return
@@ -53,6 +42,25 @@ func claimServer(t *testing.T, watch string) (*httptest.Server, *[]string) {
 			fmt.Fprintf(w, `{"type":"ADDED","object":%s}`+"\n", claim("streamed"))
 			fmt.Fprint(w, `{"type":"BOOKMARK","object":{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"resourceVersion":"7","annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n")
 		}
+	})
+}
+
+// recordingServer serves every request at path with serve, JSON, and
+// records each request's kind, "watch" or "list".
+func recordingServer(t *testing.T, path string, serve func(w http.ResponseWriter, r *http.Request, verb string)) (*httptest.Server, *[]string) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, path, r.URL.Path)
+		verb := "list"
+		if r.URL.Query().Get("watch") == "true" {
+			verb = "watch"
+		}
+		mu.Lock()
+		seen = append(seen, verb)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		serve(w, r, verb)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &seen

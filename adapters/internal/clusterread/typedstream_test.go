@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,18 +26,7 @@ import (
 // stream; anything else, that line). It records each request's kind,
 // "watch" or "list".
 func dataVolumeServer(t *testing.T, dvs []cdiv1.DataVolume, tail string) (*httptest.Server, *[]string) {
-	var mu sync.Mutex
-	var seen []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		assert.Equal(t, "/apis/cdi.kubevirt.io/v1beta1/datavolumes", r.URL.Path)
-		verb := "list"
-		if r.URL.Query().Get("watch") == "true" {
-			verb = "watch"
-		}
-		mu.Lock()
-		seen = append(seen, verb)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
+	return recordingServer(t, "/apis/cdi.kubevirt.io/v1beta1/datavolumes", func(w http.ResponseWriter, r *http.Request, verb string) {
 		enc := json.NewEncoder(w) // a value a line, as the API server writes them
 		if verb == "list" {
 			assert.NoError(t, enc.Encode(map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolumeList", "metadata": map[string]any{}, "items": dvs}))
@@ -54,9 +42,7 @@ func dataVolumeServer(t *testing.T, dvs []cdiv1.DataVolume, tail string) (*httpt
 		default:
 			fmt.Fprint(w, tail+"\n")
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &seen
+	})
 }
 
 func readDataVolumes(t *testing.T, cfg *rest.Config) *state.State {

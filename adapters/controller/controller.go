@@ -381,6 +381,28 @@ func unread(ws guard.Warnings) []string {
 	return kinds
 }
 
+// grants says what to grant for the kinds a plan could not read: list and
+// watch in every namespace, or get for PersistentVolumes, which are read
+// by name.
+func grants(kinds []string) string {
+	var listed, got []string
+	for _, k := range kinds {
+		if k == state.PersistentVolume.String() {
+			got = append(got, k)
+		} else {
+			listed = append(listed, k)
+		}
+	}
+	var g []string
+	if len(listed) > 0 {
+		g = append(g, "list and watch on "+strings.Join(listed, ", "))
+	}
+	if len(got) > 0 {
+		g = append(g, "get on "+strings.Join(got, ", "))
+	}
+	return strings.Join(g, " and ")
+}
+
 // summarize is what the controller keeps of a pool's plan.
 func summarize(pool plan.Pool, res plan.Result, snap *state.Snapshot) *entry {
 	e := judge(res.Outcome, res.Refusals, res.Warnings)
@@ -545,8 +567,8 @@ func (r *reconciler) events(obj runtime.Object, refusals guard.Refusals, warning
 	}
 	if kinds := unread(warnings); len(kinds) > 0 {
 		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "Unverified", "Plan", "%s", note(fmt.Sprintf(
-			"unverified: %s, without reading %s, which its guards need (this identity may not list and watch them in every namespace, or they are not served): grant list and watch on %s",
-			summary, strings.Join(kinds, ", "), strings.Join(kinds, ", "))))
+			"unverified: %s, without reading %s, which its guards need (this identity may not read them, or they are not served): grant %s",
+			summary, strings.Join(kinds, ", "), grants(kinds))))
 	} else if planned {
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Planned", "Plan", "%s", note(summary))
 	}

@@ -143,3 +143,11 @@ func TestDiskDeps(t *testing.T) {
 	assert.Empty(t, exists.classes)
 	assert.True(t, disk(live)(exists), "its own DataVolume going away does")
 }
+
+// An unread PersistentVolume is granted get, as the controller reads it by
+// name; any other kind list and watch.
+func TestGrants(t *testing.T) {
+	assert.Equal(t, "list and watch on StorageClass, CSIDriver", grants([]string{"StorageClass", "CSIDriver"}))
+	assert.Equal(t, "get on PersistentVolume", grants([]string{"PersistentVolume"}))
+	assert.Equal(t, "list and watch on StorageClass and get on PersistentVolume", grants([]string{"PersistentVolume", "StorageClass"}))
+}

@@ -3,17 +3,23 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/tools/reference"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/apiclient"
@@ -52,19 +58,12 @@ const (
 	droppedUnreachable = "Unreachable" // eventTries transient failures
 )
 
-// queuedSink is an EventSink whose writes return at once: each is queued,
-// and a few writers (run) write them in the order they were recorded,
-// each once no change waits to be planned again (hold). client-go's
-// broadcaster calls the sink from a goroutine per Event, which holds a
-// copy of the Event for as long as the call lasts: a sink that waited for
-// the API server would park one for every Event of a mass change. Queued,
-// the Events cost their queue, which is bounded.
-//
-// A series Patch that finds no Event (the Event expired or was deleted)
-// creates it instead, and a Create of a series that finds its Event
-// created meanwhile patches it again, as client-go's own broadcaster does.
+// queuedSink queues the Events recorded and returns at once; a few
+// writers (run) create them in the order they were recorded, each once no
+// change waits to be planned again (hold). The queue is bounded: past
+// eventsQueued the oldest is dropped, and counted.
 type queuedSink struct {
-	sink       events.EventSink
+	sink       eventCreator
 	hold       *hold
 	writers    int
 	bound      int
@@ -74,28 +73,25 @@ type queuedSink struct {
 	log        logr.Logger
 
 	mu    sync.Mutex
-	queue []eventWrite
+	queue []*eventsv1.Event
 	more  chan struct{} // has a token when a write may be queued
 	full  int           // writes dropped since the queue was last not full
 }
 
-// eventWrite is a write to make: a Create, an Update, or a Patch with
-// patch.
-type eventWrite struct {
-	verb  eventVerb
-	event *eventsv1.Event
-	patch []byte
+// eventCreator creates an Event: the API server's events.k8s.io/v1
+// Events (apiEvents), or a test's.
+type eventCreator interface {
+	Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error)
 }
 
-type eventVerb int
+// apiEvents creates Events through c.
+type apiEvents struct{ c eventsv1client.EventsGetter }
 
-const (
-	createEvent eventVerb = iota
-	updateEvent
-	patchEvent
-)
+func (a apiEvents) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	return a.c.Events(e.Namespace).Create(ctx, e, metav1.CreateOptions{})
+}
 
-func newQueuedSink(sink events.EventSink, h *hold, dropped *prometheus.CounterVec, log logr.Logger) *queuedSink {
+func newQueuedSink(sink eventCreator, h *hold, dropped *prometheus.CounterVec, log logr.Logger) *queuedSink {
 	return &queuedSink{
 		sink: sink, hold: h, writers: eventWriters, bound: eventsQueued,
 		tries: eventTries, retryAfter: eventRetryAfter, dropped: dropped, log: log,
@@ -103,46 +99,23 @@ func newQueuedSink(sink events.EventSink, h *hold, dropped *prometheus.CounterVe
 	}
 }
 
-var _ events.EventSink = (*queuedSink)(nil)
-
-// Create queues e's creation and returns at once, with no Event: the
-// broadcaster keeps none it is given back.
-func (s *queuedSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	s.enqueue(eventWrite{verb: createEvent, event: e})
-	return nil, nil
-}
-
-// Update queues a copy of e's update and returns at once.
-func (s *queuedSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	s.enqueue(eventWrite{verb: updateEvent, event: e.DeepCopy()})
-	return nil, nil
-}
-
-// Patch queues the patch of a copy of e and returns at once. The
-// broadcaster patches a series with the Event its cache holds, under its
-// lock, and counts the series' next occurrences into that same Event
-// later: the write, made after the call returns, must not read it.
-func (s *queuedSink) Patch(_ context.Context, e *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	s.enqueue(eventWrite{verb: patchEvent, event: e.DeepCopy(), patch: data})
-	return nil, nil
-}
-
-func (s *queuedSink) enqueue(w eventWrite) {
+// enqueue queues e's creation.
+func (s *queuedSink) enqueue(e *eventsv1.Event) {
 	s.mu.Lock()
 	if len(s.queue) >= s.bound {
 		old := s.queue[0]
-		s.queue[0] = eventWrite{}
+		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		s.full++
 		if s.full == 1 || s.full%1000 == 0 {
 			s.log.Info("Event queue full: dropping the oldest", "queued", s.bound, "dropped", s.full,
-				"namespace", old.event.Regarding.Namespace, "name", old.event.Regarding.Name, "reason", old.event.Reason)
+				"namespace", old.Regarding.Namespace, "name", old.Regarding.Name, "reason", old.Reason)
 		}
 		s.dropped.WithLabelValues(droppedQueueFull).Inc()
 	} else {
 		s.full = 0
 	}
-	s.queue = append(s.queue, w)
+	s.queue = append(s.queue, e)
 	s.mu.Unlock()
 	s.signal()
 }
@@ -156,12 +129,12 @@ func (s *queuedSink) signal() {
 }
 
 // next takes the oldest write queued, waiting for one until ctx ends.
-func (s *queuedSink) next(ctx context.Context) (eventWrite, bool) {
+func (s *queuedSink) next(ctx context.Context) (*eventsv1.Event, bool) {
 	for {
 		s.mu.Lock()
 		if len(s.queue) > 0 {
 			w := s.queue[0]
-			s.queue[0] = eventWrite{}
+			s.queue[0] = nil
 			s.queue = s.queue[1:]
 			left := len(s.queue)
 			s.mu.Unlock()
@@ -174,7 +147,7 @@ func (s *queuedSink) next(ctx context.Context) (eventWrite, bool) {
 		select {
 		case <-s.more:
 		case <-ctx.Done():
-			return eventWrite{}, false
+			return nil, false
 		}
 	}
 }
@@ -210,22 +183,22 @@ func (s *queuedSink) run(ctx context.Context) {
 	wg.Wait()
 }
 
-// write makes w, trying again, s.retryAfter (jittered) apart, while it
-// fails transiently, at most s.tries times; a write dropped is counted.
-func (s *queuedSink) write(ctx context.Context, w eventWrite) {
+// write creates e, trying again, s.retryAfter (jittered) apart, while it
+// fails transiently, at most s.tries times; an Event dropped is counted.
+func (s *queuedSink) write(ctx context.Context, e *eventsv1.Event) {
 	for try := 1; ; try++ {
-		err := s.writeOnce(ctx, w)
+		err := s.writeOnce(ctx, e)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
-		ns, name := w.event.Regarding.Namespace, w.event.Regarding.Name
-		if !transient(err, w) {
-			s.log.Error(err, "Event rejected: dropped", "namespace", ns, "name", name, "reason", w.event.Reason)
+		ns, name := e.Regarding.Namespace, e.Regarding.Name
+		if !transient(err) {
+			s.log.Error(err, "Event rejected: dropped", "namespace", ns, "name", name, "reason", e.Reason)
 			s.dropped.WithLabelValues(droppedRejected).Inc()
 			return
 		}
 		if try >= s.tries {
-			s.log.Error(err, "Event not written after retrying: dropped", "namespace", ns, "name", name, "reason", w.event.Reason, "tries", try)
+			s.log.Error(err, "Event not written after retrying: dropped", "namespace", ns, "name", name, "reason", e.Reason, "tries", try)
 			s.dropped.WithLabelValues(droppedUnreachable).Inc()
 			return
 		}
@@ -239,44 +212,26 @@ func (s *queuedSink) write(ctx context.Context, w eventWrite) {
 	}
 }
 
-// writeOnce makes w once: a Patch that finds no Event creates it.
-func (s *queuedSink) writeOnce(ctx context.Context, w eventWrite) error {
+// writeOnce creates e once: an Event found created already (a try that
+// timed out after the API server wrote it) is written.
+func (s *queuedSink) writeOnce(ctx context.Context, e *eventsv1.Event) error {
 	ctx, cancel := context.WithTimeout(ctx, eventTimeout)
 	defer cancel()
-	var err error
-	switch w.verb {
-	case updateEvent:
-		_, err = s.sink.Update(ctx, w.event)
-		return err
-	case patchEvent:
-		if _, err = s.sink.Patch(ctx, w.event, w.patch); !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	e := w.event
-	if e.ResourceVersion != "" {
-		e = e.DeepCopy()
-		e.ResourceVersion = ""
-	}
-	_, err = s.sink.Create(ctx, e)
-	if apierrors.IsAlreadyExists(err) && w.verb == createEvent {
-		return nil // written already: an Event's name is its time of recording
+	_, err := s.sink.Create(ctx, e)
+	if apierrors.IsAlreadyExists(err) {
+		return nil // an Event's name is its object's and its time of recording
 	}
 	return err
 }
 
-// transient reports whether w, failed with err, may succeed if tried
-// again: the API server unreachable, overloaded or timing out, or a
-// series' Event created (by another writer) between its Patch and its
-// Create.
-func transient(err error, w eventWrite) bool {
+// transient reports whether a write failed with err may succeed if tried
+// again: the API server unreachable, overloaded or timing out.
+func transient(err error) bool {
 	var construct *rest.RequestConstructionError
 	var status apierrors.APIStatus
 	switch {
 	case errors.As(err, &construct):
 		return false
-	case apierrors.IsAlreadyExists(err):
-		return w.verb == patchEvent
 	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
 		apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err), apierrors.IsUnexpectedServerError(err):
 		return true
@@ -345,33 +300,85 @@ func (h *hold) wait(ctx context.Context) {
 }
 
 // recorder is an events.k8s.io/v1 recorder for mgr, reporting as Name,
-// whose writes are queued (queuedSink), wait for h and are counted in
+// whose Events are queued (queuedSink), wait for h and are counted in
 // dropped when lost, and which records from now until mgr stops.
 //
-// The broadcaster keeps a copy of each Event it was given for six to
-// twelve minutes, to count it in a series if it recurs: as many as there
-// were verdicts changed in that time, bounded by the pools and the
-// reasons they can take.
+// Each Event is created once and kept no longer: the controller records
+// one only when a verdict changes, so it needs none of the series that
+// client-go's broadcaster counts recurring Events into, for which the
+// broadcaster keeps a copy of every Event for six minutes or more (at
+// 10,000 pools planned at a start, 10,000 copies) and hands each to two
+// goroutines of its own.
 func recorder(mgr manager.Manager, h *hold, dropped *prometheus.CounterVec) (events.EventRecorder, error) {
 	c, err := eventsv1client.NewForConfigAndClient(apiclient.Config(mgr.GetConfig()), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, err
 	}
-	s := newQueuedSink(&events.EventSinkImpl{Interface: c}, h, dropped, mgr.GetLogger().WithName(Name).WithName("events"))
-	b := events.NewBroadcaster(s)
+	log := mgr.GetLogger().WithName(Name).WithName("events")
+	s := newQueuedSink(apiEvents{c}, h, dropped, log)
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
-		cancel()
-		return nil, err
-	}
 	done := make(chan struct{})
 	go func() { defer close(done); s.run(ctx) }()
-	if err := mgr.Add(stopper(func() { cancel(); b.Shutdown(); <-done })); err != nil {
+	if err := mgr.Add(stopper(func() { cancel(); <-done })); err != nil {
 		cancel()
-		b.Shutdown()
 		return nil, err
 	}
-	return b.NewRecorder(mgr.GetScheme(), Name), nil
+	return newEventRecorder(mgr.GetScheme(), s, log), nil
+}
+
+// eventRecorder makes each Event recorded, as client-go's recorder does
+// (k8s.io/client-go/tools/events, recorderImpl.makeEvent), and queues it.
+type eventRecorder struct {
+	scheme               *runtime.Scheme
+	controller, instance string
+	queue                *queuedSink
+	log                  logr.Logger
+	now                  func() time.Time
+}
+
+var _ events.EventRecorder = (*eventRecorder)(nil)
+
+func newEventRecorder(scheme *runtime.Scheme, s *queuedSink, log logr.Logger) *eventRecorder {
+	host, _ := os.Hostname()
+	return &eventRecorder{scheme: scheme, controller: Name, instance: Name + "-" + host, queue: s, log: log, now: time.Now}
+}
+
+// Eventf queues an Event regarding regarding (and related, when it is not
+// nil). An object the scheme cannot refer to, or a type neither Normal nor
+// Warning, records nothing, and is logged.
+func (r *eventRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	ref, err := reference.GetReference(r.scheme, regarding)
+	if err != nil {
+		r.log.Error(err, "no Event recorded: its object cannot be referred to", "reason", reason)
+		return
+	}
+	if eventtype != corev1.EventTypeNormal && eventtype != corev1.EventTypeWarning {
+		r.log.Error(nil, "no Event recorded: its type is neither Normal nor Warning", "type", eventtype, "reason", reason)
+		return
+	}
+	var rel *corev1.ObjectReference
+	if related != nil {
+		if rel, err = reference.GetReference(r.scheme, related); err != nil {
+			rel = nil
+		}
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	now := r.now()
+	r.queue.enqueue(&eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%v.%x", ref.Name, now.UnixNano()), Namespace: ns},
+		EventTime:           metav1.NewMicroTime(now),
+		ReportingController: r.controller,
+		ReportingInstance:   r.instance,
+		Action:              action,
+		Reason:              reason,
+		Regarding:           *ref,
+		Related:             rel,
+		Note:                fmt.Sprintf(note, args...),
+		Type:                eventtype,
+	})
 }
 
 // stopper is a runnable that calls stop when the manager stops, leader or

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/events"
 )
 
 // heldSink counts the writes in flight, holds each until release is
@@ -33,9 +33,13 @@ type heldSink struct {
 
 	mu      sync.Mutex
 	written []string
+	last    *eventsv1.Event // the last Event in flight
 }
 
 func (s *heldSink) write(e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.mu.Lock()
+	s.last = e
+	s.mu.Unlock()
 	n := s.now.Add(1)
 	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
 	}
@@ -57,17 +61,9 @@ func (s *heldSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event
 	return s.write(e)
 }
 
-func (s *heldSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.write(e)
-}
-
-func (s *heldSink) Patch(_ context.Context, e *eventsv1.Event, _ []byte) (*eventsv1.Event, error) {
-	return s.write(e)
-}
-
 // testSink is a queuedSink of sink with writers and bound, retrying at
 // once, whose writers run until the test ends.
-func testSink(t *testing.T, sink events.EventSink, h *hold, writers, bound int) *queuedSink {
+func testSink(t *testing.T, sink eventCreator, h *hold, writers, bound int) *queuedSink {
 	s := newQueuedSink(sink, h, newMetrics().eventsDropped, logr.Discard())
 	s.writers, s.bound, s.retryAfter = writers, bound, time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
@@ -85,8 +81,8 @@ func named(name string) *eventsv1.Event {
 	return &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: name}}
 }
 
-// The sink writes eventWriters Events at once, whatever the kind of write,
-// and no more; the others wait in the queue.
+// The sink writes eventWriters Events at once, and no more; the others
+// wait in the queue.
 func TestQueuedSinkWriters(t *testing.T) {
 	for name, tc := range map[string]struct{ writes, most int }{
 		"AtTheBound":   {eventWriters, eventWriters},
@@ -96,15 +92,7 @@ func TestQueuedSinkWriters(t *testing.T) {
 			held := &heldSink{release: make(chan struct{})}
 			s := testSink(t, held, nil, eventWriters, eventsQueued)
 			for i := range tc.writes {
-				e := named(fmt.Sprint(i))
-				switch i % 3 {
-				case 0:
-					_, _ = s.Create(context.Background(), e)
-				case 1:
-					_, _ = s.Update(context.Background(), e)
-				default:
-					_, _ = s.Patch(context.Background(), e, nil)
-				}
+				s.enqueue(named(fmt.Sprint(i)))
 			}
 			assert.Eventually(t, func() bool { return held.now.Load() == int32(tc.most) }, 10*time.Second, time.Millisecond,
 				"%d writes in flight of %d", tc.most, tc.writes)
@@ -116,49 +104,6 @@ func TestQueuedSinkWriters(t *testing.T) {
 			assert.Zero(t, dropped(s, droppedQueueFull))
 		})
 	}
-}
-
-// A series is patched with the Event the broadcaster's cache holds, which
-// it goes on counting into under its lock once the call has returned: the
-// write made later is of the Event as it was given, and reads nothing the
-// broadcaster writes (run with -race). An Update likewise.
-func TestQueuedSinkWritesACopy(t *testing.T) {
-	counts := make(chan int32, 2)
-	sink := &recordingSink{got: func(e *eventsv1.Event) { counts <- e.Series.Count }}
-	s := testSink(t, sink, newHold(time.Hour), 1, eventsQueued)
-	s.hold.set(true) // the writer waits until the given Events have changed
-	cached := named("series")
-	cached.Series = &eventsv1.EventSeries{Count: 2}
-	_, _ = s.Patch(context.Background(), cached, []byte("{}"))
-	_, _ = s.Update(context.Background(), cached)
-	cached.Series.Count = 3 // the broadcaster counts the next occurrence
-	s.hold.set(false)
-	for range 2 {
-		select {
-		case n := <-counts:
-			assert.EqualValues(t, 2, n, "the Event as it was given")
-		case <-time.After(10 * time.Second):
-			t.Fatal("no write made")
-		}
-	}
-}
-
-// recordingSink hands each Event written to got.
-type recordingSink struct{ got func(*eventsv1.Event) }
-
-func (s *recordingSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	s.got(e)
-	return e, nil
-}
-
-func (s *recordingSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	s.got(e)
-	return e, nil
-}
-
-func (s *recordingSink) Patch(_ context.Context, e *eventsv1.Event, _ []byte) (*eventsv1.Event, error) {
-	s.got(e)
-	return e, nil
 }
 
 // Past its bound the queue drops its oldest writes, and counts them; the
@@ -176,10 +121,10 @@ func TestQueuedSinkBound(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			held := &heldSink{release: make(chan struct{})}
 			s := testSink(t, held, nil, 1, bound)
-			_, _ = s.Create(context.Background(), named("0"))
+			s.enqueue(named("0"))
 			require.Eventually(t, func() bool { return held.now.Load() == 1 }, 10*time.Second, time.Millisecond, "the first write in flight")
 			for i := 1; i < tc.writes; i++ {
-				_, _ = s.Create(context.Background(), named(fmt.Sprint(i)))
+				s.enqueue(named(fmt.Sprint(i)))
 			}
 			assert.Equal(t, tc.writes-1-tc.dropped, s.queued())
 			assert.Equal(t, tc.dropped, dropped(s, droppedQueueFull))
@@ -194,34 +139,53 @@ func TestQueuedSinkBound(t *testing.T) {
 	}
 }
 
-// The broadcaster's goroutine for an Event ends once the Event is queued:
-// a burst of Events written to an API server that does not answer costs
-// the queue, bounded, and the writers, not a goroutine per Event.
-func TestQueuedSinkBroadcaster(t *testing.T) {
-	// Fewer than the broadcaster's watch queue holds, which would drop
-	// Events of its own.
+// The recorder makes an Event as client-go's does: named for its object
+// and the time of recording, in its object's namespace, from this
+// controller; it queues it and starts no goroutine. A burst of Events
+// written to an API server that does not answer costs the queue, bounded,
+// and the writers. An object the scheme does not know, or a type neither
+// Normal nor Warning, records nothing.
+func TestEventRecorder(t *testing.T) {
 	const recorded, bound, writers = 900, 100, 4
 	base := runtime.NumGoroutine()
 	held := &heldSink{release: make(chan struct{})}
 	s := testSink(t, held, nil, writers, bound)
-	b := events.NewBroadcaster(s)
-	ctx, cancel := context.WithCancel(context.Background())
-	require.NoError(t, b.StartRecordingToSinkWithContext(ctx))
-	rec := b.NewRecorder(clientgoscheme.Scheme, Name)
-	for i := range recorded {
+	rec := newEventRecorder(clientgoscheme.Scheme, s, logr.Discard())
+	at := time.Unix(1700000000, 5)
+	rec.now = func() time.Time { return at }
+	pool := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "p", UID: "u"}}
+	rec.Eventf(pool, nil, corev1.EventTypeWarning, "GoldenMissing", "Plan", "refused: %s", "no golden")
+	require.Eventually(t, func() bool { return held.now.Load() == 1 }, 10*time.Second, time.Millisecond, "the Event written")
+	held.mu.Lock()
+	e := held.last
+	held.mu.Unlock()
+	require.NotNil(t, e)
+	assert.Equal(t, fmt.Sprintf("p.%x", at.UnixNano()), e.Name)
+	assert.Equal(t, "t", e.Namespace)
+	assert.Equal(t, corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: "t", Name: "p", UID: "u"}, e.Regarding)
+	assert.Equal(t, []string{"Warning", "GoldenMissing", "Plan", "refused: no golden", Name}, []string{e.Type, e.Reason, e.Action, e.Note, e.ReportingController})
+	assert.True(t, strings.HasPrefix(e.ReportingInstance, Name+"-"), e.ReportingInstance)
+	assert.Equal(t, at.UnixNano(), e.EventTime.UnixNano())
+	assert.Nil(t, e.Related)
+
+	rec.Eventf(&unknownKind{}, nil, corev1.EventTypeNormal, "Planned", "Plan", "planned")
+	rec.Eventf(pool, nil, "Error", "Planned", "Plan", "planned")
+	assert.Zero(t, s.queued(), "nothing recorded of an unknown object or type")
+
+	for i := range recorded - 1 {
 		rec.Eventf(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: fmt.Sprint(i)}}, nil,
 			corev1.EventTypeNormal, "Planned", "Plan", "planned")
 	}
 	require.Eventually(t, func() bool { return dropped(s, droppedQueueFull) == recorded-bound-writers }, 30*time.Second, 10*time.Millisecond,
 		"every Event queued or dropped")
 	assert.Equal(t, bound, s.queued())
-	assert.Eventually(t, func() bool { return runtime.NumGoroutine()-base <= writers+10 }, 10*time.Second, 10*time.Millisecond,
-		"goroutines: %d over the test's own (writers %d)", runtime.NumGoroutine()-base, writers)
+	assert.LessOrEqual(t, runtime.NumGoroutine()-base, writers+10, "goroutines over the test's own (writers %d)", writers)
 	close(held.release)
 	assert.Eventually(t, func() bool { return len(held.names()) == bound+writers }, 10*time.Second, time.Millisecond)
-	cancel()
-	b.Shutdown()
 }
+
+// unknownKind is an object no scheme knows.
+type unknownKind struct{ corev1.ConfigMap }
 
 // scriptSink fails its writes with errs, in turn (nil: written), and
 // records the kind of each.
@@ -240,27 +204,16 @@ func (s *scriptSink) call(verb string) (*eventsv1.Event, error) {
 	return nil, err
 }
 
-func (s *scriptSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	if e.ResourceVersion != "" {
-		return nil, errors.New("created with a resourceVersion")
-	}
+func (s *scriptSink) Create(context.Context, *eventsv1.Event) (*eventsv1.Event, error) {
 	return s.call("create")
 }
 
-func (s *scriptSink) Update(context.Context, *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.call("update")
-}
-
-func (s *scriptSink) Patch(context.Context, *eventsv1.Event, []byte) (*eventsv1.Event, error) {
-	return s.call("patch")
-}
-
 // A write is tried again while it fails transiently, at most eventTries
-// times; a series' Patch that finds no Event creates it; what the API
+// times; an Event found created already is written; what the API
 // server refuses, or what never succeeds, is dropped and counted.
 func TestQueuedSinkWrite(t *testing.T) {
 	gr := schema.GroupResource{Group: "events.k8s.io", Resource: "events"}
-	notFound, exists := apierrors.NewNotFound(gr, "e"), apierrors.NewAlreadyExists(gr, "e")
+	exists := apierrors.NewAlreadyExists(gr, "e")
 	transport := errors.New("connection refused")
 	transients := func(n int) []error {
 		errs := make([]error, n)
@@ -270,30 +223,23 @@ func TestQueuedSinkWrite(t *testing.T) {
 		return errs
 	}
 	for name, tc := range map[string]struct {
-		verb    eventVerb
 		errs    []error
 		calls   []string
 		dropped string
 	}{
-		"Created":                {verb: createEvent, calls: []string{"create"}},
-		"Patched":                {verb: patchEvent, calls: []string{"patch"}},
-		"Updated":                {verb: updateEvent, calls: []string{"update"}},
-		"PatchFindsNone":         {verb: patchEvent, errs: []error{notFound}, calls: []string{"patch", "create"}},
-		"SeriesCreatedMeanwhile": {verb: patchEvent, errs: []error{notFound, exists}, calls: []string{"patch", "create", "patch"}},
-		"CreatedAlready":         {verb: createEvent, errs: []error{exists}, calls: []string{"create"}},
-		"Overloaded":             {verb: createEvent, errs: []error{apierrors.NewTooManyRequests("busy", 1)}, calls: []string{"create", "create"}},
-		"JustWithinTries":        {verb: createEvent, errs: transients(eventTries - 1), calls: slices.Repeat([]string{"create"}, eventTries)},
-		"Unreachable":            {verb: createEvent, errs: transients(eventTries), calls: slices.Repeat([]string{"create"}, eventTries), dropped: droppedUnreachable},
-		"Rejected":               {verb: createEvent, errs: []error{apierrors.NewBadRequest("bad")}, calls: []string{"create"}, dropped: droppedRejected},
-		"Malformed":              {verb: createEvent, errs: []error{&rest.RequestConstructionError{Err: transport}}, calls: []string{"create"}, dropped: droppedRejected},
+		"Created":         {calls: []string{"create"}},
+		"CreatedAlready":  {errs: []error{exists}, calls: []string{"create"}},
+		"Overloaded":      {errs: []error{apierrors.NewTooManyRequests("busy", 1)}, calls: []string{"create", "create"}},
+		"JustWithinTries": {errs: transients(eventTries - 1), calls: slices.Repeat([]string{"create"}, eventTries)},
+		"Unreachable":     {errs: transients(eventTries), calls: slices.Repeat([]string{"create"}, eventTries), dropped: droppedUnreachable},
+		"Rejected":        {errs: []error{apierrors.NewBadRequest("bad")}, calls: []string{"create"}, dropped: droppedRejected},
+		"Malformed":       {errs: []error{&rest.RequestConstructionError{Err: transport}}, calls: []string{"create"}, dropped: droppedRejected},
 	} {
 		t.Run(name, func(t *testing.T) {
 			sink := &scriptSink{errs: tc.errs}
 			s := newQueuedSink(sink, nil, newMetrics().eventsDropped, logr.Discard())
 			s.retryAfter = time.Millisecond
-			e := named("e")
-			e.ResourceVersion = "7"
-			s.write(context.Background(), eventWrite{verb: tc.verb, event: e})
+			s.write(context.Background(), named("e"))
 			assert.Equal(t, tc.calls, sink.calls)
 			for _, cause := range []string{droppedQueueFull, droppedRejected, droppedUnreachable} {
 				want := 0
@@ -302,7 +248,6 @@ func TestQueuedSinkWrite(t *testing.T) {
 				}
 				assert.Equal(t, want, dropped(s, cause), cause)
 			}
-			assert.Equal(t, "7", e.ResourceVersion, "the Event queued is not changed")
 		})
 	}
 }
@@ -351,14 +296,6 @@ func (s stepSink) Create(context.Context, *eventsv1.Event) (*eventsv1.Event, err
 	return s.write()
 }
 
-func (s stepSink) Update(context.Context, *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.write()
-}
-
-func (s stepSink) Patch(context.Context, *eventsv1.Event, []byte) (*eventsv1.Event, error) {
-	return s.write()
-}
-
 // arrives reports whether a write reaches the sink within d.
 func (s stepSink) arrives(d time.Duration) bool {
 	select {
@@ -376,10 +313,10 @@ func TestHoldWhileChangesWait(t *testing.T) {
 	h := newHold(time.Hour)
 	s := stepSink{arrived: make(chan struct{}), proceed: make(chan struct{})}
 	b := testSink(t, s, h, 1, eventsQueued)
-	_, _ = b.Create(context.Background(), &eventsv1.Event{})
+	b.enqueue(&eventsv1.Event{})
 	assert.True(t, s.arrives(10*time.Second), "no change waits: the write is not held")
-	_, _ = b.Update(context.Background(), &eventsv1.Event{})
-	assert.Equal(t, 1, b.queued(), "the Update waits for the writer")
+	b.enqueue(&eventsv1.Event{})
+	assert.Equal(t, 1, b.queued(), "the next waits for the writer")
 	h.set(true)
 	s.proceed <- struct{}{}
 	assert.False(t, s.arrives(100*time.Millisecond), "a change waits: the write that waited for its slot is held")
@@ -388,7 +325,7 @@ func TestHoldWhileChangesWait(t *testing.T) {
 	s.proceed <- struct{}{}
 	h.set(true)
 	h.set(false)
-	_, _ = b.Patch(context.Background(), &eventsv1.Event{}, nil)
+	b.enqueue(&eventsv1.Event{})
 	assert.True(t, s.arrives(10*time.Second), "the changes planned: the next write is not held")
 	s.proceed <- struct{}{}
 }
@@ -400,10 +337,10 @@ func TestHoldAtMostHeldFor(t *testing.T) {
 	h := newHold(200 * time.Millisecond)
 	h.set(true)
 	b := testSink(t, s, h, 1, eventsQueued)
-	_, _ = b.Create(context.Background(), &eventsv1.Event{})
+	b.enqueue(&eventsv1.Event{})
 	assert.True(t, s.arrives(10*time.Second), "held no longer than heldFor")
 	s.proceed <- struct{}{}
-	_, _ = b.Create(context.Background(), &eventsv1.Event{})
+	b.enqueue(&eventsv1.Event{})
 	assert.True(t, s.arrives(10*time.Second), "a spell longer than heldFor holds no later write")
 	s.proceed <- struct{}{}
 
@@ -413,7 +350,7 @@ func TestHoldAtMostHeldFor(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); long.run(ctx) }()
-	_, _ = long.Create(context.Background(), &eventsv1.Event{})
+	long.enqueue(&eventsv1.Event{})
 	assert.False(t, s.arrives(100*time.Millisecond), "held within heldFor")
 	cancel()
 	select {

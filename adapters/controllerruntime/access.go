@@ -11,6 +11,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
@@ -132,7 +133,7 @@ func (s checked) List(ctx context.Context, k state.Kind, ns string, into *state.
 }
 
 func (s checked) ListDisks(ctx context.Context, k state.Kind, ns string, pools []string, into *state.State) (bool, error) {
-	if _, ok := s.source.c.(client.FieldIndexer); !ok {
+	if _, ok := s.source.c.(cache.Informers); !ok || ns == "" {
 		return false, nil
 	}
 	if err := s.a.check(ctx, k, false); err != nil {

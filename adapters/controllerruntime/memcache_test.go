@@ -133,12 +133,15 @@ func BenchmarkReadPool(b *testing.B) {
 }
 
 // TestDiskIndexAdd: the warm-up's index is added once, and a second add
-// (or a read that added it first) is no error; the index answers a pool.
+// (or a read that added it first) is no error; the index answers a pool
+// in its namespace, not a pool of the same name in another, and a list
+// across every namespace (which no plan makes) finds nothing.
 func TestDiskIndexAdd(t *testing.T) {
 	a := map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0", naming.GoldenAnnotation: "talos-worker-x-v1.0.0"}
 	objs := []client.Object{
 		&cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "own", Annotations: a}},
 		&cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "no-golden", Annotations: map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0"}}},
+		&cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "u", Name: "elsewhere", Annotations: a}},
 	}
 	c := memoryCache(t, objs)
 	ctx := context.Background()
@@ -148,4 +151,9 @@ func TestDiskIndexAdd(t *testing.T) {
 	require.NoError(t, c.List(ctx, &l, client.InNamespace("t"), client.MatchingFields{diskindex.Field: "kubernetes-demo-md0"}))
 	require.Len(t, l.Items, 1, "a disk without a golden annotation proves no clone, and is not indexed")
 	assert.Equal(t, "own", l.Items[0].Name)
+	require.NoError(t, c.List(ctx, &l, client.InNamespace("u"), client.MatchingFields{diskindex.Field: "kubernetes-demo-md0"}))
+	require.Len(t, l.Items, 1)
+	assert.Equal(t, "elsewhere", l.Items[0].Name, "the pool of that name in its own namespace")
+	require.NoError(t, c.List(ctx, &l, client.MatchingFields{diskindex.Field: "kubernetes-demo-md0"}))
+	assert.Empty(t, l.Items, "the index is read one namespace at a time")
 }

@@ -16,6 +16,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
@@ -244,12 +245,12 @@ var _ clusterread.DiskSource = source{}
 
 // ListDisks lists a pool's disks through the cache's index of their pool
 // annotation, adding the index to the cache's informer first if it has
-// none. It can only over a cache itself (a client.FieldIndexer): a
-// manager's client does not say whether it reads from one, and the API
-// server has no such index.
+// none. It can only over a cache itself (cache.Informers), in one
+// namespace: a manager's client does not say whether it reads from one,
+// and the API server has no such index.
 func (s source) ListDisks(ctx context.Context, k state.Kind, ns string, pools []string, into *state.State) (bool, error) {
-	fi, ok := s.c.(client.FieldIndexer)
-	if !ok {
+	fi, ok := s.c.(cache.Informers)
+	if !ok || ns == "" {
 		return false, nil
 	}
 	var obj client.Object
@@ -267,7 +268,7 @@ func (s source) ListDisks(ctx context.Context, k state.Kind, ns string, pools []
 		if err != nil && !meta.IsNoMatchError(err) {
 			// Most likely the index is missing: add it, and list again.
 			// Any other failure fails again, and is the list's.
-			_ = fi.IndexField(ctx, obj, diskindex.Field, diskindex.Of)
+			_ = diskindex.Index(ctx, fi, obj)
 			err = s.listDisks(ctx, k, opts, into)
 		}
 		if err != nil {

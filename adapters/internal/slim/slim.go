@@ -12,8 +12,10 @@
 // their claim reference, CSI driver, class, capacity, volume mode and
 // access modes, and their phase, but a volume bound to a claim outside the
 // goldens' namespace only its name, the claim's namespace and name and its
-// CSI driver. Objects read as unstructured (pools,
-// HelmReleases) keep everything else. Equal maps, lists, strings, class
+// CSI driver. Pools, VM disks and HelmReleases, read as unstructured,
+// keep their metadata but for owner references and finalizers, and
+// everything else but their status; other objects read as unstructured
+// keep everything else. Equal maps, lists, strings, class
 // names, volume modes and CSI sources are shared: the objects are read,
 // never written.
 package slim
@@ -34,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	toolscache "k8s.io/client-go/tools/cache"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -109,6 +112,8 @@ func Transform(in any) (any, error) {
 		slimMeta(&o.ObjectMeta)
 	case *storagev1.CSIDriver:
 		slimMeta(&o.ObjectMeta)
+	case *unstructured.Unstructured:
+		slimUnstructured(o)
 	default:
 		if m, err := meta.Accessor(in); err == nil {
 			// A tombstone (DeletedFinalStateUnknown) has no accessor and
@@ -124,6 +129,38 @@ func Transform(in any) (any, error) {
 	}
 	return in, nil
 }
+
+// slimUnstructured drops of an object read as unstructured its managed
+// fields and the last-applied-configuration annotation and, of a pool, a
+// HelmRelease or a VM disk (specOnly), what no plan, catalog render or
+// consumer count reads of it: its status (a Flux release's history can be
+// many times its spec), owner references and finalizers. Its uid stays:
+// an Event refers to it. Any other kind (a DataVolume read as
+// unstructured) keeps its status.
+func slimUnstructured(u *unstructured.Unstructured) {
+	md, ok := u.Object["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(md, "managedFields")
+	if specOnly[u.GroupVersionKind().Group] {
+		delete(u.Object, "status")
+		delete(md, "ownerReferences")
+		delete(md, "finalizers")
+	}
+	if a, ok := md["annotations"].(map[string]any); ok {
+		if _, ok := a[lastApplied]; ok {
+			delete(a, lastApplied)
+			if len(a) == 0 {
+				delete(md, "annotations")
+			}
+		}
+	}
+}
+
+// specOnly are the API groups of the kinds whose spec alone is read: the
+// pools and VM disks (apps.cozystack.io) and Flux's HelmReleases.
+var specOnly = map[string]bool{"apps.cozystack.io": true, "helm.toolkit.fluxcd.io": true}
 
 // lastApplied is the annotation kubectl apply keeps a whole copy of the
 // object in.

@@ -153,6 +153,40 @@ func TestTransformDropsWhatIsNot(t *testing.T) {
 		assert.Nil(t, u.GetManagedFields())
 		assert.Equal(t, map[string]string{"other": "kept"}, u.GetAnnotations(), "a pool's or release's other annotations stay")
 		assert.Equal(t, "b", u.Object["spec"].(map[string]any)["values"].(map[string]any)["a"])
+
+		hr := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+			"spec":   map[string]any{"values": map[string]any{"a": "b"}},
+			"status": map[string]any{"history": []any{map[string]any{"chartVersion": "0.1.0"}}},
+		}}
+		hr.SetNamespace("t")
+		hr.SetName("r")
+		hr.SetUID("u")
+		hr.SetResourceVersion("7")
+		hr.SetGeneration(2)
+		hr.SetLabels(map[string]string{"app": "x"})
+		hr.SetOwnerReferences([]metav1.OwnerReference{{Kind: "X", Name: "o"}})
+		hr.SetFinalizers([]string{"finalizers.fluxcd.io"})
+		hr.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: "{}"})
+		_, err = Transform(hr)
+		require.NoError(t, err)
+		assert.NotContains(t, hr.Object, "status", "no plan reads a status read as unstructured")
+		assert.Empty(t, hr.GetOwnerReferences())
+		assert.Empty(t, hr.GetFinalizers())
+		assert.Nil(t, hr.GetAnnotations(), "the last-applied copy was the only annotation")
+		assert.Equal(t, []string{"t", "r", "u", "7"}, []string{hr.GetNamespace(), hr.GetName(), string(hr.GetUID()), hr.GetResourceVersion()}, "what an Event and the store read stays")
+		assert.EqualValues(t, 2, hr.GetGeneration())
+		dv := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume",
+			"status": map[string]any{"phase": "Succeeded"},
+		}}
+		dv.SetOwnerReferences([]metav1.OwnerReference{{Kind: "X", Name: "o"}})
+		_, err = Transform(dv)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"phase": "Succeeded"}, dv.Object["status"], "a kind whose status is read keeps it")
+		assert.Len(t, dv.GetOwnerReferences(), 1)
+		assert.Equal(t, map[string]string{"app": "x"}, hr.GetLabels())
+		assert.Equal(t, map[string]any{"values": map[string]any{"a": "b"}}, hr.Object["spec"])
 	})
 	t.Run("Tombstone", func(t *testing.T) {
 		out, err := Transform("not an object")

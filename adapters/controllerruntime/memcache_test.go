@@ -34,6 +34,12 @@ import (
 // informers list objs and watch nothing, in place of an API server.
 func memoryCache(b testing.TB, objs []client.Object) cache.Cache {
 	b.Helper()
+	return memoryCacheWith(b, objs, nil)
+}
+
+// memoryCacheWith is memoryCache with transform after CacheOptions' own.
+func memoryCacheWith(b testing.TB, objs []client.Object, transform func(toolscache.TransformFunc) toolscache.TransformFunc) cache.Cache {
+	b.Helper()
 	scheme := fixtures.Scheme()
 	mapper := meta.NewDefaultRESTMapper(nil)
 	for _, info := range kinds.All {
@@ -44,6 +50,9 @@ func memoryCache(b testing.TB, objs []client.Object) cache.Cache {
 		mapper.Add(info.GVK, scope)
 	}
 	opts := controllerruntime.CacheOptions()
+	if transform != nil {
+		opts.DefaultTransform = transform(opts.DefaultTransform)
+	}
 	opts.Scheme, opts.Mapper = scheme, mapper
 	opts.NewInformer = func(_ toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, idx toolscache.Indexers) toolscache.SharedIndexInformer {
 		gvk, err := apiutil.GVKForObject(obj, scheme)

@@ -8,10 +8,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -20,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/clusterread"
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/compact"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/diskindex"
 	"github.com/cozystack/kubernetes-worker-image/adapters/internal/kinds"
 	"github.com/cozystack/kubernetes-worker-image/plan/state"
@@ -98,6 +101,19 @@ type source struct{ c client.Reader }
 var _ clusterread.Source = source{}
 
 func (s source) List(ctx context.Context, k state.Kind, ns string, into *state.State) error {
+	if idx, ok, err := s.store(ctx, k); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		if ns == "" {
+			return expand(k, idx.List(), into)
+		}
+		items, err := idx.ByIndex(toolscache.NamespaceIndex, ns)
+		if err != nil {
+			return err
+		}
+		return expand(k, items, into)
+	}
 	// The cache's objects themselves, not copies: a plan only reads them.
 	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	if ns != "" {
@@ -174,6 +190,19 @@ func appendItems(into *state.State, k state.Kind, items []unstructured.Unstructu
 
 func (s source) Get(ctx context.Context, k state.Kind, ns, name string, into *state.State) error {
 	key := client.ObjectKey{Namespace: ns, Name: name}
+	if idx, ok, err := s.store(ctx, k); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		item, found, err := idx.GetByKey(key.String())
+		if err != nil {
+			return err
+		}
+		if !found {
+			return apierrors.NewNotFound(storeResources[k], name)
+		}
+		return expand(k, []any{item}, into)
+	}
 	switch k {
 	case state.StorageClass:
 		var o storagev1.StorageClass
@@ -262,6 +291,27 @@ func (s source) ListDisks(ctx context.Context, k state.Kind, ns string, pools []
 	default:
 		return false, nil
 	}
+	if idx, ok, err := s.store(ctx, k); ok || err != nil {
+		if err != nil {
+			return true, err
+		}
+		for _, pool := range pools {
+			items, err := diskindex.Lookup(idx, ns, pool)
+			if err != nil {
+				// The index is missing: add it, and look again. Any
+				// other failure fails again, and is the lookup's.
+				_ = diskindex.Index(ctx, fi, obj)
+				items, err = diskindex.Lookup(idx, ns, pool)
+			}
+			if err == nil {
+				err = expand(k, items, into)
+			}
+			if err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	}
 	for _, pool := range pools {
 		opts := []client.ListOption{client.UnsafeDisableDeepCopy, client.InNamespace(ns), client.MatchingFields{diskindex.Field: pool}}
 		err := s.listDisks(ctx, k, opts, into)
@@ -285,4 +335,55 @@ func (s source) listDisks(ctx context.Context, k state.Kind, opts []client.ListO
 	}
 	var l corev1.PersistentVolumeClaimList
 	return s.list(ctx, &l, opts, func() { into.PersistentVolumeClaims = append(into.PersistentVolumeClaims, l.Items...) })
+}
+
+// storeResources are the kinds a Reader over a cache reads from its
+// informers' stores, as a NotFound names them.
+var storeResources = map[state.Kind]schema.GroupResource{
+	state.PersistentVolumeClaim: {Resource: "persistentvolumeclaims"},
+	state.DataVolume:            {Group: cdiv1.SchemeGroupVersion.Group, Resource: "datavolumes"},
+}
+
+// store is the store of the informer of kind k (a PVC or a DataVolume)
+// when the client is a cache, once it has synced (false for any other
+// kind or client). Its items are read as they are, not copied: a cache
+// that holds worker disks compactly (adapters/internal/compact) holds
+// items a typed list could not take.
+func (s source) store(ctx context.Context, k state.Kind) (toolscache.Indexer, bool, error) {
+	fi, ok := s.c.(cache.Informers)
+	if !ok {
+		return nil, false, nil
+	}
+	var obj client.Object
+	switch k {
+	case state.PersistentVolumeClaim:
+		obj = &corev1.PersistentVolumeClaim{}
+	case state.DataVolume:
+		obj = &cdiv1.DataVolume{}
+	default:
+		return nil, false, nil
+	}
+	inf, err := fi.GetInformer(ctx, obj)
+	if err != nil {
+		return nil, true, schemeHint(err)
+	}
+	si, ok := inf.(interface{ GetIndexer() toolscache.Indexer })
+	if !ok {
+		return nil, false, nil
+	}
+	if !inf.HasSynced() {
+		return nil, true, fmt.Errorf("the cache's %s informer has not synced", storeResources[k].Resource)
+	}
+	return si.GetIndexer(), true, nil
+}
+
+// expand appends a store's items of kind k to into.
+func expand(k state.Kind, items []any, into *state.State) error {
+	var err error
+	if k == state.DataVolume {
+		into.DataVolumes, err = compact.DataVolumes(into.DataVolumes, items)
+	} else {
+		into.PersistentVolumeClaims, err = compact.Claims(into.PersistentVolumeClaims, items)
+	}
+	return err
 }

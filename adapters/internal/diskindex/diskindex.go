@@ -80,6 +80,12 @@ func Index(ctx context.Context, c cache.Informers, obj client.Object) error {
 	return inf.AddIndexers(toolscache.Indexers{indexName: byPool})
 }
 
+// Lookup is the items of an informer's store (its indexer) indexed under
+// pool in namespace ns: an error when the store has no such index.
+func Lookup(idx toolscache.Indexer, ns, pool string) ([]any, error) {
+	return idx.ByIndex(indexName, indexValue(ns, pool))
+}
+
 // byPool is a disk's values in the index: its namespace and Of, none for
 // anything else.
 func byPool(obj any) ([]string, error) {

@@ -24,8 +24,8 @@ func disk(ns, name, size, volume string) *corev1.PersistentVolumeClaim {
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: name, ResourceVersion: "rv-" + name,
 			CreationTimestamp: metav1.NewTime(time.Date(2026, 12, 4, 0, 0, len(name), 0, time.UTC)),
-			Annotations: map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0", naming.GoldenAnnotation: "talos-worker-x-v1.0.0"},
-			Labels:      map[string]string{"app": "demo"},
+			Annotations:       map[string]string{naming.PoolAnnotation: "kubernetes-demo-md0", naming.GoldenAnnotation: "talos-worker-x-v1.0.0"},
+			Labels:            map[string]string{"app": "demo"},
 		},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			StorageClassName: &class, VolumeName: volume,

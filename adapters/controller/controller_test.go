@@ -300,6 +300,53 @@ func TestChangesMoveVerdicts(t *testing.T) {
 			assert.Equal(c, 1, events(c, e, pool, "GoldenImportFailed"))
 		})
 	})
+
+	t.Run("WorkerDisks", func(t *testing.T) {
+		// A pool on the default class takes the class its bound disks are
+		// on (frozen): disks on two classes are a conflict, and deleting
+		// one of them ends it. The controller holds them compactly, as the
+		// shipped controller does; each create, status change and delete
+		// reaches the plan.
+		frozen := newPool(t, e, "tenant-ctl", "frz-md0", map[string]any{"cluster": "frz", "storageClass": "", "osImage": builtin})
+		eventually(t, "a pool on the default class, no disk yet", func(c *assert.CollectT) {
+			assert.Equal(c, 1, events(c, e, frozen, "Planned"))
+		})
+		ctx := context.Background()
+		disk := func(name, class string) *corev1.PersistentVolumeClaim {
+			pvc := fixtures.WorkerPVC("tenant-ctl", name, "frz-md0", fixtures.Golden, class)
+			require.NoError(t, e.Client.Create(ctx, pvc))
+			t.Cleanup(func() { _ = e.Client.Delete(ctx, pvc) })
+			patch(t, e, pvc, map[string]any{"status": map[string]any{"phase": "Bound"}}, true)
+			return pvc
+		}
+		planned := events(t, e, pool, "Planned")
+		// A bound PVC on the other class that is no pool's disk: it is
+		// there throughout, and moves nothing.
+		other := fixtures.WorkerPVC("tenant-ctl", "of-no-pool", "frz-md0", fixtures.Golden, fixtures.LocalClass)
+		other.Annotations = nil
+		require.NoError(t, e.Client.Create(ctx, other))
+		t.Cleanup(func() { _ = e.Client.Delete(ctx, other) })
+		patch(t, e, other, map[string]any{"status": map[string]any{"phase": "Bound"}}, true)
+		before := replans(t, "PersistentVolumeClaim")
+		disk("frz-disk-0", fixtures.ReplicatedClass)
+		eventually(t, "the first disk is planned", func(c *assert.CollectT) {
+			assert.Greater(c, replans(c, "PersistentVolumeClaim"), before)
+		})
+		second := disk("frz-disk-1", fixtures.LocalClass)
+		eventually(t, "disks on two classes: a conflict", func(c *assert.CollectT) {
+			assert.Equal(c, 1.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "FrozenStorageClassConflict"))
+			assert.Equal(c, 1, events(c, e, frozen, "FrozenStorageClassConflict"))
+		})
+		assert.Equal(t, planned, events(t, e, pool, "Planned"), "another pool's disks leave it alone")
+		// The API server's claim protection holds a deleted PVC until no
+		// pod uses it: no kubelet here ever says so.
+		patch(t, e, second, map[string]any{"metadata": map[string]any{"finalizers": nil}}, false)
+		require.NoError(t, e.Client.Delete(ctx, second))
+		eventually(t, "one class again, the PVC of no pool still there: planned", func(c *assert.CollectT) {
+			assert.Equal(c, 0.0, metric(c, reg, "worker_image_pools", "outcome", "refused", "reason", "FrozenStorageClassConflict"))
+			assert.Equal(c, 2, events(c, e, frozen, "Planned"))
+		})
+	})
 }
 
 // unstructuredProfile names a StorageProfile for a patch.

@@ -279,16 +279,8 @@ var _ clusterread.DiskSource = source{}
 // and the API server has no such index.
 func (s source) ListDisks(ctx context.Context, k state.Kind, ns string, pools []string, into *state.State) (bool, error) {
 	fi, ok := s.c.(cache.Informers)
-	if !ok || ns == "" {
-		return false, nil
-	}
-	var obj client.Object
-	switch k {
-	case state.DataVolume:
-		obj = &cdiv1.DataVolume{}
-	case state.PersistentVolumeClaim:
-		obj = &corev1.PersistentVolumeClaim{}
-	default:
+	obj := diskObject(k)
+	if !ok || ns == "" || obj == nil {
 		return false, nil
 	}
 	if idx, ok, err := s.store(ctx, k); ok || err != nil {
@@ -351,16 +343,8 @@ var storeResources = map[state.Kind]schema.GroupResource{
 // items a typed list could not take.
 func (s source) store(ctx context.Context, k state.Kind) (toolscache.Indexer, bool, error) {
 	fi, ok := s.c.(cache.Informers)
-	if !ok {
-		return nil, false, nil
-	}
-	var obj client.Object
-	switch k {
-	case state.PersistentVolumeClaim:
-		obj = &corev1.PersistentVolumeClaim{}
-	case state.DataVolume:
-		obj = &cdiv1.DataVolume{}
-	default:
+	obj := diskObject(k)
+	if !ok || obj == nil {
 		return nil, false, nil
 	}
 	inf, err := fi.GetInformer(ctx, obj)
@@ -375,6 +359,18 @@ func (s source) store(ctx context.Context, k state.Kind) (toolscache.Indexer, bo
 		return nil, true, fmt.Errorf("the cache's %s informer has not synced", storeResources[k].Resource)
 	}
 	return si.GetIndexer(), true, nil
+}
+
+// diskObject is an object of kind k when it is a disk kind (a PVC or a
+// DataVolume), nil otherwise.
+func diskObject(k state.Kind) client.Object {
+	switch k {
+	case state.PersistentVolumeClaim:
+		return &corev1.PersistentVolumeClaim{}
+	case state.DataVolume:
+		return &cdiv1.DataVolume{}
+	}
+	return nil
 }
 
 // expand appends a store's items of kind k to into.

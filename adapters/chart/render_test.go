@@ -74,7 +74,7 @@ func TestChartRenders(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(args), "--leader-election-namespace="+ns)
 	webhook, _, _ := unstructured.NestedSlice(find(objs, "Deployment", "worker-image-webhook").Object, "spec", "template", "spec", "containers")
 	assert.Contains(t, fmt.Sprint(webhook), "map[name:GOGC value:50]", "the webhook collects at GOGC 50")
-	assert.Contains(t, fmt.Sprint(args), "map[name:GOGC value:20]", "the controller collects at GOGC 20")
+	assert.Contains(t, fmt.Sprint(args), "map[name:GOGC value:40]", "the controller collects at GOGC 40")
 	objs100, err := render(t, ns, map[string]any{"webhook": map[string]any{"gogc": ""}})
 	require.NoError(t, err)
 	webhook, _, _ = unstructured.NestedSlice(find(objs100, "Deployment", "worker-image-webhook").Object, "spec", "template", "spec", "containers")

@@ -10,14 +10,18 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
+	"github.com/cozystack/kubernetes-worker-image/adapters/internal/compact"
 	"github.com/cozystack/kubernetes-worker-image/internal/fleet"
+	"github.com/cozystack/kubernetes-worker-image/naming"
 )
 
 // BenchmarkCacheMemory is the heap an informer's store holds for worker
 // disks (each a DataVolume, its PVC and its volume, as served), decoded
 // from JSON as the informer does and put in an indexer by namespace:
 // whole, with managedFields stripped (what the webhook cached before),
-// and through the planner's transform. B/disk is the heap after a GC,
+// through the planner's transform, and through it and the controller's
+// compact store (a pool for each of the 100 goldens, its disks sharing
+// one object of each kind and state). B/disk is the heap after a GC,
 // less the heap before, per disk.
 func BenchmarkCacheMemory(b *testing.B) {
 	const n = 10000
@@ -36,6 +40,10 @@ func BenchmarkCacheMemory(b *testing.B) {
 	}
 	var wire int
 	for i := range n {
+		// A pool's disks clone one golden.
+		pool := naming.PoolCAPIName("md-" + d.PVCs[i].Annotations[naming.GoldenAnnotation])
+		d.PVCs[i].Annotations[naming.PoolAnnotation] = pool
+		d.DataVolumes[i].Annotations[naming.PoolAnnotation] = pool
 		add(&d.PVCs[i], func() any { return &corev1.PersistentVolumeClaim{} })
 		add(&d.DataVolumes[i], func() any { return &cdiv1.DataVolume{} })
 		add(&d.Volumes[i], func() any { return &corev1.PersistentVolume{} })
@@ -52,6 +60,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 		{"Whole", nil},
 		{"StripManagedFields", cache.TransformStripManagedFields()},
 		{"Transform", Transform},
+		{"Compact", compact.After(Transform)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var perDisk float64

@@ -225,11 +225,17 @@ func (t *table[T]) held(key string) int {
 // Object is the disk as a typed object that shares its maps, slices and
 // pointers with the cache's: read it, never write it.
 func (r *record[T, P]) Object() P {
-	v := *r.shared
-	p := P(&v)
-	r.own.restore(p)
-	*uniqueOf[T](&v) = r.unique
-	return p
+	v := new(T)
+	r.fill(v)
+	return P(v)
+}
+
+// fill writes the disk into v: the shared object, with what is the
+// record's own over it.
+func (r *record[T, P]) fill(v *T) {
+	*v = *r.shared
+	r.own.restore(P(v))
+	*uniqueOf[T](v) = r.unique
 }
 
 // DeepCopyObject is the disk as a typed object of its own.
@@ -324,13 +330,17 @@ func DataVolumes(into []cdiv1.DataVolume, items []any) ([]cdiv1.DataVolume, erro
 	return expand[dv, *dv](into, items)
 }
 
+// expand grows into once and writes each disk in its place: a read of a
+// pool's disks allocates nothing else.
 func expand[T any, P kind[T]](into []T, items []any) ([]T, error) {
+	into = slices.Grow(into, len(items))
 	for _, it := range items {
 		switch o := it.(type) {
 		case P:
 			into = append(into, *(*T)(o))
 		case *record[T, P]:
-			into = append(into, *(*T)(o.Object()))
+			into = into[:len(into)+1]
+			o.fill(&into[len(into)-1])
 		default:
 			var want T
 			return into, fmt.Errorf("compact: an informer of %T holds a %T", want, it)

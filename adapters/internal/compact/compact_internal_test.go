@@ -46,7 +46,7 @@ func volume(ns, name, claim string) *cdiv1.DataVolume {
 	}
 }
 
-func transform(t *testing.T, o client.Object) client.Object {
+func transform(t testing.TB, o client.Object) client.Object {
 	t.Helper()
 	out, err := Transform(o)
 	require.NoError(t, err)
@@ -205,4 +205,29 @@ func TestStoreItems(t *testing.T) {
 	assert.Equal(t, "claim-v", dvs[0].Status.ClaimName)
 	_, err = DataVolumes(nil, []any{c})
 	assert.ErrorContains(t, err, "compact.record")
+
+	// Appended to what into holds, over a slot a shorter slice left.
+	stale := []corev1.PersistentVolumeClaim{*whole, *whole}
+	got, err = Claims(stale[:1], []any{c})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, *whole, got[0])
+	assert.Equal(t, *c.(*Claim).Object(), got[1])
+}
+
+// BenchmarkExpand reads a pool's disks out of a store's items, as a plan
+// does: one allocation for the slice, none a disk.
+func BenchmarkExpand(b *testing.B) {
+	ns := b.Name()
+	items := make([]any, 10)
+	for i := range items {
+		name := fmt.Sprintf("d%d", i)
+		items[i] = transform(b, disk(ns, name, "10Gi", "pv-"+name))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Claims(nil, items); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
